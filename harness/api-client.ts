@@ -1,0 +1,172 @@
+import type { OperationId, Target } from './config.ts';
+import { asCurl, EvidenceLog, redactBody, redactHeaders, type Exchange } from './evidence.ts';
+import type { ResponseValidator, Violation } from './response-validator.ts';
+import type { SendGuard } from './send-guard.ts';
+import { TokenManager } from './token-manager.ts';
+import type { HttpResponse, Transport } from './transport.ts';
+
+export type ClientRole = 'primary' | 'secondary' | 'special';
+
+export interface CallOptions {
+  /** Values for {placeholders} in the operation's path, e.g. { numberId }. */
+  params?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** A JSON body (serialised as given: use `body` to send bytes that are not JSON). */
+  json?: unknown;
+  /** A form-encoded body, as fields or as a ready string (to send repeated or odd fields). */
+  form?: Record<string, string> | string;
+  /** Raw body text; pair it with a content-type header. */
+  body?: string;
+  /**
+   * Who is calling. A role uses that client's managed token (refresh once, retry once);
+   * 'none' sends no Authorization header unless `headers` carries one.
+   */
+  as?: ClientRole | 'none';
+}
+
+/** A response as a test sees it: status, lower-case headers, text, and the JSON if it parsed. */
+export class ApiResponse {
+  constructor(
+    readonly operation: OperationId,
+    readonly request: Exchange['request'],
+    private readonly raw: HttpResponse,
+  ) {}
+  get status(): number {
+    return this.raw.status;
+  }
+  get headers(): Record<string, string> {
+    return this.raw.headers;
+  }
+  get text(): string {
+    return this.raw.text;
+  }
+  /** The JSON body (`any`, so a test can read the field it checks); undefined when not JSON. */
+  get body(): any {
+    try {
+      return JSON.parse(this.raw.text);
+    } catch {
+      return undefined;
+    }
+  }
+  /** "POST http://host/api/core/messages/send → 400": how failure messages name the exchange. */
+  describe(): string {
+    return `${this.request.method} ${this.request.url} → ${this.status}`;
+  }
+}
+
+/** A response broke the OpenAPI document; the message names the requirement, what and the request. */
+export class SchemaViolationError extends Error {
+  override name = 'SchemaViolationError';
+  constructor(
+    readonly violations: Violation[],
+    response: ApiResponse,
+  ) {
+    super(
+      [
+        `${[...new Set(violations.map((v) => v.requirement))].join(', ')}: the response breaks the interface's OpenAPI document`,
+        `  request:  ${response.describe()}`,
+        ...violations.map((v) => `  expected: ${v.requirement} — actual: ${v.message}`),
+        `  body:     ${response.text.slice(0, 300)}`,
+        `  replay:\n${asCurl(response.request)}`,
+      ].join('\n'),
+    );
+  }
+}
+
+export interface ApiClientOptions {
+  target: Target;
+  transport: Transport;
+  validator: ResponseValidator;
+  evidence: EvidenceLog;
+  guard: SendGuard;
+  /** Token managers by role, shared per worker so tests do not each fetch tokens. */
+  tokens: Partial<Record<ClientRole, TokenManager>>;
+}
+
+/**
+ * The validating client: every answer it receives is checked against spec/openapi.yaml
+ * (status allowed by the operation, JSON content, schema for that status) and recorded,
+ * redacted, as evidence. A violation fails the test at once, naming the requirement.
+ */
+export class ApiClient {
+  constructor(private readonly options: ApiClientOptions) {}
+
+  get target(): Target {
+    return this.options.target;
+  }
+
+  async call(operation: OperationId, options: CallOptions = {}): Promise<ApiResponse> {
+    const role = options.as ?? 'primary';
+    if (operation === 'send') this.options.guard.admit(options.json);
+    if (role === 'none' || operation === 'token') return this.exchange(operation, options, undefined);
+    const tokens = this.options.tokens[role];
+    if (!tokens) throw new Error(`no credentials for the ${role} client in the target config`);
+    // Section 5 rule 5: one refresh and one retry on 401, never more (TokenManager).
+    return tokens.withToken((token) => this.exchange(operation, options, `Bearer ${token}`));
+  }
+
+  private async exchange(operation: OperationId, options: CallOptions, authorization: string | undefined): Promise<ApiResponse> {
+    const { target, transport, validator, evidence } = this.options;
+    const route = target.routes[operation];
+    const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = options.params?.[name];
+      if (value === undefined) throw new Error(`${operation}: path parameter {${name}} not given`);
+      return encodeURIComponent(value);
+    });
+    const headers: Record<string, string> = { accept: 'application/json' };
+    let body: string | undefined;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (options.form !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = typeof options.form === 'string' ? options.form : new URLSearchParams(options.form).toString();
+    } else if (options.body !== undefined) {
+      body = options.body;
+    }
+    if (authorization) headers.authorization = authorization;
+    Object.assign(headers, lowerCaseKeys(options.headers ?? {}));
+    const request = { method: route.method, url: target.baseUrl + path, headers, body };
+    const shown: Exchange['request'] = {
+      method: request.method,
+      url: request.url,
+      headers: redactHeaders(headers),
+      ...(body !== undefined && { body: redactBody(parseMaybe(body, headers['content-type'])) }),
+    };
+    const started = performance.now();
+    let raw: HttpResponse;
+    try {
+      raw = await transport(request, target.timeouts.requestMs);
+    } catch (e) {
+      evidence.record({ request: shown, error: String(e) });
+      throw new Error(`${request.method} ${request.url} failed: ${(e as Error).message}\n  replay:\n${asCurl(shown)}`);
+    }
+    const response = new ApiResponse(operation, shown, raw);
+    const violations = validator.validate(operation, raw, target.routes.numbersItemsPath);
+    evidence.record({
+      request: shown,
+      response: {
+        status: raw.status,
+        headers: redactHeaders(raw.headers),
+        body: redactBody(response.body ?? raw.text),
+        durationMs: Math.round(performance.now() - started),
+      },
+      ...(violations.length > 0 && { violations }),
+    });
+    if (violations.length > 0) throw new SchemaViolationError(violations, response);
+    return response;
+  }
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+function parseMaybe(body: string, contentType: string | undefined): unknown {
+  if (!contentType?.includes('json')) return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}

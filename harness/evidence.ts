@@ -1,0 +1,69 @@
+/** One request/response pair as the report shows it: secrets already redacted. */
+export interface Exchange {
+  request: { method: string; url: string; headers: Record<string, string>; body?: unknown };
+  response?: { status: number; headers: Record<string, string>; body?: unknown; durationMs: number };
+  /** Schema violations found by the validating client (empty when the answer conforms). */
+  violations?: Array<{ requirement: string; message: string }>;
+  error?: string;
+}
+
+const SECRET_FIELDS = new Set(['client_secret', 'access_token', 'refresh_token', 'clientSecret', 'webhookSecret', 'secret', 'password']);
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+export const REDACTED = '[redacted]';
+
+/** Keep the scheme (it is often what a test is about) and hide the credential. */
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => {
+      if (!SECRET_HEADERS.has(k.toLowerCase())) return [k, v];
+      const scheme = /^(\S+)\s+\S/.exec(v)?.[1];
+      return [k, scheme ? `${scheme} ${REDACTED}` : v === '' ? '' : REDACTED];
+    }),
+  );
+}
+
+/** Secret-bearing fields in JSON bodies and form bodies, at any depth. */
+export function redactBody(body: unknown): unknown {
+  if (typeof body === 'string') {
+    if (!/(^|&)(client_secret|access_token)=/.test(body)) return body;
+    const form = new URLSearchParams(body);
+    for (const key of form.keys()) if (SECRET_FIELDS.has(key)) form.set(key, REDACTED);
+    return form.toString().replace(/%5Bredacted%5D/g, REDACTED);
+  }
+  if (Array.isArray(body)) return body.map(redactBody);
+  if (body && typeof body === 'object') {
+    return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, SECRET_FIELDS.has(k) && typeof v === 'string' ? REDACTED : redactBody(v)]));
+  }
+  return body;
+}
+
+/** The exchanges of one test, in order; attached to the test as `evidence`. */
+export class EvidenceLog {
+  readonly exchanges: Exchange[] = [];
+  /** A long property run would otherwise attach thousands of exchanges: keep the first and last. */
+  constructor(private readonly limit = 50) {}
+  private dropped = 0;
+
+  record(exchange: Exchange): void {
+    this.exchanges.push(exchange);
+    if (this.exchanges.length > this.limit) {
+      this.exchanges.splice(this.limit / 2, 1);
+      this.dropped++;
+    }
+  }
+
+  toJSON(): { exchanges: Exchange[]; omitted: number } {
+    return { exchanges: this.exchanges, omitted: this.dropped };
+  }
+}
+
+/** The request as a shell command, for a failure message a reader can replay. */
+export function asCurl(request: Exchange['request']): string {
+  const parts = [`curl -i -X ${request.method} '${request.url}'`];
+  for (const [k, v] of Object.entries(request.headers)) parts.push(`-H '${k}: ${v.replace(/'/g, `'\\''`)}'`);
+  if (request.body !== undefined) {
+    const data = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+    parts.push(`--data-raw '${data.replace(/'/g, `'\\''`)}'`);
+  }
+  return parts.join(' \\\n  ');
+}

@@ -1,0 +1,149 @@
+import { test as base, expect, request as playwrightRequest, type APIRequestContext } from '@playwright/test';
+import { randomUUID } from 'node:crypto';
+import { ApiClient, type ClientRole } from './api-client.ts';
+import { loadTarget, type HookName, type Target } from './config.ts';
+import { ControlClient } from './control.ts';
+import { EvidenceLog } from './evidence.ts';
+import { ResponseValidator } from './response-validator.ts';
+import { SendGuard } from './send-guard.ts';
+import { TokenManager } from './token-manager.ts';
+import { playwrightTransport } from './transport.ts';
+import { WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
+import { notTestable } from './verdicts.ts';
+import { SettingsGuard } from './settings-guard.ts';
+import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
+
+export { expect };
+export { notTestable, profileOnly } from './verdicts.ts';
+
+/** Where the run's target config is: set by `npm run certify` (cli/certify.ts). */
+export const TARGET_ENV = 'CONFORMANCE_CONFIG';
+
+interface WorkerFixtures {
+  target: Target;
+  validator: ResponseValidator;
+  guard: SendGuard;
+  workerContext: APIRequestContext;
+  tokens: Partial<Record<ClientRole, TokenManager>>;
+  receiver: WebhookReceiver;
+  knownNumbers: KnownNumbers;
+}
+
+interface TestFixtures {
+  evidence: EvidenceLog;
+  /** The validating client: every answer is checked against the OpenAPI document. */
+  api: ApiClient;
+  /** Test-control hooks; `control.require(hook)` reports the test not testable when absent. */
+  control: ControlClient & { require(hook: HookName): ControlClient };
+  /** A fresh webhook channel on the worker's receiver. */
+  webhooks: { channel(label?: string): WebhookChannel; unreachable(label?: string): ReturnType<WebhookReceiver['unreachableChannel']> };
+  /** Changes number settings and restores them after the test, pass or fail. */
+  settings: SettingsGuard;
+  /** A new Idempotency-Key (UUID, as the draft recommends). */
+  newKey: () => string;
+  /** The secondary client's credentials, or the test is reported not testable. */
+  secondClient: NonNullable<Target['clients']['secondary']>;
+}
+
+function loadRunTarget(): Target {
+  const path = process.env[TARGET_ENV];
+  if (!path) throw new Error(`${TARGET_ENV} is not set: run the suites with \`npm run certify\` (or set it to a target config file)`);
+  return loadTarget(path);
+}
+
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  target: [async ({}, use) => use(loadRunTarget()), { scope: 'worker' }],
+  validator: [async ({}, use) => use(new ResponseValidator()), { scope: 'worker' }],
+  guard: [
+    async ({ target }, use, workerInfo) => use(new SendGuard(target.recipients.allowPattern, Math.ceil(target.sendCap / workerInfo.config.workers))),
+    { scope: 'worker' },
+  ],
+  workerContext: [
+    async ({}, use) => {
+      const context = await playwrightRequest.newContext();
+      await use(context);
+      await context.dispose();
+    },
+    { scope: 'worker' },
+  ],
+  tokens: [
+    async ({ target, validator, guard, workerContext }, use) => {
+      // Tokens outlive a test, so they are fetched through a client whose evidence is not a test's.
+      const fetcher = new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence: new EvidenceLog(), tokens: {} });
+      const managers: Partial<Record<ClientRole, TokenManager>> = {};
+      for (const role of ['primary', 'secondary', 'special'] as const) {
+        const creds = target.clients[role];
+        if (!creds) continue;
+        managers[role] = new TokenManager({
+          obtain: async () => {
+            const res = await fetcher.call('token', {
+              json: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
+            });
+            if (res.status !== 200 && res.status !== 201) throw new Error(`the ${role} client could not obtain a token: ${res.describe()} ${res.text}`);
+            return { accessToken: res.body.access_token, expiresAt: Date.now() + Number(res.body.expires_in) * 1000 };
+          },
+        });
+      }
+      await use(managers);
+    },
+    { scope: 'worker' },
+  ],
+  receiver: [
+    async ({ target }, use, workerInfo) => {
+      const { listenHost, listenPort, publicUrl } = target.webhooks;
+      const receiver = await WebhookReceiver.start({
+        host: listenHost,
+        port: listenPort === 0 ? 0 : listenPort + workerInfo.parallelIndex,
+        ...(publicUrl && { publicUrl }),
+      });
+      await use(receiver);
+      await receiver.close();
+    },
+    { scope: 'worker' },
+  ],
+  knownNumbers: [
+    async ({ target, validator, guard, workerContext, tokens }, use) => {
+      const client = new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence: new EvidenceLog(), tokens });
+      await use(await discoverNumbers(client, target));
+    },
+    { scope: 'worker' },
+  ],
+
+  evidence: async ({}, use, testInfo) => {
+    const log = new EvidenceLog();
+    await use(log);
+    if (log.exchanges.length > 0) {
+      await testInfo.attach('evidence', { body: JSON.stringify(log.toJSON(), null, 2), contentType: 'application/json' });
+    }
+  },
+  api: async ({ target, validator, guard, workerContext, tokens, evidence }, use) => {
+    await use(new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence, tokens }));
+  },
+  control: async ({ target }, use) => {
+    const control = new ControlClient(target);
+    await use(
+      Object.assign(control, {
+        require(hook: HookName) {
+          if (!control.offers(hook)) notTestable(`the target offers no '${hook}' test hook (hooks.offers in the target config)`);
+          return control;
+        },
+      }),
+    );
+  },
+  webhooks: async ({ receiver }, use) => {
+    await use({ channel: (label) => receiver.channel(label), unreachable: (label) => receiver.unreachableChannel(label) });
+    await receiver.reset();
+  },
+  settings: async ({ api }, use) => {
+    const guard = new SettingsGuard(api);
+    await use(guard);
+    await guard.restore();
+  },
+  newKey: async ({}, use) => {
+    await use(() => randomUUID());
+  },
+  secondClient: async ({ target }, use) => {
+    if (!target.clients.secondary) notTestable('needs a second client of the same target (clients.secondary in the target config)');
+    await use(target.clients.secondary!);
+  },
+});

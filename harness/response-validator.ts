@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { parse } from 'yaml';
+import type { OperationId } from './config.ts';
+
+export const OPENAPI_PATH = fileURLToPath(new URL('../spec/openapi.yaml', import.meta.url));
+const DOC_ID = 'openapi.json';
+
+/** One way a response breaks the OpenAPI document, with the requirement it breaks. */
+export interface Violation {
+  requirement: string;
+  message: string;
+}
+
+export interface ObservedResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/**
+ * Validates every response against spec/openapi.yaml: the status must be one the operation
+ * allows (exact, then its class like 2XX), the body must be JSON, and the JSON must match the
+ * schema for that status. The document is lenient where the interface leaves a choice open,
+ * so this holds a target to the interface document only, never to the reference profile.
+ */
+export class ResponseValidator {
+  private readonly doc: OpenAPIV3_1.Document;
+  private readonly ajv: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly operations = new Map<OperationId, OpenAPIV3_1.OperationObject>();
+
+  constructor(doc: OpenAPIV3_1.Document = parse(readFileSync(OPENAPI_PATH, 'utf8'))) {
+    this.doc = doc;
+    // The OpenAPI document is registered whole, so the $refs inside it resolve in place.
+    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+    addFormats.default(this.ajv);
+    this.ajv.addSchema(doc as object, DOC_ID);
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+        const op = item?.[method];
+        if (op?.operationId) this.operations.set(op.operationId as OperationId, { ...op, ['x-path' as never]: path, ['x-method' as never]: method });
+      }
+    }
+  }
+
+  /** The requirement IDs the operation names in x-requirements. */
+  requirementsOf(operationId: OperationId): string[] {
+    return ((this.operations.get(operationId) as Record<string, unknown> | undefined)?.['x-requirements'] as string[]) ?? [];
+  }
+
+  validate(operationId: OperationId, response: ObservedResponse, numbersItemsPath?: string | null): Violation[] {
+    const op = this.operations.get(operationId);
+    if (!op) throw new Error(`operation ${operationId} is not in spec/openapi.yaml`);
+    const responses = op.responses ?? {};
+    const key = [String(response.status), `${Math.floor(response.status / 100)}XX`, 'default'].find((k) => k in responses);
+    const errorsReq = operationId === 'token' ? 'TOKEN-006' : 'ERR-002';
+    if (!key) {
+      return [{ requirement: errorsReq, message: `status ${response.status} is not one operation ${operationId} allows (allowed: ${Object.keys(responses).join(', ')})` }];
+    }
+    const contentType = response.headers['content-type'] ?? '';
+    if (response.status === 204 || (response.text === '' && key.startsWith('2') && operationId === 'update')) return [];
+    if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
+      return [{ requirement: 'ERR-004', message: `Content-Type is '${contentType || '(none)'}', expected application/json` }];
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(response.text);
+    } catch {
+      return [{ requirement: 'ERR-004', message: `body is not JSON: ${JSON.stringify(response.text.slice(0, 120))}` }];
+    }
+    const pointer = this.schemaPointer(op, key);
+    const violations = pointer ? this.check(pointer, body, operationId, response.status) : [];
+    if (operationId === 'numbers' && response.status < 300 && violations.length === 0) {
+      violations.push(...this.checkNumberItems(body, numbersItemsPath));
+    }
+    return violations;
+  }
+
+  private check(pointer: string, body: unknown, operationId: OperationId, status: number): Violation[] {
+    let validate = this.compiled.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `${DOC_ID}#${pointer}` });
+      this.compiled.set(pointer, validate);
+    }
+    if (validate(body)) return [];
+    const requirement = this.requirementForSchemaFailure(operationId, status);
+    return (validate.errors ?? []).slice(0, 5).map((e) => ({
+      requirement:
+        e.instancePath === '/error/code' && e.keyword === 'const' ? 'ERR-002'
+        : status === 502 && e.instancePath.startsWith('/error/details') ? 'SEARCH-002'
+        : requirement,
+      message: `${e.instancePath || '(body)'} ${e.message}${e.params && 'allowedValue' in e.params ? ` (${JSON.stringify(e.params.allowedValue)})` : ''}`,
+    }));
+  }
+
+  /** A broken error body breaks the error contract; a broken success body, the operation's own rule. */
+  private requirementForSchemaFailure(operationId: OperationId, status: number): string {
+    if (operationId === 'token') return status < 300 ? 'TOKEN-002' : 'TOKEN-006';
+    if (status >= 400) return 'ERR-001';
+    return { whoami: 'CTX-001', numbers: 'NUM-001', search: 'SEARCH-001', update: 'UPD-001', send: 'SEND-009' }[operationId];
+  }
+
+  private checkNumberItems(body: unknown, itemsPath: string | null | undefined): Violation[] {
+    const items = itemsPath ? (body as Record<string, unknown> | null)?.[itemsPath] : body;
+    if (!Array.isArray(items)) {
+      return [{ requirement: 'NUM-001', message: itemsPath ? `property '${itemsPath}' (the configured envelope) is not an array` : 'the answer is not an array (configured with no envelope)' }];
+    }
+    const violations: Violation[] = [];
+    items.forEach((item, i) => {
+      for (const v of this.check('/components/schemas/Number', item, 'numbers', 200)) {
+        violations.push({ requirement: 'NUM-005', message: `item ${i}: ${v.message}` });
+      }
+    });
+    return violations;
+  }
+
+  private schemaPointer(op: OpenAPIV3_1.OperationObject, key: string): string | undefined {
+    const path = (op as Record<string, string>)['x-path']!;
+    const method = (op as Record<string, string>)['x-method']!;
+    let response = op.responses![key] as OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject;
+    let pointer = `/paths/${escape(path)}/${method}/responses/${escape(key)}`;
+    if ('$ref' in response) {
+      pointer = response.$ref.slice(1);
+      response = this.resolve(pointer) as OpenAPIV3_1.ResponseObject;
+    }
+    if (!(response as OpenAPIV3_1.ResponseObject).content?.['application/json']) return undefined;
+    return `${pointer}/content/application~1json/schema`;
+  }
+
+  private resolve(pointer: string): unknown {
+    return pointer
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((node, part) => (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
+  }
+}
+
+function escape(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

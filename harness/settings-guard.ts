@@ -1,0 +1,38 @@
+import type { ApiClient, ClientRole } from './api-client.ts';
+import { readNumbers, type NumberRecord } from './known-numbers.ts';
+
+type Settings = Partial<Pick<NumberRecord, 'campaignregId' | 'smsEnabled' | 'mmsEnabled' | 'webhookInboundOverride' | 'webhookDeliveryOverride'>>;
+
+/**
+ * Changes number settings for a test and puts every changed field back afterwards, even when
+ * the test fails: a certification run must leave a vendor's numbers as it found them.
+ */
+export class SettingsGuard {
+  private readonly originals = new Map<string, { as: ClientRole; values: Settings }>();
+
+  constructor(private readonly api: ApiClient) {}
+
+  /** PATCH-like update through the target's update route; remembers the old values first. */
+  async change(numberId: string, patch: Settings, as: ClientRole = 'primary') {
+    const key = `${as}:${numberId}`;
+    const before = (await readNumbers(this.api, as)).find((n) => n.numberId === numberId);
+    if (!before) throw new Error(`number ${numberId} is not in the ${as} client's numbers list`);
+    const saved = this.originals.get(key) ?? { as, values: {} };
+    for (const field of Object.keys(patch) as Array<keyof Settings>) {
+      if (!(field in saved.values)) (saved.values as Record<string, unknown>)[field] = before[field] ?? null;
+    }
+    this.originals.set(key, saved);
+    return this.api.call('update', { params: { numberId }, json: patch, as });
+  }
+
+  async restore(): Promise<void> {
+    const failures: string[] = [];
+    for (const [key, { as, values }] of this.originals) {
+      const numberId = key.slice(as.length + 1);
+      const res = await this.api.call('update', { params: { numberId }, json: values, as }).catch((e: Error) => e);
+      if (res instanceof Error || res.status >= 300) failures.push(`${numberId}: ${res instanceof Error ? res.message : res.describe()}`);
+    }
+    this.originals.clear();
+    if (failures.length) throw new Error(`could not restore number settings:\n  ${failures.join('\n  ')}`);
+  }
+}

@@ -1,0 +1,68 @@
+/** What the token endpoint gave: the token and when it stops being usable (ms since epoch). */
+export interface IssuedToken {
+  accessToken: string;
+  expiresAt: number;
+}
+
+export interface TokenManagerOptions {
+  /** Obtains a fresh token from the token endpoint (section 4.1). */
+  obtain: () => Promise<IssuedToken>;
+  now?: () => number;
+  /** Renew this long before expiry, so a token does not lapse in flight. */
+  skewMs?: number;
+}
+
+/**
+ * Holds one client's token and obeys section 5 rule 5 (AUTH-006): on an authentication
+ * failure, acquire a new token once and retry once; if it persists, the failure stands.
+ * There is never a loop, whatever the server answers.
+ */
+export class TokenManager {
+  private current: IssuedToken | undefined;
+  private pending: Promise<IssuedToken> | undefined;
+  private readonly now: () => number;
+  private readonly skewMs: number;
+  /** How many tokens this manager has obtained: lets tests (and the report) see refreshes. */
+  obtained = 0;
+
+  constructor(private readonly options: TokenManagerOptions) {
+    this.now = options.now ?? Date.now;
+    this.skewMs = options.skewMs ?? 5_000;
+  }
+
+  async token(): Promise<string> {
+    if (this.current && this.current.expiresAt - this.skewMs > this.now()) return this.current.accessToken;
+    return (await this.refresh()).accessToken;
+  }
+
+  /** Forget the held token: the next request obtains a new one. */
+  invalidate(): void {
+    this.current = undefined;
+  }
+
+  /**
+   * Run `attempt` with a token. If it answers 401, obtain one new token and run it once more;
+   * the second answer is returned whatever it is.
+   */
+  async withToken<R extends { status: number }>(attempt: (token: string) => Promise<R>): Promise<R> {
+    const first = await attempt(await this.token());
+    if (first.status !== 401) return first;
+    this.invalidate();
+    return attempt(await this.token());
+  }
+
+  private refresh(): Promise<IssuedToken> {
+    // Concurrent callers share one token request instead of each obtaining their own.
+    this.pending ??= this.options
+      .obtain()
+      .then((t) => {
+        this.obtained++;
+        this.current = t;
+        return t;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+}

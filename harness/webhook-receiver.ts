@@ -1,0 +1,219 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+
+/** One callback as it arrived. */
+export interface ReceivedCallback {
+  channel: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  json: any;
+  receivedAt: number;
+  /** The status the receiver answered. */
+  answered: number;
+}
+
+export interface ReceiverOptions {
+  host: string;
+  port: number;
+  /** What the target must call; {port} is replaced by the listening port. */
+  publicUrl?: string;
+}
+
+/**
+ * A real HTTP server that records callbacks. One runs per worker; each test takes its own
+ * channel (a unique path), so callbacks for one test can never satisfy another's assertions.
+ */
+export class WebhookReceiver {
+  private readonly channels = new Map<string, WebhookChannel>();
+  private readonly extraServers: Server[] = [];
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: ReceiverOptions,
+  ) {}
+
+  static async start(options: ReceiverOptions): Promise<WebhookReceiver> {
+    let receiver: WebhookReceiver | undefined;
+    const server = createServer((req, res) => receiver!.handle(req, res));
+    await listen(server, options.host, options.port);
+    receiver = new WebhookReceiver(server, options);
+    return receiver;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Base URL the target calls. */
+  get baseUrl(): string {
+    return this.publicBase(this.port);
+  }
+
+  /** A fresh channel with a unique path under this receiver. */
+  channel(label = 'hook'): WebhookChannel {
+    const id = `${label}-${randomUUID()}`;
+    const channel = new WebhookChannel(id, `${this.baseUrl}/hooks/${id}`);
+    this.channels.set(id, channel);
+    return channel;
+  }
+
+  /**
+   * A channel on a port where nothing listens yet: callbacks to it fail to connect until
+   * `open()` is called. This is how a test makes the receiver unreachable, then reachable.
+   */
+  async unreachableChannel(label = 'late'): Promise<WebhookChannel & { open(): Promise<void> }> {
+    const probe = createServer();
+    await listen(probe, this.options.host, 0);
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const id = `${label}-${randomUUID()}`;
+    const channel = new WebhookChannel(id, `${this.publicBase(port)}/hooks/${id}`);
+    this.channels.set(id, channel);
+    return Object.assign(channel, {
+      open: async () => {
+        const late = createServer((req, res) => this.handle(req, res));
+        await listen(late, this.options.host, port);
+        this.extraServers.push(late);
+      },
+    });
+  }
+
+  /** Forget every channel: called between tests. */
+  async reset(): Promise<void> {
+    this.channels.clear();
+    await Promise.all(this.extraServers.splice(0).map((s) => close(s)));
+  }
+
+  async close(): Promise<void> {
+    await this.reset();
+    await close(this.server);
+  }
+
+  private publicBase(port: number): string {
+    const base = this.options.publicUrl ?? `http://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:{port}`;
+    return base.replace('{port}', String(port)).replace(/\/+$/, '');
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const id = /^\/hooks\/([^/?]+)/.exec(path)?.[1];
+      const channel = id ? this.channels.get(id) : undefined;
+      const status = channel ? channel.nextStatus() : 404;
+      if (channel) {
+        const text = Buffer.concat(chunks).toString('utf8');
+        channel.push({
+          channel: channel.id,
+          method: req.method ?? '',
+          path,
+          headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
+          text,
+          json: parseJson(text),
+          receivedAt: Date.now(),
+          answered: status,
+        });
+      }
+      res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
+    });
+  }
+}
+
+export class WebhookChannel {
+  readonly received: ReceivedCallback[] = [];
+  private scripted: number[] = [];
+  private waiters: Array<() => void> = [];
+
+  constructor(
+    readonly id: string,
+    /** The URL to give the target. */
+    readonly url: string,
+  ) {}
+
+  /** Answer the next callbacks with these statuses in turn (then 200): to make the target retry. */
+  respondWith(...statuses: number[]): this {
+    this.scripted.push(...statuses);
+    return this;
+  }
+
+  /** @internal */
+  nextStatus(): number {
+    return this.scripted.shift() ?? 200;
+  }
+
+  /** @internal */
+  push(callback: ReceivedCallback): void {
+    this.received.push(callback);
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** Callbacks accepted (2xx), de-duplicated by webhook-id: a redelivery is not a second event. */
+  unique(): ReceivedCallback[] {
+    const seen = new Set<string>();
+    return this.received.filter((c) => {
+      if (c.answered >= 300) return false;
+      const key = c.headers['webhook-id'] || c.text;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
+  /**
+   * Wait until `count` callbacks satisfy `predicate`. On timeout the error says what was
+   * awaited and lists what did arrive, so a failure explains itself.
+   */
+  async waitFor(
+    description: string,
+    predicate: (c: ReceivedCallback) => boolean,
+    { timeoutMs, count = 1 }: { timeoutMs: number; count?: number },
+  ): Promise<ReceivedCallback[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const matching = this.received.filter(predicate);
+      if (matching.length >= count) return matching;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        const seen = this.received.map((c) => `    ${c.method} ${c.path} (answered ${c.answered}) ${c.text.slice(0, 200)}`).join('\n');
+        throw new Error(
+          `no callback within ${timeoutMs} ms: waited for ${count} × ${description} at ${this.url}\n  received ${this.received.length}:\n${seen || '    (nothing)'}`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
