@@ -1,4 +1,4 @@
-import { test as base, expect, request as playwrightRequest, type APIRequestContext } from '@playwright/test';
+import { test as base, request as playwrightRequest, type APIRequestContext } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, type ClientRole } from './api-client.ts';
 import { loadTarget, type HookName, type Target } from './config.ts';
@@ -13,7 +13,7 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 
-export { expect };
+export { expect } from './matchers.ts';
 export { notTestable, profileOnly } from './verdicts.ts';
 
 /** Where the run's target config is: set by `npm run certify` (cli/certify.ts). */

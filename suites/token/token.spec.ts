@@ -1,0 +1,94 @@
+import { basicCredentials } from '../../harness/basic-auth.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+
+// Sections 4.1, 5.1 and 5.4: issuing a token. The success status is not shown by the
+// document, so a 2xx is what these checks ask (RFC 6749's 200 is TOKEN-101).
+test.describe('4.1 Issue an access token', () => {
+  test('issues a token for client_credentials with valid credentials, no bearer token needed', { tag: ['@TOKEN-001', '@VER-001'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    expect(res).toSucceed('TOKEN-001: POST /api/auth/token issues a token');
+  });
+
+  test('the token response carries access_token, token_type bearer and expires_in', { tag: ['@TOKEN-002'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    expect(res).toSucceed('TOKEN-002');
+    expect(res.body.access_token, 'TOKEN-002: access_token is a non-empty string').toEqual(expect.stringMatching(/.+/));
+    expect(String(res.body.token_type).toLowerCase(), 'TOKEN-002: token_type is bearer (compared case-insensitively, RFC 6749 5.1)').toBe('bearer');
+    expect(Number.isInteger(res.body.expires_in) && res.body.expires_in > 0, `TOKEN-002: expires_in is a positive integer lifetime, got ${res.body.expires_in}`).toBe(true);
+  });
+
+  test('accepts client credentials in a JSON body', { tag: ['@TOKEN-003'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    expect(res).toSucceed('TOKEN-003: JSON body credentials are accepted');
+  });
+
+  test('accepts client credentials in a form-encoded body', { tag: ['@TOKEN-004'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    expect(res).toSucceed('TOKEN-004: form-encoded credentials are accepted');
+    expect(res.body.access_token, 'TOKEN-004: a token is issued').toEqual(expect.stringMatching(/.+/));
+  });
+
+  test('accepts client credentials by HTTP Basic client authentication', { tag: ['@TOKEN-005'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } });
+    expect(res).toSucceed('TOKEN-005: HTTP Basic client authentication is accepted');
+    expect(res.body.access_token, 'TOKEN-005: a token is issued').toEqual(expect.stringMatching(/.+/));
+  });
+
+  test('a token issued after Basic authentication opens the core routes', { tag: ['@TOKEN-005', '@AUTH-005'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const issued = await api.call('token', { json: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } });
+    expect(issued).toSucceed('TOKEN-005');
+    const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${issued.body.access_token}` } });
+    expect(res).toSucceed('AUTH-005: the issued token is accepted on /api/core');
+  });
+});
+
+// Section 7.1: the OAuth-style error contract and its three errors. Statuses are not shown
+// by the document (only that they are client errors); RFC 6749's are TOKEN-103/104.
+test.describe('7.1 Token endpoint errors', () => {
+  test('a wrong client secret is invalid_client in the OAuth body', { tag: ['@TOKEN-007', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId, client_secret: 'not-the-secret' } });
+    expect(res).toBeOAuthError('invalid_client', 'TOKEN-007: failed client authentication is invalid_client');
+    expect(typeof res.body.error_description, 'TOKEN-006: the OAuth body carries error_description').toBe('string');
+  });
+
+  test('an unknown client is invalid_client', { tag: ['@TOKEN-007', '@TOKEN-010'] }, async ({ api }) => {
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: `no-such-client-${Date.now()}`, client_secret: 'whatever' } });
+    expect(res).toBeOAuthError('invalid_client', 'TOKEN-007: an unknown client is invalid_client');
+  });
+
+  test('wrong HTTP Basic credentials are invalid_client', { tag: ['@TOKEN-007', '@TOKEN-010'] }, async ({ api, target }) => {
+    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(target.clients.primary.clientId, 'not-the-secret') } });
+    expect(res).toBeOAuthError('invalid_client', 'TOKEN-007: wrong Basic credentials are invalid_client');
+  });
+
+  for (const grant of ['password', 'authorization_code', 'refresh_token', 'urn:example:custom-grant']) {
+    test(`grant_type ${grant} is unsupported_grant_type`, { tag: ['@TOKEN-008', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
+      const { clientId, clientSecret } = target.clients.primary;
+      const res = await api.call('token', { json: { grant_type: grant, client_id: clientId, client_secret: clientSecret } });
+      expect(res).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} is not client_credentials`);
+    });
+  }
+
+  test('a missing client_secret is invalid_request', { tag: ['@TOKEN-009', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId } });
+    expect(res).toBeOAuthError('invalid_request', 'TOKEN-009: a missing client_secret is invalid_request');
+  });
+
+  test('a missing client_id is invalid_request', { tag: ['@TOKEN-009', '@TOKEN-010'] }, async ({ api }) => {
+    const res = await api.call('token', { form: { grant_type: 'client_credentials', client_secret: 'something' } });
+    expect(res).toBeOAuthError('invalid_request', 'TOKEN-009: a missing client_id is invalid_request');
+  });
+
+  test('token errors never use the CORE wrapper', { tag: ['@TOKEN-006'] }, async ({ api }) => {
+    const res = await api.call('token', { json: { grant_type: 'client_credentials' } });
+    expect(res).toBeRejected('TOKEN-006');
+    expect(typeof res.body.error, 'TOKEN-006: error is a string, not the CORE error object').toBe('string');
+    expect(res.body.requestId, 'TOKEN-006: no CORE requestId in a token error').toBeUndefined();
+  });
+});
