@@ -1,0 +1,245 @@
+import fc from 'fast-check';
+import { isReplayableStep, type HttpRequest, type ScenarioState } from '../generators/http-request.ts';
+import { SEND_PATH } from '../generators/send-payload.ts';
+
+/**
+ * Runs a property for a conformance suite: how many cases, from which seed, and, when it
+ * fails, a report that leads with what a person needs to reproduce it — the requirement,
+ * seed, path, runs and shrinks, the counterexample as the HTTP request to replay, and the
+ * command line that replays it. Independent of Playwright, so it has unit tests of its own.
+ *
+ * Environment:
+ * - CONFORMANCE_RUNS: cases per property (a positive integer); wins over the depth.
+ * - CONFORMANCE_DEPTH: `quick` (25 cases, pull requests) or `deep` (500, certification).
+ * - CONFORMANCE_SEED, CONFORMANCE_PATH: replay a reported failure.
+ * - CONFORMANCE_REPLAY_PATH: fast-check's extra hint for command scenarios (idempotency).
+ */
+
+export type ConformanceDepth = 'quick' | 'deep';
+
+export const RUNS_BY_DEPTH: Readonly<Record<ConformanceDepth, number>> = { quick: 25, deep: 500 };
+
+export interface PropertySettings {
+  depth: ConformanceDepth;
+  numRuns: number;
+  seed?: number;
+  path?: string;
+  replayPath?: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Read the settings from the environment; a malformed value is an error, never a silent default. */
+export function propertySettings(env: Env = process.env): PropertySettings {
+  const depthText = env.CONFORMANCE_DEPTH ?? 'quick';
+  if (depthText !== 'quick' && depthText !== 'deep') throw new Error(`CONFORMANCE_DEPTH must be quick or deep, got ${JSON.stringify(depthText)}`);
+  const depth: ConformanceDepth = depthText;
+  let numRuns = RUNS_BY_DEPTH[depth];
+  if (env.CONFORMANCE_RUNS !== undefined && env.CONFORMANCE_RUNS !== '') {
+    numRuns = Number(env.CONFORMANCE_RUNS);
+    if (!Number.isSafeInteger(numRuns) || numRuns < 1) throw new Error(`CONFORMANCE_RUNS must be a positive integer, got ${JSON.stringify(env.CONFORMANCE_RUNS)}`);
+  }
+  const settings: PropertySettings = { depth, numRuns };
+  if (env.CONFORMANCE_SEED !== undefined && env.CONFORMANCE_SEED !== '') {
+    const seed = Number(env.CONFORMANCE_SEED);
+    if (!/^-?\d+$/.test(env.CONFORMANCE_SEED) || !Number.isSafeInteger(seed)) throw new Error(`CONFORMANCE_SEED must be an integer, got ${JSON.stringify(env.CONFORMANCE_SEED)}`);
+    settings.seed = seed;
+  }
+  if (env.CONFORMANCE_PATH !== undefined && env.CONFORMANCE_PATH !== '') {
+    if (settings.seed === undefined) throw new Error('CONFORMANCE_PATH replays a failure only together with the CONFORMANCE_SEED it was reported with');
+    if (!/^\d+(:\d+)*$/.test(env.CONFORMANCE_PATH)) throw new Error(`CONFORMANCE_PATH must look like 12:0:3, got ${JSON.stringify(env.CONFORMANCE_PATH)}`);
+    settings.path = env.CONFORMANCE_PATH;
+  }
+  if (env.CONFORMANCE_REPLAY_PATH !== undefined && env.CONFORMANCE_REPLAY_PATH !== '') settings.replayPath = env.CONFORMANCE_REPLAY_PATH;
+  return settings;
+}
+
+export interface CheckPropertyOptions<Ts> {
+  /** @defaultValue propertySettings(process.env) */
+  settings?: PropertySettings;
+  /**
+   * The Playwright `--grep` that selects the failing test in the replay command.
+   * @defaultValue the requirement tags, e.g. `@SEND-007`
+   */
+  grep?: string;
+  /**
+   * Render a counterexample as the requests to replay.
+   * @defaultValue renderCounterexample: single-defect cases, send payloads, command scenarios
+   */
+  toRequests?: (counterexample: Ts) => HttpRequest[];
+  /** Further fast-check parameters (timeouts, examples); seed, path and numRuns come from the settings. */
+  parameters?: Omit<fc.Parameters<Ts>, 'seed' | 'path' | 'numRuns'>;
+}
+
+/** How a passing property ran, for the test to record. */
+export interface PropertyRun {
+  seed: number;
+  numRuns: number;
+}
+
+/** A failed property; the message is the full report. */
+export class PropertyFailure extends Error {
+  override readonly name = 'PropertyFailure';
+  constructor(
+    message: string,
+    readonly requirementIds: readonly string[],
+    readonly seed: number,
+    readonly path: string | null,
+    readonly numRuns: number,
+    readonly numShrinks: number,
+    readonly counterexample: unknown,
+    readonly requests: readonly HttpRequest[],
+    readonly replayCommand: string,
+    cause: unknown,
+  ) {
+    super(message, { cause });
+  }
+}
+
+/**
+ * Check `property` and throw a PropertyFailure whose message leads with the requirement(s),
+ * seed, path, runs and shrinks. Resolves with the seed when the property holds.
+ */
+export async function checkProperty<Ts>(
+  requirementIds: string | readonly string[],
+  property: fc.IAsyncProperty<Ts> | fc.IProperty<Ts>,
+  options: CheckPropertyOptions<Ts> = {},
+): Promise<PropertyRun> {
+  const ids = typeof requirementIds === 'string' ? [requirementIds] : [...requirementIds];
+  if (ids.length === 0) throw new Error('checkProperty: name at least one requirement ID');
+  const settings = options.settings ?? propertySettings();
+  const parameters: fc.Parameters<Ts> = {
+    ...options.parameters,
+    numRuns: settings.numRuns,
+    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+    ...(settings.path === undefined ? {} : { path: settings.path }),
+  };
+  const details = await fc.check(property as fc.IRawProperty<Ts>, parameters);
+  if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
+
+  const counterexample = details.counterexample;
+  const requests = counterexample === null ? [] : (options.toRequests ?? (renderCounterexample as (value: Ts) => HttpRequest[]))(counterexample);
+  const replayPath = counterexample === null ? undefined : findReplayPath(counterexample);
+  const grep = options.grep ?? (ids.length === 1 ? `@${ids[0]}` : `"${ids.map((id) => `@${id}`).join('|')}"`);
+  const replayCommand = [
+    `CONFORMANCE_SEED=${details.seed}`,
+    ...(details.counterexamplePath === null ? [] : [`CONFORMANCE_PATH=${details.counterexamplePath}`]),
+    ...(replayPath === undefined ? [] : [`CONFORMANCE_REPLAY_PATH='${replayPath}'`]),
+    `npx playwright test --grep ${grep}`,
+  ].join(' ');
+  const cause = details.errorInstance;
+  const lines = [
+    `Property failed: ${ids.join(', ')}`,
+    `  seed: ${details.seed}`,
+    `  path: ${details.counterexamplePath ?? '(none)'}`,
+    `  runs: ${details.numRuns} of ${settings.numRuns}${details.numSkips > 0 ? ` (${details.numSkips} skipped)` : ''}`,
+    `  shrinks: ${details.numShrinks}`,
+    '',
+    requests.length > 0 ? 'Counterexample, as the request(s) to replay:' : 'Counterexample:',
+    indent(requests.length > 0 ? formatRequests(requests) : counterexample === null ? '(none: the run stopped before one was found)' : fc.stringify(counterexample)),
+    '',
+    'Replay:',
+    `  ${replayCommand}`,
+    '',
+    'Failure:',
+    indent(cause instanceof Error ? cause.message : cause === null || cause === undefined ? describeStop(details) : String(cause)),
+  ];
+  throw new PropertyFailure(lines.join('\n'), ids, details.seed, details.counterexamplePath, details.numRuns, details.numShrinks, counterexample, requests, replayCommand, cause);
+}
+
+function describeStop(details: fc.RunDetails<unknown>): string {
+  if (details.interrupted) return 'the run was interrupted (time limit)';
+  return `the property gave no error (${details.numSkips} cases skipped by preconditions)`;
+}
+
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+
+// ---- rendering -------------------------------------------------------------------------------
+
+/**
+ * The requests a counterexample stands for. Understands, per argument of the property:
+ * single-defect cases (`{payload, headers}`), bare send payloads (sent under a fresh key),
+ * ready HttpRequests, and command scenarios whose steps render themselves (only the steps
+ * that ran). Anything else renders as nothing, and the report falls back to the value.
+ */
+export function renderCounterexample(counterexample: readonly unknown[]): HttpRequest[] {
+  return counterexample.flatMap((argument) => renderArgument(argument));
+}
+
+function renderArgument(argument: unknown): HttpRequest[] {
+  if (typeof argument !== 'object' || argument === null) return [];
+  const record = argument as Record<string, unknown>;
+  if (typeof record.method === 'string' && typeof record.path === 'string') return [argument as HttpRequest];
+  if (isPlainObject(record.payload) && isPlainObject(record.headers)) {
+    return [{ method: 'POST', path: SEND_PATH, headers: record.headers as Record<string, string>, body: record.payload }];
+  }
+  if ('messageType' in record && 'to' in record) {
+    return [{ method: 'POST', path: SEND_PATH, headers: { 'Idempotency-Key': '<a fresh key>' }, body: argument }];
+  }
+  if (!Array.isArray(argument) && Symbol.iterator in record) {
+    const state: ScenarioState = { payloads: [] };
+    const requests: HttpRequest[] = [];
+    for (const item of argument as Iterable<unknown>) {
+      // fast-check wraps each command; a wrapper that did not run is not part of the scenario.
+      const wrapper = item as { hasRan?: unknown; cmd?: unknown };
+      if (wrapper.hasRan === false) continue;
+      const step = wrapper.cmd ?? item;
+      if (isReplayableStep(step)) requests.push(...step.httpRequests(state));
+    }
+    return requests;
+  }
+  return [];
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** fast-check prints a command scenario's replay hint as a comment: `/*replayPath="…"*\/`. */
+function findReplayPath(counterexample: readonly unknown[]): string | undefined {
+  for (const argument of counterexample) {
+    if (typeof argument !== 'object' || argument === null) continue;
+    const match = /replayPath="([^"]*)"/.exec(String(argument));
+    if (match?.[1] !== undefined) return match[1];
+  }
+  return undefined;
+}
+
+/** Requests as they go on the wire, one block each; numbered when there are several. */
+export function formatRequests(requests: readonly HttpRequest[]): string {
+  return requests
+    .map((request, index) => {
+      const head = [
+        ...(requests.length > 1 ? [`# ${index + 1} of ${requests.length}`] : []),
+        ...(request.times !== undefined && request.times > 1 ? [`# sent ${request.times} times at once`] : []),
+        `${request.method} ${request.path}`,
+        'Authorization: Bearer <ACCESS_TOKEN>',
+        ...(request.body === undefined ? [] : ['Content-Type: application/json']),
+        ...Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`),
+      ];
+      return request.body === undefined ? head.join('\n') : `${head.join('\n')}\n\n${visibleJson(request.body)}`;
+    })
+    .join('\n\n');
+}
+
+/**
+ * JSON with invisible characters escaped: a no-break space or a zero-width joiner in a
+ * counterexample must be seen to be replayed. The escapes are valid JSON, so the body can
+ * be pasted as it is.
+ */
+export function visibleJson(value: unknown): string {
+  const json = JSON.stringify(value, null, 2) ?? 'undefined';
+  return json.replace(/[\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u007f-\u009f]|(?! )\p{Zs}/gu, (char) =>
+    [...char]
+      .flatMap((c) => {
+        const code = c.codePointAt(0) as number;
+        return code > 0xffff ? [c.charCodeAt(0), c.charCodeAt(1)] : [code];
+      })
+      .map((unit) => `\\u${unit.toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
+}

@@ -1,0 +1,119 @@
+import { expect, request, test } from '@playwright/test';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiClient, SchemaViolationError } from '../../harness/api-client.ts';
+import { resolveTarget } from '../../harness/config.ts';
+import { EvidenceLog, REDACTED } from '../../harness/evidence.ts';
+import { ResponseValidator } from '../../harness/response-validator.ts';
+import { SendGuard, SendGuardError } from '../../harness/send-guard.ts';
+import { TokenManager } from '../../harness/token-manager.ts';
+import { playwrightTransport, undiciTransport } from '../../harness/transport.ts';
+
+// A fake target whose answers each test scripts: the validating client must catch every
+// answer that breaks the OpenAPI document, whichever test made the request.
+let server: Server;
+let next: { status: number; body: string; type?: string } = { status: 200, body: '{}' };
+const seen: Array<{ url: string; headers: Record<string, unknown>; body: string }> = [];
+test.beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c)).on('end', () => {
+      seen.push({ url: req.url ?? '', headers: req.headers, body });
+      res.writeHead(next.status, { 'content-type': next.type ?? 'application/json' }).end(next.body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+});
+test.afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const validator = new ResponseValidator();
+async function clientFor(transport: 'playwright' | 'undici') {
+  const target = resolveTarget(
+    { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, clients: { primary: { clientId: 'p', clientSecret: 'very-secret' } } },
+    'test',
+    {},
+  );
+  const evidence = new EvidenceLog();
+  const tokens = { primary: new TokenManager({ obtain: async () => ({ accessToken: 'tok-123', expiresAt: Date.now() + 60_000 }) }) };
+  const context = await request.newContext();
+  const t = transport === 'playwright' ? playwrightTransport(context) : undiciTransport(2);
+  return { api: new ApiClient({ target, transport: t, validator, evidence, guard: new SendGuard(target.recipients.allowPattern, 5), tokens }), evidence };
+}
+const coreError = (code: string, extra: object = {}) => JSON.stringify({ error: { code, message: 'm', details: {}, ...extra }, requestId: 'r1' });
+
+for (const transport of ['playwright', 'undici'] as const) {
+  test.describe(`over ${transport}`, () => {
+    test('a conforming answer passes and is recorded as evidence, tokens redacted', async () => {
+      const { api, evidence } = await clientFor(transport);
+      next = { status: 202, body: JSON.stringify({ results: [{ messageId: 'm1', status: 'QUEUED' }], errors: [] }) };
+      const res = await api.call('send', { headers: { 'Idempotency-Key': 'k' }, json: { sendFrom: 'n', to: ['+12025550100'], messageType: 'SMS', externalReference: 'x' } });
+      expect(res.status).toBe(202);
+      expect(seen.at(-1)!.headers.authorization).toBe('Bearer tok-123');
+      expect(evidence.exchanges).toHaveLength(1);
+      expect(evidence.exchanges[0]!.request.headers.authorization).toBe(`Bearer ${REDACTED}`);
+      expect(evidence.exchanges[0]!.response!.status).toBe(202);
+    });
+
+    test('a send answer without errors[] is a violation of SEND-009', async () => {
+      const { api } = await clientFor(transport);
+      next = { status: 202, body: JSON.stringify({ results: [] }) };
+      const call = api.call('send', { headers: { 'Idempotency-Key': 'k' }, json: { to: ['+12025550100'] } });
+      await expect(call).rejects.toThrow(SchemaViolationError);
+      await expect(api.call('send', { json: { to: [] } })).rejects.toThrow(/SEND-009.*\n[\s\S]*must have required property 'errors'/);
+    });
+
+    test('a 401 whose code is not UNAUTHORIZED breaks the status/code table (ERR-002)', async () => {
+      const { api } = await clientFor(transport);
+      next = { status: 401, body: coreError('INVALID_REQUEST') };
+      await expect(api.call('whoami', { as: 'none' })).rejects.toThrow(/^ERR-002/);
+    });
+
+    test('a flat error body breaks the CORE wrapper (ERR-001)', async () => {
+      const { api } = await clientFor(transport);
+      next = { status: 400, body: JSON.stringify({ error: 'bad', message: 'no' }) };
+      await expect(api.call('numbers', { as: 'none' })).rejects.toThrow(/ERR-001/);
+    });
+
+    test('a 502 without details.providerStatus breaks SEARCH-002', async () => {
+      const { api } = await clientFor(transport);
+      next = { status: 502, body: coreError('UPSTREAM_ERROR') };
+      await expect(api.call('search', { json: {} })).rejects.toThrow(/SEARCH-002/);
+    });
+
+    test('a status the operation does not allow is caught', async () => {
+      const { api } = await clientFor(transport);
+      next = { status: 302, body: '{}' };
+      await expect(api.call('token', { form: { grant_type: 'client_credentials' } })).rejects.toThrow(/status 302 is not one operation token allows/);
+    });
+
+    test('an HTML answer is caught as not JSON (ERR-004)', async () => {
+      const { api } = await clientFor(transport);
+      next = { status: 500, body: '<h1>oops</h1>', type: 'text/html' };
+      await expect(api.call('whoami')).rejects.toThrow(/^ERR-004[\s\S]*Content-Type is 'text\/html'/);
+    });
+
+    test('a token answer with a client secret in the request is redacted in evidence and replay', async () => {
+      const { api, evidence } = await clientFor(transport);
+      next = { status: 200, body: JSON.stringify({ access_token: 'sekrit-token', token_type: 'bearer', expires_in: 60 }) };
+      await api.call('token', { form: { grant_type: 'client_credentials', client_id: 'p', client_secret: 'very-secret' } });
+      const shown = JSON.stringify(evidence.exchanges);
+      expect(shown).not.toContain('very-secret');
+      expect(shown).not.toContain('sekrit-token');
+      expect(shown).toContain(REDACTED);
+    });
+  });
+}
+
+test('the send guard refuses a real-looking recipient outside the allowed pattern before sending', async () => {
+  const { api } = await clientFor('undici');
+  const before = seen.length;
+  await expect(api.call('send', { json: { to: ['+447911123456'] } })).rejects.toThrow(SendGuardError);
+  expect(seen.length).toBe(before);
+});
+
+test('the send guard lets malformed recipients through (they exist to be rejected) and stops at the cap', () => {
+  const guard = new SendGuard('^\\+1202555010\\d$', 2);
+  guard.admit({ to: ['+44 7911 123456', '12025550100', ''] });
+  guard.admit({ to: ['+12025550101'] });
+  expect(() => guard.admit({ to: ['+12025550101'] })).toThrow(/send cap reached/);
+});

@@ -1,0 +1,87 @@
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadTarget, PROFILE_ROUTES, resolveTarget } from '../../harness/config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'config-test-'));
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+const minimal = { baseUrl: 'https://api.example.com', clients: { primary: { clientId: 'a', clientSecret: 'b' } } };
+
+test('a minimal config gets the reference profile routes and safe recipients', () => {
+  const target = resolveTarget(minimal, 'inline', {});
+  expect(target.routes.search).toEqual(PROFILE_ROUTES.search);
+  expect(target.profile).toBe('none');
+  expect(target.recipients.delivered.every((r) => new RegExp(target.recipients.allowPattern).test(r))).toBe(true);
+});
+
+test('the vendor overrides the open routes and the numbers envelope', () => {
+  const target = resolveTarget(
+    { ...minimal, routes: { search: { method: 'GET', path: '/api/core/inventory' }, numbers: { method: 'GET', path: '/api/core/numbers', itemsPath: null } } },
+    'inline',
+    {},
+  );
+  expect(target.routes.search).toEqual({ method: 'GET', path: '/api/core/inventory' });
+  expect(target.routes.numbersItemsPath).toBeNull();
+});
+
+const badConfigs: Array<[string, unknown, RegExp]> = [
+  ['missing baseUrl', { clients: minimal.clients }, /\/ must have required property 'baseUrl'/],
+  ['a misspelt field', { ...minimal, baseURL: 'x' }, /must NOT have additional properties 'baseURL'/],
+  ['an unknown profile', { ...minimal, profile: 'gold' }, /\/profile must be equal to one of the allowed values \(one of reference, none\)/],
+  ['a numeric secret', { ...minimal, clients: { primary: { clientId: 'a', clientSecret: 5 } } }, /\/clients\/primary\/clientSecret must be string/],
+  ['a relative route path', { ...minimal, routes: { update: { method: 'PATCH', path: 'numbers/{numberId}' } } }, /\/routes\/update\/path must match pattern/],
+  ['a recipient outside the allowed pattern', { ...minimal, recipients: { delivered: ['+447700900123'] } }, /\/recipients\/delivered\/0 \+447700900123 does not match/],
+  ['hooks with no control URL', { ...minimal, hooks: { offers: ['inbound'] } }, /\/hooks\/offers names hooks but \/hooks\/controlUrl is missing/],
+  ['an unknown hook', { ...minimal, hooks: { controlUrl: 'http://x', offers: ['teleport'] } }, /\/hooks\/offers\/0 must be equal to one of the allowed values/],
+];
+for (const [what, raw, message] of badConfigs) {
+  test(`${what} is a ConfigError naming the field`, () => {
+    expect(() => resolveTarget(raw, 'vendor.yaml', {})).toThrow(ConfigError);
+    expect(() => resolveTarget(raw, 'vendor.yaml', {})).toThrow(message);
+  });
+}
+
+test('${VAR} takes secrets from the environment, and a missing one is an error, not empty', () => {
+  const raw = { ...minimal, clients: { primary: { clientId: 'a', clientSecret: '${VENDOR_SECRET}' } } };
+  expect(resolveTarget(raw, 'vendor.yaml', { VENDOR_SECRET: 's3' }).clients.primary.clientSecret).toBe('s3');
+  expect(() => resolveTarget(raw, 'vendor.yaml', {})).toThrow(/\/clients\/primary\/clientSecret uses \$\{VENDOR_SECRET\}, which is not set/);
+});
+
+test('CONFORMANCE_* environment variables override secrets in the file', () => {
+  const target = resolveTarget(minimal, 'inline', { CONFORMANCE_PRIMARY_CLIENT_SECRET: 'from-env', CONFORMANCE_SECONDARY_CLIENT_ID: 'c2', CONFORMANCE_SECONDARY_CLIENT_SECRET: 's2' });
+  expect(target.clients.primary.clientSecret).toBe('from-env');
+  expect(target.clients.secondary).toEqual({ clientId: 'c2', clientSecret: 's2' });
+});
+
+test('YAML files load; unreadable and malformed files are clear errors', () => {
+  const good = file('good.yaml', 'baseUrl: https://api.example.com\nclients:\n  primary: { clientId: a, clientSecret: b }\nprofile: reference\n');
+  expect(loadTarget(good, {}).profile).toBe('reference');
+  expect(() => loadTarget(join(dir, 'absent.yaml'), {})).toThrow(/absent\.yaml: cannot be read \(ENOENT\)/);
+  const broken = file('broken.yaml', 'baseUrl: [unclosed\n');
+  expect(() => loadTarget(broken, {})).toThrow(/broken\.yaml: not valid YAML or JSON/);
+});
+
+test('a reference fixtures file is a complete target, with its hooks', () => {
+  const path = file(
+    'fixtures.json',
+    JSON.stringify({
+      baseUrl: 'http://127.0.0.1:9999',
+      controlUrl: 'http://127.0.0.1:9999/_control',
+      profile: 'reference',
+      clients: [
+        { role: 'primary', clientId: 'p', clientSecret: 'ps', webhookSecret: 'whsec_AAAA', numbers: [] },
+        { role: 'secondary', clientId: 's', clientSecret: 'ss', numbers: [] },
+      ],
+    }),
+  );
+  const target = loadTarget(path, {});
+  expect(target.profile).toBe('reference');
+  expect(target.clients.secondary?.clientId).toBe('s');
+  expect(target.webhooks.secret).toBe('whsec_AAAA');
+  expect(target.hooks.offers).toContain('upstreamFailure');
+});

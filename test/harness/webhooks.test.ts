@@ -1,0 +1,79 @@
+import { expect, test } from '@playwright/test';
+import { createHmac } from 'node:crypto';
+import { verifyWebhook, WebhookVerificationError } from '../../harness/webhook-signature.ts';
+import { WebhookReceiver } from '../../harness/webhook-receiver.ts';
+
+const SECRET = `whsec_${Buffer.from('a-test-secret-of-32-bytes-length').toString('base64')}`;
+function signed(body: string, id = 'msg_1', ts = String(Math.floor(Date.now() / 1000))) {
+  const sig = createHmac('sha256', Buffer.from(SECRET.slice(6), 'base64')).update(`${id}.${ts}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sig}` };
+}
+
+// Each test breaks a correctly signed message in exactly one way (Standard Webhooks' own style).
+test.describe('Standard Webhooks verification', () => {
+  const body = '{"type":"message.delivery"}';
+  test('a correct signature verifies', () => {
+    expect(() => verifyWebhook(SECRET, signed(body), body)).not.toThrow();
+  });
+  test('one of several space-separated signatures is enough (rotation)', () => {
+    const h = signed(body);
+    expect(() => verifyWebhook(SECRET, { ...h, 'webhook-signature': `v1,AAAA ${h['webhook-signature']}` }, body)).not.toThrow();
+  });
+  test('a changed body fails', () => {
+    expect(() => verifyWebhook(SECRET, signed(body), body + ' ')).toThrow(WebhookVerificationError);
+  });
+  test('a changed id fails', () => {
+    expect(() => verifyWebhook(SECRET, { ...signed(body), 'webhook-id': 'msg_2' }, body)).toThrow(/no v1 signature matches/);
+  });
+  test('a stale timestamp fails', () => {
+    expect(() => verifyWebhook(SECRET, signed(body, 'msg_1', String(Math.floor(Date.now() / 1000) - 301)), body)).toThrow(/outside the 300 s tolerance/);
+  });
+  test('a missing header fails', () => {
+    const { 'webhook-signature': _, ...rest } = signed(body);
+    expect(() => verifyWebhook(SECRET, rest, body)).toThrow(/missing/);
+  });
+  test('another secret fails', () => {
+    expect(() => verifyWebhook(`whsec_${Buffer.from('another').toString('base64')}`, signed(body), body)).toThrow(WebhookVerificationError);
+  });
+});
+
+test.describe('webhook receiver', () => {
+  let receiver: WebhookReceiver;
+  test.beforeAll(async () => {
+    receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0 });
+  });
+  test.afterAll(() => receiver.close());
+
+  test('callbacks reach only their own channel, and waitFor returns them', async () => {
+    const a = receiver.channel('a');
+    const b = receiver.channel('b');
+    await fetch(a.url, { method: 'POST', body: '{"messageId":"m1"}', headers: { 'content-type': 'application/json' } });
+    const [got] = await a.waitFor('messageId m1', (c) => c.json?.messageId === 'm1', { timeoutMs: 2000 });
+    expect(got!.json).toEqual({ messageId: 'm1' });
+    expect(b.received).toHaveLength(0);
+  });
+
+  test('a timeout says what was awaited and what arrived', async () => {
+    const c = receiver.channel();
+    await fetch(c.url, { method: 'POST', body: '{"messageId":"other"}' });
+    await expect(c.waitFor('messageId m9', (x) => x.json?.messageId === 'm9', { timeoutMs: 200 })).rejects.toThrow(/waited for 1 × messageId m9[\s\S]*received 1:[\s\S]*other/);
+  });
+
+  test('scripted failures answer first, and unique() de-duplicates redeliveries by webhook-id', async () => {
+    const c = receiver.channel().respondWith(500);
+    const send = () => fetch(c.url, { method: 'POST', body: '{}', headers: { 'webhook-id': 'w1' } });
+    expect((await send()).status).toBe(500);
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    expect(c.received).toHaveLength(3);
+    expect(c.unique()).toHaveLength(1);
+  });
+
+  test('an unreachable channel refuses connections until opened', async () => {
+    const c = await receiver.unreachableChannel();
+    await expect(fetch(c.url, { method: 'POST', body: '{}' })).rejects.toThrow();
+    await c.open();
+    expect((await fetch(c.url, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect(c.received).toHaveLength(1);
+  });
+});
