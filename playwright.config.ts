@@ -32,7 +32,8 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   outputDir: 'test-results',
-  reporter: [['list'], ['./reports/reporter.ts', { outDir }]],
+  // CONFORMANCE_QUIET (the kill matrix) keeps only the report, without per-test lines.
+  reporter: process.env.CONFORMANCE_QUIET ? [['./reports/reporter.ts', { outDir }]] : [['list'], ['./reports/reporter.ts', { outDir }]],
   ...(embedded && {
     webServer: {
       command: [
@@ -40,6 +41,8 @@ export default defineConfig({
         `--port ${port}`,
         `--db ${process.env.CONFORMANCE_REFERENCE_DB}`,
         '--fresh --control --log-level warn',
+        // Faults are only ever asked for by the kill matrix (cli/sensitivity.ts).
+        ...(process.env.CONFORMANCE_REFERENCE_FAULTS ? [`--faults ${process.env.CONFORMANCE_REFERENCE_FAULTS}`] : []),
         `--fixtures-out ${process.env.CONFORMANCE_CONFIG}`,
       ].join(' '),
       url: `http://127.0.0.1:${port}/api/core/whoami`,

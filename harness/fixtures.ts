@@ -7,7 +7,7 @@ import { EvidenceLog } from './evidence.ts';
 import { ResponseValidator } from './response-validator.ts';
 import { SendGuard } from './send-guard.ts';
 import { TokenManager } from './token-manager.ts';
-import { playwrightTransport } from './transport.ts';
+import { playwrightTransport, undiciTransport, type Transport } from './transport.ts';
 import { WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
@@ -24,6 +24,7 @@ interface WorkerFixtures {
   validator: ResponseValidator;
   guard: SendGuard;
   workerContext: APIRequestContext;
+  fastTransport: Transport;
   tokens: Partial<Record<ClientRole, TokenManager>>;
   receiver: WebhookReceiver;
   knownNumbers: KnownNumbers;
@@ -33,6 +34,8 @@ interface TestFixtures {
   evidence: EvidenceLog;
   /** The validating client: every answer is checked against the OpenAPI document. */
   api: ApiClient;
+  /** The same validating client over undici, for property runs of many requests (README: transport note). */
+  fastApi: ApiClient;
   /** Test-control hooks; `control.require(hook)` reports the test not testable when absent. */
   control: ControlClient & { require(hook: HookName): ControlClient };
   /** A fresh webhook channel on the worker's receiver. */
@@ -63,6 +66,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const context = await playwrightRequest.newContext();
       await use(context);
       await context.dispose();
+    },
+    { scope: 'worker' },
+  ],
+  fastTransport: [
+    async ({}, use) => {
+      const transport = undiciTransport(8);
+      await use(transport);
+      await transport.close();
     },
     { scope: 'worker' },
   ],
@@ -118,6 +129,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
   api: async ({ target, validator, guard, workerContext, tokens, evidence }, use) => {
     await use(new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence, tokens }));
+  },
+  fastApi: async ({ target, validator, guard, fastTransport, tokens, evidence }, use) => {
+    await use(new ApiClient({ target, transport: fastTransport, validator, guard, evidence, tokens }));
   },
   control: async ({ target }, use) => {
     const control = new ControlClient(target);
