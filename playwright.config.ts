@@ -18,6 +18,13 @@ if (embedded && !process.env.CONFORMANCE_CONFIG) {
   process.env.CONFORMANCE_REFERENCE_DB = join(dir, 'reference.db');
   process.env.CONFORMANCE_REFERENCE_PORT ??= String(20_000 + (process.pid % 30_000));
 }
+if (embedded) {
+  process.env.CONFORMANCE_TARGET_JSON ??= JSON.stringify({
+    label: 'bundled reference server',
+    baseUrl: `http://127.0.0.1:${process.env.CONFORMANCE_REFERENCE_PORT}`,
+    profile: 'reference',
+  });
+}
 const port = process.env.CONFORMANCE_REFERENCE_PORT;
 const outDir = process.env.CONFORMANCE_OUT ?? 'reports/out';
 

@@ -1,0 +1,97 @@
+import { basicCredentials } from '../../harness/basic-auth.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+
+// What RFC 6749 and RFC 9110 add where the document leaves the token endpoint open.
+// Level standard: a failure here is non-strict unless the run is strict.
+test.describe('RFC 6749 5.1 Successful response', () => {
+  test('a token is issued with status 200', { tag: ['@TOKEN-101'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    expect(res).toHaveStatus(200, 'TOKEN-101: RFC 6749 5.1 success is 200');
+  });
+
+  test('token answers carry Cache-Control: no-store, on success and on error', { tag: ['@TOKEN-102'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const ok = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    const failed = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' } });
+    for (const res of [ok, failed]) {
+      expect(res.headers['cache-control'] ?? '', `TOKEN-102: ${res.describe()} carries Cache-Control: no-store`).toMatch(/(^|,)\s*no-store\s*(,|$)/i);
+    }
+  });
+
+  test('the client_credentials grant issues no refresh_token', { tag: ['@TOKEN-111'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    expect(res.body.refresh_token, 'TOKEN-111: RFC 6749 4.4.3 no refresh token for client_credentials').toBeUndefined();
+  });
+});
+
+test.describe('RFC 6749 5.2 Error response', () => {
+  test('invalid_request is answered 400', { tag: ['@TOKEN-103'] }, async ({ api, target }) => {
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId } });
+    expect(res).toHaveStatus(400, 'TOKEN-103: invalid_request is 400');
+  });
+
+  test('unsupported_grant_type is answered 400', { tag: ['@TOKEN-103'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { json: { grant_type: 'password', client_id: clientId, client_secret: clientSecret } });
+    expect(res).toHaveStatus(400, 'TOKEN-103: unsupported_grant_type is 400');
+  });
+
+  test('invalid_client after HTTP Basic is 401 with a Basic challenge', { tag: ['@TOKEN-104', '@TOKEN-105'] }, async ({ api, target }) => {
+    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(target.clients.primary.clientId, 'wrong') } });
+    expect(res).toHaveStatus(401, 'TOKEN-104: invalid_client via the Authorization header is 401');
+    expect(res.headers['www-authenticate'] ?? '', 'TOKEN-104: WWW-Authenticate names the Basic scheme').toMatch(/^\s*basic\b/i);
+  });
+
+  test('every 401 from the token endpoint carries WWW-Authenticate', { tag: ['@TOKEN-105'] }, async ({ api, target }) => {
+    const { clientId } = target.clients.primary;
+    const answers = [
+      await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' } }),
+      await api.call('token', { form: { grant_type: 'client_credentials', client_id: `nobody-${Date.now()}`, client_secret: 'x' } }),
+      await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, 'wrong') } }),
+    ];
+    const unauthorized = answers.filter((r) => r.status === 401);
+    expect(unauthorized.length, 'TOKEN-105: at least one of these failures is a 401 (else RFC 9110 15.5.2 has nothing to check)').toBeGreaterThan(0);
+    for (const res of unauthorized) {
+      expect(res.headers['www-authenticate'], `TOKEN-105: ${res.describe()} carries WWW-Authenticate`).toBeTruthy();
+    }
+  });
+});
+
+test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () => {
+  test('two authentication methods in one request are invalid_request', { tag: ['@TOKEN-106'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', {
+      form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+      headers: { authorization: basicCredentials(clientId, clientSecret) },
+    });
+    expect(res).toBeOAuthError('invalid_request', 'TOKEN-106: Basic and body credentials together (RFC 6749 2.3)');
+  });
+
+  test("a ':' or '+' in a client id or secret survives Basic encoding", { tag: ['@TOKEN-107'] }, async ({ api, target }) => {
+    const special = target.clients.special;
+    if (!special) notTestable("needs a client whose id or secret contains ':' or '+' (clients.special in the target config)");
+    expect(`${special.clientId}${special.clientSecret}`, 'TOKEN-107: the special client really has a : or +').toMatch(/[:+]/);
+    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(special.clientId, special.clientSecret) } });
+    expect(res).toHaveStatus(200, 'TOKEN-107: form-urlencoded Basic credentials are decoded (RFC 6749 2.3.1)');
+  });
+
+  test('an empty client_secret counts as absent: invalid_request', { tag: ['@TOKEN-108'] }, async ({ api, target }) => {
+    const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId, client_secret: '' } });
+    expect(res).toBeOAuthError('invalid_request', 'TOKEN-108: empty parameters count as absent (RFC 6749 3.2)');
+  });
+
+  test('unknown parameters are ignored', { tag: ['@TOKEN-109'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, colour: 'blue' } });
+    expect(res).toSucceed('TOKEN-109: an unknown parameter does not stop the grant (RFC 6749 3.2)');
+  });
+
+  test('a repeated parameter is invalid_request', { tag: ['@TOKEN-110'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const form = new URLSearchParams([['grant_type', 'client_credentials'], ['client_id', clientId], ['client_secret', clientSecret], ['client_id', clientId]]);
+    const res = await api.call('token', { form: form.toString() });
+    expect(res).toBeOAuthError('invalid_request', 'TOKEN-110: parameters must not repeat (RFC 6749 3.2)');
+  });
+});
