@@ -1,0 +1,133 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import type { ReferenceContext } from './context.ts';
+import { openDatabase } from './db/open.ts';
+import { WriteQueue } from './db/writeQueue.ts';
+import { SimulatedCarrier } from './delivery/carrier.ts';
+import { DEMO_FIXTURES } from './fixtures/demo.ts';
+import { describeTarget, type TargetDescription } from './fixtures/out.ts';
+import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
+import { newId } from './ids.ts';
+import { startSweeper } from './maintenance.ts';
+import { CORE_BODY_LIMIT_BYTES, DEFAULTS, type ReferenceOptions } from './options.ts';
+import { coreRoutes } from './routes/core.ts';
+import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
+import { controlRoutes } from './routes/control.ts';
+import { tokenRoutes } from './routes/token.ts';
+import { createAjv } from './spec/ajv.ts';
+import { loadRequestSchemas } from './spec/requestSchemas.ts';
+import { createStores } from './store/index.ts';
+import { UpstreamClient } from './upstream/client.ts';
+import { startUpstreamSimulator, type UpstreamSimulator } from './upstream/simulator.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+
+/** What a caller of buildApp can see of the running reference (tests, main.ts). */
+export interface ReferenceHandle {
+  readonly seeded: readonly SeededClient[];
+  readonly upstreamUrl: string;
+  /** The --fixtures-out document for a server reachable at baseUrl. */
+  describe(baseUrl: string): TargetDescription;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    reference: ReferenceHandle;
+  }
+}
+
+export type BuildOptions = Partial<ReferenceOptions>;
+
+function withDefaults(options: BuildOptions): ReferenceOptions {
+  return {
+    dbPath: ':memory:',
+    fresh: false,
+    control: false,
+    tokenTtlSeconds: DEFAULTS.tokenTtlSeconds,
+    idempotencyTtlSeconds: DEFAULTS.idempotencyTtlSeconds,
+    upstreamTimeoutMs: DEFAULTS.upstreamTimeoutMs,
+    synchronous: 'FULL',
+    logger: pino({ level: 'silent' }),
+    faults: new Set<string>(),
+    ...options,
+  };
+}
+
+/**
+ * Builds the reference server without listening: opens and seeds the database, starts the
+ * upstream simulator unless an upstream URL is given, and registers one plugin per resource.
+ * Closing the instance stops everything it started, after committing queued writes.
+ */
+export async function buildApp(buildOptions: BuildOptions = {}): Promise<FastifyInstance> {
+  const options = withDefaults(buildOptions);
+  const { logger } = options;
+  const db = openDatabase({ path: options.dbPath, fresh: options.fresh, synchronous: options.synchronous });
+  let simulator: UpstreamSimulator | undefined;
+  try {
+    const stores = createStores(db);
+    const writes = new WriteQueue(db);
+    const seeded = await seedFixtures(db, stores, options.fixtures ?? DEMO_FIXTURES);
+    simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;
+    const upstreamUrl = options.upstreamUrl ?? simulator!.url;
+    const ctx: ReferenceContext = {
+      options,
+      logger,
+      db,
+      writes,
+      stores,
+      schemas: loadRequestSchemas(),
+      seeded,
+      upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger),
+      carrier: new SimulatedCarrier(writes, stores.messages, logger),
+    };
+    return await assemble(ctx, upstreamUrl, simulator);
+  } catch (error) {
+    await simulator?.close();
+    db.close();
+    throw error;
+  }
+}
+
+async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: UpstreamSimulator | undefined): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    bodyLimit: CORE_BODY_LIMIT_BYTES,
+    genReqId: () => newId('req'),
+    // A request id is ours to assign: a client-sent x-request-id is not trusted.
+    requestIdHeader: false,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  });
+  const ajv = createAjv();
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  app.decorateRequest('apiClient', null);
+  app.decorateRequest('idempotencyKey', null);
+  app.decorate('reference', {
+    seeded: ctx.seeded,
+    upstreamUrl,
+    describe: (baseUrl: string) => describeTarget(ctx.seeded, ctx.stores, baseUrl, ctx.options.control),
+  } satisfies ReferenceHandle);
+
+  app.setErrorHandler(coreErrorHandler);
+  app.setNotFoundHandler(coreNotFoundHandler);
+  await app.register(tokenRoutes, { ctx });
+  await app.register(coreRoutes, { ctx, prefix: '/api/core' });
+  if (ctx.options.control) await app.register(controlRoutes, { ctx, prefix: '/_control' });
+
+  let stopSweeper: (() => void) | undefined;
+  app.addHook('onReady', async () => {
+    // Finish what an earlier process accepted but did not complete.
+    ctx.carrier.resume();
+    ctx.dispatcher.resume();
+    stopSweeper = startSweeper(ctx.writes, ctx.stores, ctx.logger);
+  });
+  app.addHook('onClose', async () => {
+    stopSweeper?.();
+    await ctx.dispatcher.close();
+    await ctx.upstream.close();
+    await simulator?.close();
+    ctx.writes.close();
+    ctx.db.close();
+  });
+  return app;
+}

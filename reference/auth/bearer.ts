@@ -1,0 +1,37 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CoreError } from '../errors.ts';
+import type { ClientStore, ClientRecord } from '../store/clients.ts';
+import { tokenHash } from './tokenHash.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The API client of the bearer token; set by the authenticate hook of every core route. */
+    apiClient: ClientRecord | null;
+  }
+}
+
+// RFC 6750 2.1: b64token.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** RFC 6750 3: no error code when no credentials were sent; invalid_token when one failed. */
+function unauthorized(message: string, tokenSent: boolean): CoreError {
+  const challenge = tokenSent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"';
+  return new CoreError('UNAUTHORIZED', message, {}, { 'www-authenticate': challenge });
+}
+
+export function bearerAuthentication(clients: ClientStore) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const header = request.headers.authorization;
+    if (header === undefined || header.trim() === '') throw unauthorized('A bearer token is required.', false);
+    const match = BEARER.exec(header);
+    if (!match) throw unauthorized('The Authorization header is not a bearer token.', true);
+    const client = clients.byTokenHash(tokenHash(match[1]!), Date.now());
+    if (!client) throw unauthorized('The bearer token is unknown or expired.', true);
+    request.apiClient = client;
+  };
+}
+
+export function callerOf(request: FastifyRequest): ClientRecord {
+  if (!request.apiClient) throw new Error('route reached without authentication');
+  return request.apiClient;
+}

@@ -1,0 +1,119 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../errors.ts';
+import { DEFAULTS } from '../options.ts';
+
+export const USAGE = `Usage: npm run serve -- [options]
+
+Starts the reference messaging server (interface 0.2.0, reference profile).
+
+Options:
+  --host HOST                 interface to listen on (default ${DEFAULTS.host})
+  --port PORT                 port to listen on; 0 picks a free one (default ${DEFAULTS.port})
+  --db FILE                   SQLite database file (default ${DEFAULTS.dbPath})
+  --fresh                     start from an empty database (deletes FILE and its WAL first)
+  --fixtures FILE             seed clients and numbers from FILE (JSON or YAML); a built-in demo set when absent
+  --fixtures-out FILE         write base URL, credentials, webhook secrets and numbers as JSON once listening
+  --control                   enable the test-control plane under /_control
+  --control-token TOKEN       require "Authorization: Bearer TOKEN" on /_control
+  --token-ttl SECONDS         access-token lifetime (default ${DEFAULTS.tokenTtlSeconds})
+  --idempotency-ttl SECONDS   idempotency-key retention (default ${DEFAULTS.idempotencyTtlSeconds})
+  --upstream-url URL          inventory provider; default: start the bundled simulator on a loopback port
+  --upstream-timeout SECONDS  bound on a provider call before answering 502 (default ${DEFAULTS.upstreamTimeoutMs / 1000})
+  --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
+  --help                      show this help
+`;
+
+export interface CliOptions {
+  help: boolean;
+  host: string;
+  port: number;
+  dbPath: string;
+  fresh: boolean;
+  fixturesPath?: string;
+  fixturesOutPath?: string;
+  control: boolean;
+  controlToken?: string;
+  tokenTtlSeconds: number;
+  idempotencyTtlSeconds: number;
+  upstreamUrl?: string;
+  upstreamTimeoutMs: number;
+  logLevel: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(flag: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(`--${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function seconds(flag: string, value: string | undefined, fallbackSeconds: number): number {
+  if (value === undefined) return fallbackSeconds;
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) throw new ConfigError(`--${flag} must be a positive number of seconds, got "${value}"`);
+  return Number(value);
+}
+
+function httpUrl(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`--${flag} must be an absolute http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`--${flag} must be an http(s) URL, got "${value}"`);
+  return value;
+}
+
+/** Reads the command line; any problem is a ConfigError naming the flag. */
+export function parseCommandLine(argv: string[]): CliOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        db: { type: 'string' },
+        fresh: { type: 'boolean' },
+        fixtures: { type: 'string' },
+        'fixtures-out': { type: 'string' },
+        control: { type: 'boolean' },
+        'control-token': { type: 'string' },
+        'token-ttl': { type: 'string' },
+        'idempotency-ttl': { type: 'string' },
+        'upstream-url': { type: 'string' },
+        'upstream-timeout': { type: 'string' },
+        'log-level': { type: 'string' },
+      },
+    }));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const logLevel = values['log-level'] ?? DEFAULTS.logLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  if (values['control-token'] !== undefined && !values.control) throw new ConfigError('--control-token needs --control');
+  if (values['control-token'] === '') throw new ConfigError('--control-token must not be empty');
+  return {
+    help: values.help ?? false,
+    host: values.host ?? DEFAULTS.host,
+    port: integer('port', values.port, DEFAULTS.port, 0, 65535),
+    dbPath: values.db ?? DEFAULTS.dbPath,
+    fresh: values.fresh ?? false,
+    fixturesPath: values.fixtures,
+    fixturesOutPath: values['fixtures-out'],
+    control: values.control ?? false,
+    controlToken: values['control-token'],
+    tokenTtlSeconds: integer('token-ttl', values['token-ttl'], DEFAULTS.tokenTtlSeconds, 1, 365 * 24 * 3600),
+    idempotencyTtlSeconds: integer('idempotency-ttl', values['idempotency-ttl'], DEFAULTS.idempotencyTtlSeconds, 1, 365 * 24 * 3600),
+    upstreamUrl: httpUrl('upstream-url', values['upstream-url']),
+    upstreamTimeoutMs: Math.round(seconds('upstream-timeout', values['upstream-timeout'], DEFAULTS.upstreamTimeoutMs / 1000) * 1000),
+    logLevel,
+  };
+}

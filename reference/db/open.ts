@@ -1,0 +1,30 @@
+import { rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { SCHEMA_SQL } from './schema.ts';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  path: string;
+  fresh: boolean;
+  synchronous: 'FULL' | 'NORMAL';
+}
+
+export function openDatabase({ path, fresh, synchronous }: OpenOptions): Db {
+  const inMemory = path === ':memory:';
+  if (fresh && !inMemory) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  }
+  const db = new Database(path);
+  // WAL lets reads proceed during a commit; FULL makes every commit survive power loss,
+  // which is the point of answering QUEUED only after the commit.
+  if (!inMemory) db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${synchronous}`);
+  db.pragma('foreign_keys = ON');
+  // Checkpoint less often: each checkpoint copies the WAL into the database and fsyncs it inside
+  // a commit, which stalls every request of that batch.
+  db.pragma('wal_autocheckpoint = 10000');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA_SQL);
+  return db;
+}

@@ -1,0 +1,16 @@
+import type { FinalStatus } from '../store/messages.ts';
+
+// Profile message.testOutcomes: a recipient +1 NPA 555 0150..0199 (NANP fictional range) ends
+// FAILED with UNDELIVERABLE; every other recipient ends DELIVERED.
+const FAILING_RECIPIENT = /^\+1\d{3}55501[5-9]\d$/;
+
+export interface Outcome {
+  status: FinalStatus;
+  errorCode: string | null;
+}
+
+export function outcomeFor(recipient: string): Outcome {
+  return FAILING_RECIPIENT.test(recipient)
+    ? { status: 'FAILED', errorCode: 'UNDELIVERABLE' }
+    : { status: 'DELIVERED', errorCode: null };
+}

@@ -1,0 +1,76 @@
+// The one error catalogue of the reference server: every CORE error code with its HTTP status
+// and its default message (interface section 7.2). Codes outside the section 7.2 table are
+// used only for statuses the table does not cover, and still answer in the CORE wrapper.
+export const CORE_ERRORS = {
+  INVALID_REQUEST: { status: 400, message: 'The request is not valid.' },
+  UNAUTHORIZED: { status: 401, message: 'A valid bearer token is required.' },
+  FORBIDDEN: { status: 403, message: 'The request is not allowed for this API client.' },
+  NOT_FOUND: { status: 404, message: 'The resource does not exist.' },
+  CONFLICT: { status: 409, message: 'The request conflicts with an earlier one.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json.' },
+  SERVER_ERROR: { status: 500, message: 'The server failed to handle the request.' },
+  UPSTREAM_ERROR: { status: 502, message: 'The upstream inventory provider failed.' },
+} as const;
+
+export type CoreErrorCode = keyof typeof CORE_ERRORS;
+
+export interface CoreErrorBody {
+  error: { code: CoreErrorCode; message: string; details: Record<string, unknown> };
+  requestId: string;
+}
+
+/** A failure that a /api/core route (or the control plane) answers in the CORE wrapper. */
+export class CoreError extends Error {
+  readonly code: CoreErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: CoreErrorCode,
+    message: string = CORE_ERRORS[code].message,
+    details: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'CoreError';
+    this.code = code;
+    this.status = CORE_ERRORS[code].status;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+export function coreErrorBody(error: CoreError, requestId: string): CoreErrorBody {
+  return { error: { code: error.code, message: error.message, details: error.details }, requestId };
+}
+
+/** The token endpoint's errors (section 7.1) with the statuses of the reference profile (token.errorStatus). */
+export const OAUTH_ERRORS = {
+  invalid_request: { status: 400 },
+  unsupported_grant_type: { status: 400 },
+  invalid_client: { status: 401 },
+} as const;
+
+export type OAuthErrorCode = keyof typeof OAUTH_ERRORS;
+
+export class OAuthError extends Error {
+  readonly code: OAuthErrorCode;
+  readonly status: number;
+
+  constructor(code: OAuthErrorCode, description: string, status: number = OAUTH_ERRORS[code].status) {
+    super(description);
+    this.name = 'OAuthError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** A problem with the operator's flags or fixtures file: reported in one line, exit code 2. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}

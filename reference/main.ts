@@ -1,0 +1,72 @@
+import { writeFileSync } from 'node:fs';
+import { buildApp } from './app.ts';
+import { parseCommandLine, USAGE } from './cli/args.ts';
+import { ConfigError } from './errors.ts';
+import { loadFixturesFile } from './fixtures/load.ts';
+import { createLogger } from './log.ts';
+
+// The operator entry: `npm run serve -- [options]`. Exit codes: 0 after a clean stop, 2 for a
+// bad flag or fixtures file, 1 when the server cannot start (for example, the port is taken).
+
+async function main(): Promise<number> {
+  let cli;
+  let fixtures;
+  try {
+    cli = parseCommandLine(process.argv.slice(2));
+    if (cli.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    fixtures = cli.fixturesPath === undefined ? undefined : loadFixturesFile(cli.fixturesPath);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+
+  let app;
+  try {
+    app = await buildApp({
+      dbPath: cli.dbPath,
+      fresh: cli.fresh,
+      fixtures,
+      control: cli.control,
+      controlToken: cli.controlToken,
+      tokenTtlSeconds: cli.tokenTtlSeconds,
+      idempotencyTtlSeconds: cli.idempotencyTtlSeconds,
+      upstreamUrl: cli.upstreamUrl,
+      upstreamTimeoutMs: cli.upstreamTimeoutMs,
+      logger: createLogger(cli.logLevel),
+    });
+    await app.listen({ host: cli.host, port: cli.port });
+  } catch (error) {
+    const code = error instanceof ConfigError ? 2 : 1;
+    process.stderr.write(`error: cannot start the reference server: ${(error as Error).message}\n`);
+    await app?.close();
+    return code;
+  }
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : cli.port;
+  const host = cli.host.includes(':') ? `[${cli.host}]` : cli.host;
+  const baseUrl = `http://${host}:${port}`;
+  if (cli.fixturesOutPath !== undefined) {
+    writeFileSync(cli.fixturesOutPath, `${JSON.stringify(app.reference.describe(baseUrl), null, 2)}\n`);
+  }
+  process.stdout.write(`reference server listening on ${baseUrl}\n`);
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await app.close();
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.exit(1);
+  },
+);

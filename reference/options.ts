@@ -1,0 +1,39 @@
+import type { Logger } from 'pino';
+import type { FixtureSet } from './fixtures/schema.ts';
+
+/** Everything buildApp needs; main.ts fills it from the command line, tests fill it directly. */
+export interface ReferenceOptions {
+  /** SQLite file, or ':memory:' for a throwaway database. */
+  dbPath: string;
+  /** Delete the database file (and its WAL) before opening it. */
+  fresh: boolean;
+  /** Clients and numbers to seed; the built-in demo set when absent. */
+  fixtures?: FixtureSet;
+  control: boolean;
+  controlToken?: string;
+  tokenTtlSeconds: number;
+  idempotencyTtlSeconds: number;
+  /** Inventory provider; when absent the bundled upstream simulator starts on a loopback port. */
+  upstreamUrl?: string;
+  upstreamTimeoutMs: number;
+  /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
+  synchronous: 'FULL' | 'NORMAL';
+  logger: Logger;
+  /** Named misbehaviours for sensitivity runs of the harness; none are defined yet. */
+  faults: ReadonlySet<string>;
+}
+
+export const DEFAULTS = {
+  dbPath: './reference.db',
+  host: '127.0.0.1',
+  port: 8080,
+  tokenTtlSeconds: 3600,
+  idempotencyTtlSeconds: 24 * 3600,
+  upstreamTimeoutMs: 2000,
+  logLevel: 'info',
+} as const;
+
+/** Core request bodies above this size are answered 413 (profile send.limits: 256 KiB). */
+export const CORE_BODY_LIMIT_BYTES = 256 * 1024;
+/** The token endpoint carries a few short fields only. */
+export const TOKEN_BODY_LIMIT_BYTES = 16 * 1024;

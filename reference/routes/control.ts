@@ -1,0 +1,92 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ReferenceContext } from '../context.ts';
+import { receiveInbound, type SimulatedInbound } from '../control/inbound.ts';
+import { resetToSeed } from '../control/reset.ts';
+import { CoreError } from '../errors.ts';
+import { parseMode } from '../upstream/simulator.ts';
+
+const nullableUrl = { anyOf: [{ type: 'null' }, { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 }] };
+
+const SCHEMAS = {
+  upstream: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['mode'],
+    properties: { mode: { enum: ['ok', 'fail', 'stall'] }, status: { type: 'integer', minimum: 400, maximum: 599 } },
+  },
+  expireTokens: { type: 'object', additionalProperties: false, required: ['clientId'], properties: { clientId: { type: 'string', minLength: 1 } } },
+  inbound: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['numberId', 'from', 'text'],
+    properties: { numberId: { type: 'string', minLength: 1 }, from: { type: 'string', pattern: '^\\+[1-9][0-9]{1,14}$' }, text: { type: 'string', maxLength: 1600 } },
+  },
+  webhooks: { type: 'object', additionalProperties: false, properties: { delivery: nullableUrl, inbound: nullableUrl } },
+  clientParams: { type: 'object', required: ['clientId'], properties: { clientId: { type: 'string', minLength: 1 } } },
+};
+
+function sameSecret(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The test-control plane (ARCHITECTURE.md): registered only with --control. Lets a harness
+ * reach paths a black box cannot: provider failure, token expiry, inbound traffic, webhook
+ * targets, and a reset between runs.
+ */
+export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
+  const { controlToken } = ctx.options;
+  if (controlToken !== undefined) {
+    app.addHook('onRequest', async (request: FastifyRequest) => {
+      const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
+      if (!match || !sameSecret(match[1]!, controlToken)) {
+        throw new CoreError('UNAUTHORIZED', 'The control token is required.', {}, { 'www-authenticate': 'Bearer realm="control"' });
+      }
+    });
+  }
+
+  const clientFor = (id: string) => {
+    const client = ctx.stores.clients.byEitherId(id);
+    if (!client) throw new CoreError('NOT_FOUND', 'No API client has this id.', { clientId: id });
+    return client;
+  };
+
+  app.post('/upstream', { schema: { body: SCHEMAS.upstream } }, async (request) => {
+    const mode = parseMode(request.body)!;
+    await ctx.upstream.setMode(mode);
+    return mode;
+  });
+
+  app.post('/tokens/expire', { schema: { body: SCHEMAS.expireTokens } }, async (request) => {
+    const client = clientFor((request.body as { clientId: string }).clientId);
+    const expired = await ctx.writes.run(() => ctx.stores.tokens.expireAllFor(client.apiClientId, Date.now()));
+    return { expired };
+  });
+
+  app.post('/inbound', { schema: { body: SCHEMAS.inbound } }, async (request, reply) => {
+    const inbound = request.body as SimulatedInbound;
+    const received = await ctx.writes.run(() => receiveInbound(ctx, inbound));
+    if (!received) throw new CoreError('NOT_FOUND', 'No number has this numberId.', { numberId: inbound.numberId });
+    if (received.webhook) ctx.dispatcher.dispatch([received.webhook]);
+    return reply.code(201).send({ messageId: received.messageId });
+  });
+
+  app.put('/clients/:clientId/webhooks', { schema: { params: SCHEMAS.clientParams, body: SCHEMAS.webhooks } }, async (request) => {
+    const client = clientFor((request.params as { clientId: string }).clientId);
+    const body = request.body as { delivery?: string | null; inbound?: string | null };
+    const delivery = body.delivery === undefined ? client.deliveryWebhookUrl : body.delivery;
+    const inbound = body.inbound === undefined ? client.inboundWebhookUrl : body.inbound;
+    await ctx.writes.run(() => ctx.stores.clients.setWebhooks(client.apiClientId, delivery, inbound));
+    return { clientId: client.clientId, delivery, inbound };
+  });
+
+  app.post('/reset', async () => {
+    ctx.writes.flush();
+    resetToSeed(ctx);
+    await ctx.upstream.setMode({ mode: 'ok' });
+    return { reset: true };
+  });
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { ReferenceContext } from '../context.ts';
+import { clientContextRoutes } from './clientContext.ts';
+import { coreErrorHandler, coreNotFoundHandler } from './coreErrorHandler.ts';
+import { messageRoutes } from './messages.ts';
+import { numberRoutes } from './numbers.ts';
+
+/** Everything under /api/core: the CORE error wrapper and a request id header on every answer. */
+export async function coreRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler(coreErrorHandler);
+  app.setNotFoundHandler(coreNotFoundHandler);
+  // Core bodies are JSON only; fastify would otherwise hand a text/plain body to the schema.
+  app.removeContentTypeParser('text/plain');
+  await app.register(clientContextRoutes, { ctx });
+  await app.register(numberRoutes, { ctx });
+  await app.register(messageRoutes, { ctx });
+}

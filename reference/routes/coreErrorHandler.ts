@@ -1,0 +1,34 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { CoreError, coreErrorBody } from '../errors.ts';
+
+/** Turns anything a core route (or the control plane) throws into the CORE wrapper. */
+function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): CoreError {
+  if (error instanceof CoreError) return error;
+  if (error.validation) {
+    const issue = error.validation[0];
+    const field = `${error.validationContext ?? 'body'}${issue?.instancePath ?? ''}`;
+    return new CoreError('INVALID_REQUEST', `${field} ${issue?.message ?? 'is invalid'}`, { field, rule: issue?.keyword });
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new CoreError('PAYLOAD_TOO_LARGE');
+  if (status === 415) return new CoreError('UNSUPPORTED_MEDIA_TYPE');
+  // Fastify's own 4xx messages (bad JSON, empty body, bad content-length) describe the request, not the server.
+  if (status >= 400 && status < 500) return new CoreError('INVALID_REQUEST', error.message);
+  request.log.error({ err: error }, 'unexpected failure');
+  return new CoreError('SERVER_ERROR');
+}
+
+export function sendCoreError(error: CoreError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers({ ...error.headers, 'x-request-id': request.id })
+    .send(coreErrorBody(error, request.id));
+}
+
+export function coreErrorHandler(error: FastifyError | CoreError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendCoreError(toCoreError(error, request), request, reply);
+}
+
+export function coreNotFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendCoreError(new CoreError('NOT_FOUND', 'No route matches this method and path.'), request, reply);
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { bearerAuthentication, callerOf } from '../auth/bearer.ts';
+import type { ReferenceContext } from '../context.ts';
+import { CoreError } from '../errors.ts';
+import { numberJson, type NumberSettings } from '../store/numbers.ts';
+import type { SearchCriteria } from '../upstream/inventory.ts';
+
+/** The numbers resource: list (4.3), search (4.4) and update (4.5). */
+export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
+  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients));
+
+  // Profile numbers.route: GET, 200, {numbers: [Number]}; the caller's numbers only.
+  app.get('/numbers', async (request) => {
+    const client = callerOf(request);
+    return { numbers: ctx.stores.numbers.listForClient(client.apiClientId).map(numberJson) };
+  });
+
+  // Profile search.route: POST /api/core/numbers/search, 200. The provider is asked over HTTP.
+  app.post('/numbers/search', { schema: { body: ctx.schemas.searchRequest } }, async (request) => {
+    return ctx.upstream.search(request.body as SearchCriteria);
+  });
+
+  // Profile update.route: PATCH, 200 with the updated Number; another client's number is 404.
+  app.patch(
+    '/numbers/:numberId',
+    { schema: { params: ctx.schemas.numberIdParams, body: ctx.schemas.numberSettings } },
+    async (request) => {
+      const client = callerOf(request);
+      const { numberId } = request.params as { numberId: string };
+      const changes = request.body as Partial<NumberSettings>;
+      const updated = await ctx.writes.run(() => {
+        // Read and write in one transaction so two concurrent updates of different fields both land.
+        const current = ctx.stores.numbers.findOwned(client.apiClientId, numberId);
+        if (!current) return undefined;
+        const next = { ...current, ...changes };
+        ctx.stores.numbers.update(numberId, next);
+        return next;
+      });
+      if (!updated) throw new CoreError('NOT_FOUND', 'No number with this numberId is assigned to this API client.');
+      return numberJson(updated);
+    },
+  );
+}

@@ -1,0 +1,88 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseBasicCredentials } from '../auth/basicCredentials.ts';
+import { hashSecret, verifySecret } from '../auth/secretHash.ts';
+import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
+import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
+import type { ReferenceContext } from '../context.ts';
+import { OAuthError } from '../errors.ts';
+import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
+
+// Profile token.headers: on every answer of the token endpoint, success or error.
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
+  const headers: Record<string, string> = { ...NO_STORE };
+  // Profile token.errorStatus: invalid_client is always 401, with a Basic challenge.
+  if (error.status === 401) headers['www-authenticate'] = 'Basic realm="token"';
+  return reply.code(error.status).headers(headers).send({ error: error.code, error_description: error.message });
+}
+
+function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof OAuthError) return sendOAuthError(reply, error);
+  const status = error.statusCode ?? 500;
+  if (status === 413) return sendOAuthError(reply, new OAuthError('invalid_request', 'The request body is too large.', 413));
+  if (status >= 400 && status < 500) return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
+  request.log.error({ err: error }, 'unexpected failure at the token endpoint');
+  return reply.code(500).headers(NO_STORE).send({ error: 'server_error', error_description: 'The server failed to issue a token.' });
+}
+
+// Compared against when the client id is unknown, so that an unknown id costs the same time as
+// a wrong secret and does not reveal which ids exist.
+let decoy: Promise<string> | undefined;
+const decoyHash = (): Promise<string> => (decoy ??= hashSecret('decoy secret'));
+
+/** POST /api/auth/token: the OAuth 2 client_credentials grant (section 4.1, RFC 6749). */
+export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
+  app.setErrorHandler(oauthErrorHandler);
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT_BYTES },
+    (_request, body, done) => done(null, FormParameters.parse(body as string)),
+  );
+
+  app.post('/api/auth/token', { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    if ('client_secret' in query || 'client_id' in query) {
+      throw new OAuthError('invalid_request', 'Client credentials must not be sent in the URI (RFC 6749 2.3.1).');
+    }
+    const parameters = readTokenParameters(request.body);
+    if (parameters.grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
+
+    const basic = parseBasicCredentials(request.headers.authorization);
+    if (request.headers.authorization !== undefined && basic === undefined) {
+      throw new OAuthError('invalid_client', 'Only HTTP Basic client authentication is supported in the Authorization header.');
+    }
+    if (basic === 'malformed') throw new OAuthError('invalid_client', 'The Basic credentials cannot be decoded.');
+    if (basic && (parameters.clientSecret !== undefined || (parameters.clientId !== undefined && parameters.clientId !== basic.clientId))) {
+      throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or body credentials, not both (RFC 6749 2.3).');
+    }
+    if (parameters.grantType !== 'client_credentials') {
+      throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials.');
+    }
+    const clientId = basic ? basic.clientId : parameters.clientId;
+    const clientSecret = basic ? basic.clientSecret : parameters.clientSecret;
+    if (clientId === undefined || clientSecret === undefined) {
+      throw new OAuthError('invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
+    }
+
+    const client = ctx.stores.clients.byClientId(clientId);
+    const valid = await verifySecret(clientSecret, client?.secretHash ?? (await decoyHash()));
+    if (!client || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
+
+    const token = newAccessToken();
+    const ttl = ctx.options.tokenTtlSeconds;
+    const expiresAt = Date.now() + ttl * 1000;
+    await ctx.writes.run(() => ctx.stores.tokens.insert(tokenHash(token), client.apiClientId, expiresAt));
+    return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
+  });
+
+  // RFC 6749 3.2: the token request is a POST.
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    url: '/api/auth/token',
+    handler: async (_request, reply) => {
+      reply.header('allow', 'POST');
+      throw new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405);
+    },
+  });
+}

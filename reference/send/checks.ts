@@ -1,0 +1,45 @@
+import { CoreError } from '../errors.ts';
+import type { ClientRecord } from '../store/clients.ts';
+import type { NumberRecord, NumberStore } from '../store/numbers.ts';
+import type { SendRequest } from './sendRequest.ts';
+
+// Something a caller meant as a phone number rather than a numberId: E.164, or bare digits.
+const PHONE_NUMBER_LIKE = /^\+?[0-9]{4,15}$/;
+
+/** Section 4.6 rules 2 and 3: media is required for MMS and must be omitted for SMS. */
+export function checkMediaRule(request: SendRequest): void {
+  if (request.messageType === 'SMS' && request.media !== undefined) {
+    throw new CoreError('INVALID_REQUEST', 'media must be omitted when messageType is SMS.', { field: 'media' });
+  }
+  if (request.messageType === 'MMS' && request.media === undefined) {
+    throw new CoreError('INVALID_REQUEST', 'media is required when messageType is MMS.', { field: 'media' });
+  }
+}
+
+/**
+ * Rules 6 (sendFrom part), 4 and 5, in that order. An E.164 number is never a numberId, so it is
+ * reported as a format error before ownership is looked at; a numberId that does not exist
+ * for this client is "not owned" (403), whether or not another client has it.
+ */
+export function resolveSendFrom(request: SendRequest, client: ClientRecord, numbers: NumberStore): NumberRecord {
+  if (PHONE_NUMBER_LIKE.test(request.sendFrom)) {
+    throw new CoreError('INVALID_REQUEST', 'sendFrom must be a numberId from /api/core/numbers, not a phone number.', { field: 'sendFrom' });
+  }
+  const number = numbers.findOwned(client.apiClientId, request.sendFrom);
+  if (!number) throw new CoreError('FORBIDDEN', 'sendFrom is not a number owned by this API client.', { field: 'sendFrom' });
+  if (number.campaignregId === null || number.campaignregId === '') {
+    throw new CoreError('INVALID_REQUEST', 'The sendFrom number has no campaignregId configured.', { field: 'sendFrom', numberId: number.numberId });
+  }
+  return number;
+}
+
+/** Rule 6, recipient part: every recipient must be E.164 exactly (no spaces, no 00 prefix). */
+export function checkRecipients(request: SendRequest, e164: RegExp): void {
+  const invalid = request.to.filter((recipient) => !e164.test(recipient));
+  if (invalid.length > 0) {
+    throw new CoreError('INVALID_REQUEST', 'Every recipient in `to` must be an E.164 number such as +12025550123.', {
+      field: 'to',
+      invalidRecipients: invalid,
+    });
+  }
+}

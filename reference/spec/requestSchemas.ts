@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+// The reference's request schemas are the contract's (spec/openapi.yaml, which is deliberately
+// lenient) made as strict as the reference profile: unknown fields rejected, profile limits and
+// formats added. They are composed at start from the YAML so the two cannot drift apart.
+
+type Schema = Record<string, unknown>;
+
+const OPENAPI_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+
+/** Drops OpenAPI annotations (`x-…`) that are not JSON Schema. */
+function plain(schema: unknown): Schema {
+  return Object.fromEntries(Object.entries(schema as Schema).filter(([key]) => !key.startsWith('x-')));
+}
+
+function propertiesOf(schema: Schema): Record<string, Schema> {
+  return Object.fromEntries(Object.entries(schema.properties as Record<string, unknown>).map(([name, value]) => [name, plain(value)]));
+}
+
+const absoluteUrl = (scheme: string) => ({ type: 'string', format: 'uri', pattern: `^${scheme}://`, maxLength: 2048 });
+
+export interface RequestSchemas {
+  sendRequest: Schema;
+  searchRequest: Schema;
+  numberSettings: Schema;
+  numberIdParams: Schema;
+  /** Section 4.6 rule 6, from components.schemas.E164. */
+  e164: RegExp;
+}
+
+export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas {
+  const document = parse(readFileSync(path, 'utf8')) as { components: { schemas: Record<string, Schema> } };
+  const components = document.components.schemas;
+  const component = (name: string): Schema => {
+    const schema = components[name];
+    if (!schema) throw new Error(`spec/openapi.yaml has no components.schemas.${name}`);
+    return plain(schema);
+  };
+
+  // Profile send.media: {url (absolute https URL), contentType (type/subtype)}, 1 to 10 items.
+  const mediaItem = {
+    ...component('MediaItem'),
+    properties: {
+      url: absoluteUrl('https'),
+      contentType: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$', maxLength: 255 },
+    },
+    required: ['url', 'contentType'],
+    additionalProperties: false,
+  };
+
+  const send = component('SendRequest');
+  const sendProperties = propertiesOf(send);
+  // Recipients are only typed here: their E.164 format is checked after ownership and campaign
+  // registration (section 4.6 rule order), so it must not fail earlier as a schema error.
+  const sendRequest = {
+    ...send,
+    additionalProperties: false,
+    properties: {
+      ...sendProperties,
+      to: { ...sendProperties.to, maxItems: 100, items: { type: 'string' } },
+      text: { ...sendProperties.text, maxLength: 1600 },
+      media: { ...sendProperties.media, minItems: 1, maxItems: 10, items: mediaItem },
+    },
+  };
+
+  // Profile search.request: every field optional, npa/nxx three digits, state two letters,
+  // zipCode five digits, unknown fields rejected.
+  const search = component('SearchRequest');
+  const searchProperties = propertiesOf(search);
+  const searchRequest = {
+    ...search,
+    additionalProperties: false,
+    properties: {
+      ...searchProperties,
+      npa: { ...searchProperties.npa, pattern: '^[0-9]{3}$' },
+      nxx: { ...searchProperties.nxx, pattern: '^[0-9]{3}$' },
+      state: { ...searchProperties.state, pattern: '^[A-Za-z]{2}$' },
+      zipCode: { ...searchProperties.zipCode, pattern: '^[0-9]{5}$' },
+      city: { ...searchProperties.city, maxLength: 100 },
+      rateCenter: { ...searchProperties.rateCenter, maxLength: 100 },
+    },
+  };
+
+  // Webhook overrides must be absolute http(s) URLs: a target the server cannot POST to would
+  // only turn into silently failing deliveries later.
+  const settings = component('NumberSettings');
+  const settingsProperties = propertiesOf(settings);
+  const nullableUrl = { anyOf: [{ type: 'null' }, absoluteUrl('https?')] };
+  const numberSettings = {
+    ...settings,
+    additionalProperties: false,
+    properties: {
+      ...settingsProperties,
+      campaignregId: { ...settingsProperties.campaignregId, maxLength: 64 },
+      webhookInboundOverride: nullableUrl,
+      webhookDeliveryOverride: nullableUrl,
+    },
+  };
+
+  const numberIdParams = {
+    type: 'object',
+    properties: { numberId: { type: 'string', minLength: 1, maxLength: 128 } },
+    required: ['numberId'],
+  };
+
+  const e164Pattern = component('E164').pattern;
+  if (typeof e164Pattern !== 'string') throw new Error('spec/openapi.yaml: components.schemas.E164 has no pattern');
+  return { sendRequest, searchRequest, numberSettings, numberIdParams, e164: new RegExp(e164Pattern) };
+}

@@ -1,0 +1,91 @@
+import type { Db } from '../db/open.ts';
+
+export interface ClientRecord {
+  apiClientId: string;
+  clientId: string;
+  role: string | null;
+  name: string;
+  status: string;
+  capabilities: string[];
+  secretHash: string;
+  webhookSecret: string;
+  deliveryWebhookUrl: string | null;
+  inboundWebhookUrl: string | null;
+}
+
+type ClientRow = Omit<ClientRecord, 'capabilities'> & { capabilities: string };
+
+const COLUMNS = `api_client_id AS apiClientId, client_id AS clientId, role, name, status, capabilities,
+  secret_hash AS secretHash, webhook_secret AS webhookSecret,
+  delivery_webhook_url AS deliveryWebhookUrl, inbound_webhook_url AS inboundWebhookUrl`;
+
+function fromRow(row: ClientRow | undefined): ClientRecord | undefined {
+  return row && { ...row, capabilities: JSON.parse(row.capabilities) as string[] };
+}
+
+export class ClientStore {
+  private readonly byClientIdStmt;
+  private readonly byApiClientIdStmt;
+  private readonly byTokenStmt;
+  private readonly insertStmt;
+  private readonly updateSecretStmt;
+  private readonly updateSeedStmt;
+  private readonly setWebhooksStmt;
+
+  constructor(db: Db) {
+    this.byClientIdStmt = db.prepare<[string], ClientRow>(`SELECT ${COLUMNS} FROM clients WHERE client_id = ?`);
+    this.byApiClientIdStmt = db.prepare<[string], ClientRow>(`SELECT ${COLUMNS} FROM clients WHERE api_client_id = ?`);
+    this.byTokenStmt = db.prepare<[string, number], ClientRow>(
+      `SELECT ${COLUMNS} FROM tokens JOIN clients USING (api_client_id) WHERE token_hash = ? AND expires_at > ?`,
+    );
+    this.insertStmt = db.prepare(
+      `INSERT INTO clients (api_client_id, client_id, role, name, status, capabilities, secret_hash, webhook_secret,
+         delivery_webhook_url, inbound_webhook_url, position)
+       VALUES (@apiClientId, @clientId, @role, @name, @status, @capabilities, @secretHash, @webhookSecret,
+         @deliveryWebhookUrl, @inboundWebhookUrl, @position)`,
+    );
+    this.updateSecretStmt = db.prepare('UPDATE clients SET secret_hash = ? WHERE api_client_id = ?');
+    this.updateSeedStmt = db.prepare(
+      `UPDATE clients SET role = @role, name = @name, status = @status, capabilities = @capabilities,
+         webhook_secret = @webhookSecret, position = @position WHERE api_client_id = @apiClientId`,
+    );
+    this.setWebhooksStmt = db.prepare(
+      'UPDATE clients SET delivery_webhook_url = @delivery, inbound_webhook_url = @inbound WHERE api_client_id = @apiClientId',
+    );
+  }
+
+  byClientId(clientId: string): ClientRecord | undefined {
+    return fromRow(this.byClientIdStmt.get(clientId));
+  }
+
+  byApiClientId(apiClientId: string): ClientRecord | undefined {
+    return fromRow(this.byApiClientIdStmt.get(apiClientId));
+  }
+
+  /** The client a live (unexpired) token belongs to. */
+  byTokenHash(hash: string, nowMs: number): ClientRecord | undefined {
+    return fromRow(this.byTokenStmt.get(hash, nowMs));
+  }
+
+  /** Control-plane lookups accept either the OAuth client_id or the apiClientId. */
+  byEitherId(id: string): ClientRecord | undefined {
+    return this.byClientId(id) ?? this.byApiClientId(id);
+  }
+
+  insert(record: ClientRecord, position: number): void {
+    this.insertStmt.run({ ...record, capabilities: JSON.stringify(record.capabilities), position });
+  }
+
+  updateSecretHash(apiClientId: string, secretHash: string): void {
+    this.updateSecretStmt.run(secretHash, apiClientId);
+  }
+
+  /** Re-applies the descriptive fields of a fixture to an existing client (its settings are kept). */
+  updateSeedFields(record: Pick<ClientRecord, 'apiClientId' | 'role' | 'name' | 'status' | 'capabilities' | 'webhookSecret'>, position: number): void {
+    this.updateSeedStmt.run({ ...record, capabilities: JSON.stringify(record.capabilities), position });
+  }
+
+  setWebhooks(apiClientId: string, delivery: string | null, inbound: string | null): void {
+    this.setWebhooksStmt.run({ apiClientId, delivery, inbound });
+  }
+}

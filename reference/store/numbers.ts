@@ -1,0 +1,90 @@
+import type { Db } from '../db/open.ts';
+
+export interface NumberSettings {
+  campaignregId: string | null;
+  smsEnabled: boolean;
+  mmsEnabled: boolean;
+  webhookInboundOverride: string | null;
+  webhookDeliveryOverride: string | null;
+}
+
+export interface NumberRecord extends NumberSettings {
+  numberId: string;
+  apiClientId: string;
+  phoneNumber: string;
+}
+
+type NumberRow = Omit<NumberRecord, 'smsEnabled' | 'mmsEnabled'> & { smsEnabled: number; mmsEnabled: number };
+
+const COLUMNS = `number_id AS numberId, api_client_id AS apiClientId, phone_number AS phoneNumber,
+  campaignreg_id AS campaignregId, sms_enabled AS smsEnabled, mms_enabled AS mmsEnabled,
+  webhook_inbound_override AS webhookInboundOverride, webhook_delivery_override AS webhookDeliveryOverride`;
+
+function fromRow(row: NumberRow | undefined): NumberRecord | undefined {
+  return row && { ...row, smsEnabled: row.smsEnabled === 1, mmsEnabled: row.mmsEnabled === 1 };
+}
+
+/** The number record as the API shows it (profile numbers.record: every field always present). */
+export function numberJson(record: NumberRecord) {
+  return {
+    numberId: record.numberId,
+    phoneNumber: record.phoneNumber,
+    campaignregId: record.campaignregId,
+    smsEnabled: record.smsEnabled,
+    mmsEnabled: record.mmsEnabled,
+    webhookInboundOverride: record.webhookInboundOverride,
+    webhookDeliveryOverride: record.webhookDeliveryOverride,
+  };
+}
+
+export class NumberStore {
+  private readonly listStmt;
+  private readonly ownedStmt;
+  private readonly byIdStmt;
+  private readonly byPhoneStmt;
+  private readonly insertStmt;
+  private readonly updateStmt;
+
+  constructor(db: Db) {
+    this.listStmt = db.prepare<[string], NumberRow>(`SELECT ${COLUMNS} FROM numbers WHERE api_client_id = ? ORDER BY position, number_id`);
+    this.ownedStmt = db.prepare<[string, string], NumberRow>(`SELECT ${COLUMNS} FROM numbers WHERE api_client_id = ? AND number_id = ?`);
+    this.byIdStmt = db.prepare<[string], NumberRow>(`SELECT ${COLUMNS} FROM numbers WHERE number_id = ?`);
+    this.byPhoneStmt = db.prepare<[string], NumberRow>(`SELECT ${COLUMNS} FROM numbers WHERE phone_number = ?`);
+    this.insertStmt = db.prepare(
+      `INSERT INTO numbers (number_id, api_client_id, phone_number, campaignreg_id, sms_enabled, mms_enabled,
+         webhook_inbound_override, webhook_delivery_override, position)
+       VALUES (@numberId, @apiClientId, @phoneNumber, @campaignregId, @smsEnabled, @mmsEnabled,
+         @webhookInboundOverride, @webhookDeliveryOverride, @position)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE numbers SET campaignreg_id = @campaignregId, sms_enabled = @smsEnabled, mms_enabled = @mmsEnabled,
+         webhook_inbound_override = @webhookInboundOverride, webhook_delivery_override = @webhookDeliveryOverride
+       WHERE number_id = @numberId`,
+    );
+  }
+
+  listForClient(apiClientId: string): NumberRecord[] {
+    return this.listStmt.all(apiClientId).map((row) => fromRow(row)!);
+  }
+
+  /** A number of this client; another client's number is indistinguishable from a missing one. */
+  findOwned(apiClientId: string, numberId: string): NumberRecord | undefined {
+    return fromRow(this.ownedStmt.get(apiClientId, numberId));
+  }
+
+  byId(numberId: string): NumberRecord | undefined {
+    return fromRow(this.byIdStmt.get(numberId));
+  }
+
+  byPhoneNumber(phoneNumber: string): NumberRecord | undefined {
+    return fromRow(this.byPhoneStmt.get(phoneNumber));
+  }
+
+  insert(record: NumberRecord, position: number): void {
+    this.insertStmt.run({ ...record, smsEnabled: Number(record.smsEnabled), mmsEnabled: Number(record.mmsEnabled), position });
+  }
+
+  update(numberId: string, settings: NumberSettings): void {
+    this.updateStmt.run({ numberId, ...settings, smsEnabled: Number(settings.smsEnabled), mmsEnabled: Number(settings.mmsEnabled) });
+  }
+}

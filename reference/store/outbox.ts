@@ -1,0 +1,78 @@
+import type { Db } from '../db/open.ts';
+
+export type WebhookKind = 'message.delivery' | 'message.inbound';
+
+/**
+ * pending: to be POSTed (now or at next_attempt_at); delivered: a 2xx was received;
+ * failed: every attempt failed; gone: the receiver answered 410; undeliverable: no target was
+ * configured when the event was produced, so there is nothing to retry.
+ */
+export type OutboxState = 'pending' | 'delivered' | 'failed' | 'gone' | 'undeliverable';
+
+export interface OutboxEntry {
+  webhookId: string;
+  apiClientId: string;
+  kind: WebhookKind;
+  messageId: string;
+  targetUrl: string | null;
+  payload: string;
+  createdAt: number;
+}
+
+/** What the dispatcher needs to make one attempt. */
+export interface DueWebhook {
+  webhookId: string;
+  targetUrl: string;
+  payload: string;
+  webhookSecret: string;
+  attempts: number;
+  nextAttemptAt: number;
+}
+
+export class OutboxStore {
+  private readonly insertStmt;
+  private readonly settleStmt;
+  private readonly retryStmt;
+  private readonly pendingStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO webhook_outbox (webhook_id, api_client_id, kind, message_id, target_url, payload, state, attempts,
+         next_attempt_at, created_at, updated_at)
+       VALUES (@webhookId, @apiClientId, @kind, @messageId, @targetUrl, @payload, @state, 0, @createdAt, @createdAt, @createdAt)`,
+    );
+    this.settleStmt = db.prepare(
+      `UPDATE webhook_outbox SET state = @state, attempts = @attempts, last_result = @lastResult, next_attempt_at = NULL,
+         updated_at = @now WHERE webhook_id = @webhookId`,
+    );
+    this.retryStmt = db.prepare(
+      `UPDATE webhook_outbox SET attempts = @attempts, last_result = @lastResult, next_attempt_at = @nextAttemptAt,
+         updated_at = @now WHERE webhook_id = @webhookId`,
+    );
+    this.pendingStmt = db.prepare<[], DueWebhook>(
+      `SELECT o.webhook_id AS webhookId, o.target_url AS targetUrl, o.payload, c.webhook_secret AS webhookSecret,
+         o.attempts, o.next_attempt_at AS nextAttemptAt
+       FROM webhook_outbox o JOIN clients c USING (api_client_id)
+       WHERE o.state = 'pending' ORDER BY o.next_attempt_at`,
+    );
+  }
+
+  /** Stores an event; without a target it is recorded as undeliverable and never attempted. */
+  insert(entry: OutboxEntry): OutboxState {
+    const state: OutboxState = entry.targetUrl ? 'pending' : 'undeliverable';
+    this.insertStmt.run({ ...entry, state });
+    return state;
+  }
+
+  settle(webhookId: string, state: Exclude<OutboxState, 'pending'>, attempts: number, lastResult: string, nowMs: number): void {
+    this.settleStmt.run({ webhookId, state, attempts, lastResult, now: nowMs });
+  }
+
+  scheduleRetry(webhookId: string, attempts: number, lastResult: string, nextAttemptAt: number, nowMs: number): void {
+    this.retryStmt.run({ webhookId, attempts, lastResult, nextAttemptAt, now: nowMs });
+  }
+
+  pending(): DueWebhook[] {
+    return this.pendingStmt.all();
+  }
+}

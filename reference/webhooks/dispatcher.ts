@@ -1,0 +1,119 @@
+import { Agent, request } from 'undici';
+import type { Logger } from 'pino';
+import type { WriteQueue } from '../db/writeQueue.ts';
+import type { DueWebhook, OutboxStore } from '../store/outbox.ts';
+import { signedHeaders } from './sign.ts';
+import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
+
+interface AttemptResult {
+  status?: number;
+  retryAfterSeconds?: number;
+  error?: string;
+}
+
+/**
+ * Delivers committed webhook events: POSTs each one as soon as it is handed over (no polling
+ * interval between acceptance and callback), records every attempt, and schedules retries from
+ * the outbox so that a restart resumes where the last process stopped.
+ */
+export class WebhookDispatcher {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  // A bounded pool per receiver: a burst of events queues instead of opening a socket per event.
+  private readonly agent = new Agent({ connections: 32, keepAliveTimeout: 10_000 });
+  private closing = false;
+
+  constructor(
+    private readonly writes: WriteQueue,
+    private readonly outbox: OutboxStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Attempts freshly committed events now. */
+  dispatch(webhooks: readonly DueWebhook[]): void {
+    for (const webhook of webhooks) this.attempt(webhook);
+  }
+
+  /** Picks up every pending event of the outbox (at start, after a crash or a stop). */
+  resume(): void {
+    for (const webhook of this.outbox.pending()) this.schedule(webhook);
+  }
+
+  /** Forgets scheduled retries (the control plane's reset clears the outbox they belong to). */
+  cancelScheduled(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.cancelScheduled();
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight]);
+    await this.agent.close();
+  }
+
+  private schedule(webhook: DueWebhook): void {
+    const delay = webhook.nextAttemptAt - Date.now();
+    if (delay <= 0) {
+      this.attempt(webhook);
+      return;
+    }
+    this.timers.set(
+      webhook.webhookId,
+      setTimeout(() => {
+        this.timers.delete(webhook.webhookId);
+        this.attempt(webhook);
+      }, delay),
+    );
+  }
+
+  private attempt(webhook: DueWebhook): void {
+    if (this.closing) return;
+    const running: Promise<void> = this.post(webhook)
+      .then((result) => this.record(webhook, result))
+      .catch((error: unknown) => this.logger.error({ err: error, webhookId: webhook.webhookId }, 'webhook bookkeeping failed'))
+      .finally(() => this.inFlight.delete(running));
+    this.inFlight.add(running);
+  }
+
+  private async post(webhook: DueWebhook): Promise<AttemptResult> {
+    try {
+      const response = await request(webhook.targetUrl, {
+        method: 'POST',
+        headers: signedHeaders(webhook.webhookSecret, webhook.webhookId, webhook.payload, Date.now()),
+        body: webhook.payload,
+        dispatcher: this.agent,
+        signal: this.abort.signal,
+        headersTimeout: WEBHOOK_TIMEOUT_IN_MS,
+        bodyTimeout: WEBHOOK_TIMEOUT_IN_MS,
+      });
+      await response.body.dump();
+      return { status: response.statusCode, retryAfterSeconds: parseRetryAfter(response.headers['retry-after'], Date.now()) };
+    } catch (error) {
+      return { error: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+    }
+  }
+
+  private async record(webhook: DueWebhook, result: AttemptResult): Promise<void> {
+    // An attempt cut short by shutdown is not counted: the event stays pending for the next start.
+    if (this.closing) return;
+    const attempts = webhook.attempts + 1;
+    const lastResult = result.status !== undefined ? `HTTP ${result.status}` : `error ${result.error}`;
+    const now = Date.now();
+    const { webhookId } = webhook;
+    if (result.status !== undefined && result.status >= 200 && result.status < 300) {
+      await this.writes.run(() => this.outbox.settle(webhookId, 'delivered', attempts, lastResult, now));
+    } else if (result.status === 410) {
+      await this.writes.run(() => this.outbox.settle(webhookId, 'gone', attempts, lastResult, now));
+    } else if (attempts >= WEBHOOK_MAX_ATTEMPTS) {
+      this.logger.warn({ webhookId, attempts, lastResult }, 'webhook abandoned after the last attempt');
+      await this.writes.run(() => this.outbox.settle(webhookId, 'failed', attempts, lastResult, now));
+    } else {
+      const nextAttemptAt = now + retryDelayMs(attempts, result.retryAfterSeconds);
+      await this.writes.run(() => this.outbox.scheduleRetry(webhookId, attempts, lastResult, nextAttemptAt, now));
+      this.schedule({ ...webhook, attempts, nextAttemptAt });
+    }
+  }
+}

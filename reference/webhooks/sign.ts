@@ -1,0 +1,28 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+const SECRET_PREFIX = 'whsec_';
+
+export function newWebhookSecret(): string {
+  return SECRET_PREFIX + randomBytes(24).toString('base64');
+}
+
+/** Standard Webhooks: the key is the base64-decoded part of the secret after `whsec_`. */
+function secretKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+}
+
+/** `v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>` */
+export function signature(secret: string, webhookId: string, timestampSeconds: number, body: string): string {
+  const mac = createHmac('sha256', secretKey(secret)).update(`${webhookId}.${timestampSeconds}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}
+
+export function signedHeaders(secret: string, webhookId: string, body: string, nowMs: number): Record<string, string> {
+  const timestamp = Math.floor(nowMs / 1000);
+  return {
+    'content-type': 'application/json',
+    'webhook-id': webhookId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature(secret, webhookId, timestamp, body),
+  };
+}

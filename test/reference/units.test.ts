@@ -1,0 +1,50 @@
+import { test, expect } from '@playwright/test';
+import { parseBasicCredentials } from '../../reference/auth/basicCredentials.ts';
+import { outcomeFor } from '../../reference/delivery/outcome.ts';
+import { canonicalJson } from '../../reference/send/fingerprint.ts';
+import { signature } from '../../reference/webhooks/sign.ts';
+import { parseRetryAfter, retryDelayMs, WEBHOOK_BACKOFF_CAP_IN_MS } from '../../reference/webhooks/retryPolicy.ts';
+
+// The small pure pieces, each against its standard.
+
+test('Basic credentials are form-decoded after base64 (RFC 6749 2.3.1)', () => {
+  const header = `Basic ${Buffer.from('special%3Aclient%2B1:p%40ss%3Aw%2Brd').toString('base64')}`;
+  expect(parseBasicCredentials(header)).toEqual({ clientId: 'special:client+1', clientSecret: 'p@ss:w+rd' });
+  expect(parseBasicCredentials(`Basic ${Buffer.from('a+b:c').toString('base64')}`)).toEqual({ clientId: 'a b', clientSecret: 'c' });
+  expect(parseBasicCredentials(`Basic ${Buffer.from('nocolon').toString('base64')}`)).toBe('malformed');
+  expect(parseBasicCredentials(`Basic ${Buffer.from('%zz:x').toString('base64')}`)).toBe('malformed');
+  expect(parseBasicCredentials('Bearer abc')).toBeUndefined();
+  expect(parseBasicCredentials(undefined)).toBeUndefined();
+});
+
+test('the webhook signature matches the Standard Webhooks reference vector', () => {
+  // From the Standard Webhooks specification's example.
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const body = '{"test": 2432232314}';
+  expect(signature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+});
+
+test('canonical JSON ignores key order and whitespace but not values', () => {
+  expect(canonicalJson({ b: 1, a: [{ y: 2, x: 1 }] })).toBe(canonicalJson(JSON.parse('{ "a": [ { "x": 1, "y": 2 } ], "b": 1 }')));
+  expect(canonicalJson({ a: [1, 2] })).not.toBe(canonicalJson({ a: [2, 1] }));
+});
+
+test('test outcomes: +1 NPA 555 0150..0199 fail, everything else is delivered', () => {
+  expect(outcomeFor('+12025550150')).toEqual({ status: 'FAILED', errorCode: 'UNDELIVERABLE' });
+  expect(outcomeFor('+14155550199')).toEqual({ status: 'FAILED', errorCode: 'UNDELIVERABLE' });
+  expect(outcomeFor('+12025550149').status).toBe('DELIVERED');
+  expect(outcomeFor('+12025550200').status).toBe('DELIVERED');
+  expect(outcomeFor('+442025550150').status).toBe('DELIVERED');
+});
+
+test('retry delays double from 0.5 s with jitter, are capped at 60 s and honour Retry-After', () => {
+  expect(retryDelayMs(1, undefined, () => 0)).toBe(250);
+  expect(retryDelayMs(1, undefined, () => 1)).toBe(500);
+  expect(retryDelayMs(3, undefined, () => 1)).toBe(2000);
+  expect(retryDelayMs(20, undefined, () => 1)).toBe(WEBHOOK_BACKOFF_CAP_IN_MS);
+  expect(retryDelayMs(1, 5, () => 0)).toBe(5000);
+  expect(retryDelayMs(1, 3600, () => 0)).toBe(WEBHOOK_BACKOFF_CAP_IN_MS);
+  expect(parseRetryAfter('7', 0)).toBe(7);
+  expect(parseRetryAfter(new Date(10_000).toUTCString(), 0)).toBe(10);
+  expect(parseRetryAfter('soon', 0)).toBeUndefined();
+});
