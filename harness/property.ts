@@ -118,8 +118,10 @@ export async function checkProperty<Ts>(
   if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
 
   const counterexample = details.counterexample;
-  const requests = counterexample === null ? [] : (options.toRequests ?? (renderCounterexample as (value: Ts) => HttpRequest[]))(counterexample);
-  const replayPath = counterexample === null ? undefined : findReplayPath(counterexample);
+  // fast-check hands the counterexample over as the tuple of the property's arguments.
+  const asTuple = counterexample as unknown as readonly unknown[];
+  const requests = counterexample === null ? [] : options.toRequests !== undefined ? options.toRequests(counterexample) : renderCounterexample(asTuple);
+  const replayPath = counterexample === null ? undefined : findReplayPath(asTuple);
   const grep = options.grep ?? (ids.length === 1 ? `@${ids[0]}` : `"${ids.map((id) => `@${id}`).join('|')}"`);
   const replayCommand = [
     `CONFORMANCE_SEED=${details.seed}`,
@@ -147,7 +149,7 @@ export async function checkProperty<Ts>(
   throw new PropertyFailure(lines.join('\n'), ids, details.seed, details.counterexamplePath, details.numRuns, details.numShrinks, counterexample, requests, replayCommand, cause);
 }
 
-function describeStop(details: fc.RunDetails<unknown>): string {
+function describeStop(details: { interrupted: boolean; numSkips: number }): string {
   if (details.interrupted) return 'the run was interrupted (time limit)';
   return `the property gave no error (${details.numSkips} cases skipped by preconditions)`;
 }

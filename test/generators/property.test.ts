@@ -1,0 +1,94 @@
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import { singleDefectPayload } from '../../generators/single-defect-payload.ts';
+import { checkProperty, PropertyFailure, propertySettings, visibleJson, type PropertySettings } from '../../harness/property.ts';
+
+async function failureOf(run: Promise<unknown>): Promise<PropertyFailure> {
+  try {
+    await run;
+  } catch (error) {
+    if (error instanceof PropertyFailure) return error;
+    throw error;
+  }
+  throw new Error('expected the property to fail');
+}
+
+test('runs come from CONFORMANCE_RUNS, else from the depth', () => {
+  expect(propertySettings({})).toEqual({ depth: 'quick', numRuns: 25 });
+  expect(propertySettings({ CONFORMANCE_DEPTH: 'deep' }).numRuns).toBe(500);
+  expect(propertySettings({ CONFORMANCE_DEPTH: 'deep', CONFORMANCE_RUNS: '7' }).numRuns).toBe(7);
+  expect(propertySettings({ CONFORMANCE_SEED: '-42', CONFORMANCE_PATH: '3:0:1', CONFORMANCE_REPLAY_PATH: 'AB:C' })).toMatchObject({ seed: -42, path: '3:0:1', replayPath: 'AB:C' });
+});
+
+test('malformed settings are refused rather than ignored', () => {
+  expect(() => propertySettings({ CONFORMANCE_RUNS: '0' })).toThrow(/CONFORMANCE_RUNS/);
+  expect(() => propertySettings({ CONFORMANCE_RUNS: 'many' })).toThrow(/CONFORMANCE_RUNS/);
+  expect(() => propertySettings({ CONFORMANCE_DEPTH: 'thorough' })).toThrow(/CONFORMANCE_DEPTH/);
+  expect(() => propertySettings({ CONFORMANCE_SEED: '1.5' })).toThrow(/CONFORMANCE_SEED/);
+  expect(() => propertySettings({ CONFORMANCE_PATH: '1:2' })).toThrow(/CONFORMANCE_SEED/);
+});
+
+test('a passing property reports the seed it ran with', async () => {
+  const run = await checkProperty('SEND-008', fc.property(fc.nat(), (n) => n >= 0), { settings: { depth: 'quick', numRuns: 30, seed: 99 } });
+  expect(run).toEqual({ seed: 99, numRuns: 30 });
+});
+
+test('a failure leads with requirement, seed, path, runs and shrinks, then the replay command', async () => {
+  const settings: PropertySettings = { depth: 'quick', numRuns: 200 };
+  const failure = await failureOf(checkProperty('SEND-007', fc.property(fc.integer(), (n) => n < 1000), { settings }));
+  const lines = failure.message.split('\n');
+  expect(lines.slice(0, 5)).toEqual([
+    'Property failed: SEND-007',
+    `  seed: ${failure.seed}`,
+    `  path: ${failure.path}`,
+    expect.stringMatching(/^ {2}runs: \d+ of 200$/),
+    `  shrinks: ${failure.numShrinks}`,
+  ]);
+  expect(failure.counterexample).toEqual([1000]);
+  expect(failure.replayCommand).toBe(`CONFORMANCE_SEED=${failure.seed} CONFORMANCE_PATH=${failure.path} npx playwright test --grep @SEND-007`);
+  expect(failure.message).toContain(failure.replayCommand);
+  expect(failure.message).toMatch(/Failure:\n {2}Property failed by returning false/);
+});
+
+test('seed and path from the environment replay the same counterexample at once', async () => {
+  let calls = 0;
+  const property = () =>
+    fc.property(fc.array(fc.integer()), (xs) => {
+      calls++;
+      return xs.reduce((a, b) => a + b, 0) < 500;
+    });
+  const first = await failureOf(checkProperty('SEND-007', property(), { settings: { depth: 'quick', numRuns: 300 } }));
+  const settings = propertySettings({ CONFORMANCE_SEED: String(first.seed), CONFORMANCE_PATH: first.path ?? '' });
+  calls = 0;
+  const replay = await failureOf(checkProperty('SEND-007', property(), { settings }));
+  expect(replay.counterexample).toEqual(first.counterexample);
+  expect(replay.seed).toBe(first.seed);
+  expect(replay.numRuns).toBe(1);
+  expect(calls).toBeLessThan(first.numShrinks + 50);
+});
+
+test('a single-defect counterexample is shown as the HTTP request to replay', async () => {
+  const property = fc.property(singleDefectPayload({ requirementIds: ['SEND-007'], idempotencyKey: () => 'key-1' }), (c) => typeof c.payload.to !== 'object');
+  const failure = await failureOf(checkProperty('SEND-007', property, { settings: { depth: 'quick', numRuns: 5, seed: 1 } }));
+  expect(failure.requests).toHaveLength(1);
+  expect(failure.message).toContain(
+    ['POST /api/core/messages/send', 'Authorization: Bearer <ACCESS_TOKEN>', 'Content-Type: application/json', 'Idempotency-Key: key-1', '', '{'].map((l) => `  ${l}`).join('\n'),
+  );
+  expect(failure.message).toContain('"sendFrom": "num_01"');
+});
+
+test('several requirements make one grep; an explicit grep wins', async () => {
+  const failing = fc.property(fc.constant(1), () => false);
+  const settings: PropertySettings = { depth: 'quick', numRuns: 1, seed: 5 };
+  expect((await failureOf(checkProperty(['IDEM-001', 'IDEM-002'], failing, { settings }))).replayCommand).toMatch(/--grep "@IDEM-001\|@IDEM-002"$/);
+  expect((await failureOf(checkProperty('SEND-001', failing, { settings, grep: "'SEND-001 missing key'" }))).replayCommand).toMatch(/--grep 'SEND-001 missing key'$/);
+});
+
+test('invisible characters in a body are escaped, and the JSON still parses', () => {
+  const body = { to: ['+1202\u00a05550123', '+12025550123\u200b', 'a b'] };
+  const shown = visibleJson(body);
+  expect(shown).toContain('+1202\\u00a05550123');
+  expect(shown).toContain('\\u200b');
+  expect(shown).toContain('"a b"');
+  expect(JSON.parse(shown)).toEqual(body);
+});
