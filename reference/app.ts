@@ -97,6 +97,9 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    // The router's own refusals (an over-long path parameter, a malformed URL) are client
+    // errors too, and every /api/core answer is in the CORE wrapper: never fastify's flat body.
+    frameworkErrors: coreErrorHandler,
   });
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
