@@ -233,6 +233,8 @@ function fromFixturesFile(f: FixturesFile): RawConfig {
       ...(creds('special') && { special: creds('special') }),
     },
     recipients: { delivered: ['+12025550100', '+12025550101', '+12025550102'], failed: ['+12025550150', '+12025550151'] },
+    // The bundled reference is a local, disposable server: deep property runs may send freely.
+    sendCap: 100_000,
     ...(f.controlUrl && {
       hooks: {
         controlUrl: f.controlUrl,
