@@ -40,7 +40,9 @@ export default defineConfig({
   timeout: 60_000,
   outputDir: 'test-results',
   // CONFORMANCE_QUIET (the kill matrix) keeps only the report, without per-test lines.
-  reporter: process.env.CONFORMANCE_QUIET ? [['./reports/reporter.ts', { outDir }]] : [['list'], ['./reports/reporter.ts', { outDir }]],
+  reporter: process.env.CONFORMANCE_QUIET
+    ? [['./reports/reporter.ts', { outDir, progress: false }]]
+    : [['list'], ['./reports/reporter.ts', { outDir }]],
   ...(embedded && {
     webServer: {
       command: [

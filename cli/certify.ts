@@ -117,7 +117,6 @@ const report = join(outDir, 'report.json');
 if (!existsSync(report) || statSync(report).mtimeMs < started) {
   fail(`the run wrote no report (${report}); Playwright exited with ${run.status ?? run.signal}`);
 }
-process.stdout.write(`report: ${join(outDir, 'report.html')}\n`);
 // The reporter decides the exit code from the verdicts (0, 1 or 2) and Playwright passes it on.
 process.exit(run.status === null ? 2 : run.status);
 

@@ -1,0 +1,58 @@
+// One HTML table of requirement × implementation from several JSON reports (ours and
+// vendors'), e.g. to show a customer where implementations differ.
+//
+//   npm run compare -- reference.json acme.json --out compare.html
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runCli } from '../reports/cli-run.ts';
+import { renderCompare, type NamedReport } from '../reports/compare-html.ts';
+import { InputError } from '../reports/errors.ts';
+import { REPO_ROOT } from '../reports/meta.ts';
+import { reportSchemaErrors } from '../reports/schema.ts';
+import type { Report } from '../reports/types.ts';
+
+const USAGE = 'usage: npm run compare -- REPORT.json REPORT.json ... [--out compare.html]';
+
+function load(file: string): Report {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new InputError(`cannot read report ${file}`);
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new InputError(`${file} is not JSON`);
+  }
+  const invalid = reportSchemaErrors(v);
+  if (invalid.length) throw new InputError(`${file} is not a conformance report:\n  ${invalid.join('\n  ')}`);
+  return v as Report;
+}
+
+function main(): number {
+  const { values, positionals } = parseArgs({
+    options: { out: { type: 'string' }, help: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length === 0) throw new InputError(`give at least one report\n${USAGE}`);
+  const reports = positionals.map((f) => ({ file: f, report: load(f) }));
+  // two reports of the same label (say, before and after a fix) get their file name added
+  const named: NamedReport[] = reports.map(({ file, report }) => {
+    const same = reports.filter((r) => r.report.target.label === report.target.label).length > 1;
+    return { name: same ? `${report.target.label} (${file})` : report.target.label, report };
+  });
+  const out = resolve(values.out ?? `${REPO_ROOT}/reports/out/compare.html`);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, renderCompare(named));
+  process.stdout.write(`wrote ${out} (${named.length} implementations)\n`);
+  return 0;
+}
+
+await runCli('compare', USAGE, main);

@@ -1,0 +1,92 @@
+// Checks a signed conformance report and says what it certifies.
+//
+//   npm run verify -- reports/out/report.json [--sig report.json.sig] [--pubkey vendor.pub.pem]
+//
+// Exit 0: the signature is valid and the report matches its schema (whatever its verdict,
+// which is printed). Exit 1: the report was changed after signing, the signature is not the
+// given key's, or the signed file is not a valid report. Exit 2: bad input (missing file,
+// not JSON, wrong key format).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { runCli } from '../reports/cli-run.ts';
+import { InputError } from '../reports/errors.ts';
+import { summaryLine } from '../reports/gate.ts';
+import { reportSchemaErrors } from '../reports/schema.ts';
+import { checkSignature, fingerprintOf, parseSignatureFile, publicKeyFrom } from '../reports/signature.ts';
+import type { Report } from '../reports/types.ts';
+
+const USAGE = 'usage: npm run verify -- REPORT.json [--sig REPORT.json.sig] [--pubkey PUBLIC.pem]';
+
+function read(file: string, what: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch {
+    throw new InputError(`cannot read ${what} ${file}`);
+  }
+}
+
+function fail(message: string): number {
+  process.stdout.write(`NOT VERIFIED: ${message}\n`);
+  return 1;
+}
+
+function main(): number {
+  const { values, positionals } = parseArgs({
+    options: { sig: { type: 'string' }, pubkey: { type: 'string' }, help: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const file = positionals[0];
+  if (!file || positionals.length > 1) throw new InputError(`give one report file\n${USAGE}`);
+  const sigFile = values.sig ?? `${file}.sig`;
+
+  const bytes = read(file, 'report');
+  const sig = parseSignatureFile(read(sigFile, 'signature file (sign the report with npm run sign)').toString('utf8'), sigFile);
+  const trusted = values.pubkey ? publicKeyFrom(read(values.pubkey, 'public key').toString('utf8'), `--pubkey ${values.pubkey}`) : undefined;
+
+  const check = checkSignature(bytes, sig, trusted);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  if (!check.valid) {
+    return fail(
+      digest !== sig.sha256
+        ? `${file} was changed after it was signed (its SHA-256 is ${digest}, the signature covers ${sig.sha256})`
+        : `the signature in ${sigFile} was not made by ${check.trustedKey ? `the key ${check.fingerprint} (--pubkey)` : 'the key it names'}`,
+    );
+  }
+  const embedded = publicKeyFrom(sig.publicKey, 'the public key embedded in the signature file');
+  if (!trusted && sig.fingerprint !== fingerprintOf(embedded)) {
+    return fail(`${sigFile} was altered: its fingerprint field does not belong to its public key`);
+  }
+
+  let report: unknown;
+  try {
+    report = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return fail(`${file} carries a valid signature but is not JSON`);
+  }
+  const invalid = reportSchemaErrors(report);
+  if (invalid.length) return fail(`${file} is signed but is not a valid conformance report:\n  ${invalid.join('\n  ')}`);
+  const r = report as Report;
+
+  const keyLine = check.trustedKey
+    ? `signature: valid, Ed25519 key ${check.fingerprint} (the key given with --pubkey)`
+    : `signature: valid, Ed25519 key ${check.fingerprint} (embedded in ${sigFile})\n  This only proves the report is unchanged since that key signed it: compare the fingerprint with the one the certifier publishes, or pass --pubkey.`;
+  const lines = [
+    keyLine,
+    `certified: ${r.target.label}${r.target.baseUrl ? ` at ${r.target.baseUrl}` : ''}, declared profile ${r.target.profile ?? 'none'}`,
+    `interface: ${r.interface.version} (requirements from ${r.interface.catalogue})`,
+    `harness:   ${r.harness.name} ${r.harness.version}, revision ${r.harness.gitRevision ?? 'unknown'}${r.harness.gitDirty ? ' with uncommitted changes' : ''}`,
+    `when:      ${r.run.startTime}, ${(r.run.durationMs / 1000).toFixed(1)} s${r.run.seed ? `, seed ${r.run.seed}` : ''}${r.run.strict ? ', strict' : ''}`,
+    `verdict:   ${r.verdict.toUpperCase()}${r.run.shard ? ` (PARTIAL: shard ${r.run.shard.current} of ${r.run.shard.total} only)` : ''}`,
+    `summary:   ${summaryLine(r)}`,
+  ];
+  if (check.embeddedMismatch) lines.push('note: the signature file embeds a different public key than --pubkey; the --pubkey check is the one that counts');
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+await runCli('verify', USAGE, main);

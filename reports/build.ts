@@ -1,0 +1,113 @@
+// Turns what the reporter collected into the report: pure, so the verdict rules can be tested
+// without running Playwright.
+import { REQUIREMENT_ID } from './catalogue.ts';
+import { verdictOf } from './verdict.ts';
+import type { Catalogue, Level, LevelCounts, Report, RequirementResult, RunVerdict, Target, TestRecord } from './types.ts';
+import { LEVELS } from './types.ts';
+
+export interface BuildInput {
+  catalogue: Catalogue;
+  /** How the report names the catalogue file (repository-relative path). */
+  catalogueName: string;
+  tests: TestRecord[];
+  target: Target;
+  strict: boolean;
+  harness: Report['harness'];
+  seed: string | null;
+  startTime: Date;
+  durationMs: number;
+  /** Playwright's FullResult.status. */
+  playwrightStatus: string;
+  /** Errors seen outside tests (Reporter.onError, configuration). */
+  errors: string[];
+  /** FullConfig.shard: set only in a sharded run that reports directly (not through blob + merge). */
+  shard?: { current: number; total: number } | null;
+}
+
+/** Requirement IDs a test carries: its tags that look like AREA-NNN, without the @. */
+export function requirementTags(tags: readonly string[]): string[] {
+  return tags.map((t) => t.replace(/^@/, '')).filter((t) => REQUIREMENT_ID.test(t));
+}
+
+function emptyCounts(): LevelCounts {
+  return { total: 0, pass: 0, fail: 0, nonStrictFail: 0, notTestable: 0, notRun: 0 };
+}
+
+/** Problems with how tests and catalogue fit together; each makes the run a harness error. */
+export function consistencyErrors(catalogue: Catalogue, tests: readonly TestRecord[]): string[] {
+  const byId = new Map(catalogue.requirements.map((r) => [r.id, r]));
+  const errors: string[] = [];
+  for (const t of tests) {
+    const where = `${t.file}:${t.line} "${t.title}"`;
+    const ids = requirementTags(t.tags);
+    if (ids.length === 0) errors.push(`${where} carries no requirement tag (@AREA-NNN)`);
+    for (const id of ids) {
+      const req = byId.get(id);
+      if (!req) errors.push(`${where} is tagged @${id}, which is not in the requirement catalogue`);
+      else if (req.withdrawn) errors.push(`${where} is tagged @${id}, which is withdrawn`);
+      else if (req.check === 'client-side' || req.check === 'not-checkable') {
+        errors.push(`${where} is tagged @${id}, which the catalogue marks ${req.check}`);
+      }
+    }
+  }
+  return [...new Set(errors)];
+}
+
+export function buildReport(input: BuildInput): Report {
+  const { catalogue, tests } = input;
+  const testsById = new Map<string, TestRecord[]>();
+  for (const t of tests) {
+    for (const id of requirementTags(t.tags)) testsById.set(id, [...(testsById.get(id) ?? []), t]);
+  }
+
+  const ctx = { strict: input.strict, targetProfile: input.target.profile, catalogueProfile: catalogue.profile };
+  const requirements: RequirementResult[] = catalogue.requirements
+    .filter((r) => !r.withdrawn)
+    .map((r) => {
+      const tagged = testsById.get(r.id) ?? [];
+      const v = verdictOf(r, tagged, ctx);
+      return {
+        id: r.id, area: r.area, level: r.level, check: r.check, source: r.source, statement: r.statement,
+        verdict: v.verdict, reasons: v.reasons, notes: v.notes, tests: tagged,
+      };
+    });
+
+  const counts = Object.fromEntries(LEVELS.map((l) => [l, emptyCounts()])) as Record<Level, LevelCounts>;
+  for (const r of requirements) {
+    const c = counts[r.level];
+    c.total++;
+    if (r.verdict === 'pass') c.pass++;
+    else if (r.verdict === 'fail') c.fail++;
+    else if (r.verdict === 'non-strict fail') c.nonStrictFail++;
+    else if (r.verdict === 'not testable here') c.notTestable++;
+    else c.notRun++;
+  }
+
+  const errors = [...input.errors, ...consistencyErrors(catalogue, tests)];
+  if (input.playwrightStatus === 'interrupted') errors.push('the run was interrupted before every test ended');
+  if (input.playwrightStatus === 'timedout') errors.push('the run hit its global timeout before every test ended');
+  if (!tests.some((t) => t.attempts.length > 0 && t.outcome !== 'did-not-run')) errors.push('no test ran');
+
+  const verdict: RunVerdict =
+    errors.length > 0 ? 'harness error' : requirements.some((r) => r.verdict === 'fail') ? 'not conformant' : 'conformant';
+
+  return {
+    reportFormat: 1,
+    verdict,
+    counts,
+    target: input.target,
+    interface: { version: catalogue.interface, catalogue: input.catalogueName },
+    harness: input.harness,
+    run: {
+      startTime: input.startTime.toISOString(),
+      durationMs: Math.round(input.durationMs),
+      seed: input.seed,
+      strict: input.strict,
+      playwrightStatus: input.playwrightStatus,
+      shard: input.shard ? { current: input.shard.current, total: input.shard.total } : null,
+      errors,
+    },
+    areas: catalogue.areas,
+    requirements,
+  };
+}

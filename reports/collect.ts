@@ -1,0 +1,76 @@
+// Turns Playwright's per-attempt results into the report's TestRecord. Only plain data leaves
+// here, read at onTestEnd time: attachment files of a merged (blob) run live in a temporary
+// folder that is gone by the time a later hook runs.
+import { relative } from 'node:path';
+import type { TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { readEvidence } from './evidence.ts';
+import { redactText } from './redact.ts';
+import type { Attempt, TestOutcome, TestRecord } from './types.ts';
+
+// Annotation types the harness sets (harness/verdicts.ts).
+export const NOT_TESTABLE = 'not-testable';
+export const NOT_APPLICABLE = 'not-applicable';
+const MAX_ERROR_CHARS = 4000;
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+function errorText(e: TestError): string {
+  const text = redactText((e.message ?? e.value ?? 'unknown error').replace(ANSI, ''));
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
+}
+
+export interface CollectedAttempt extends Attempt {
+  annotations: { type: string; description?: string }[];
+}
+
+export function attemptOf(result: TestResult): CollectedAttempt {
+  const { exchanges, omitted, problems } = readEvidence(result.attachments);
+  return {
+    retry: result.retry,
+    status: result.status,
+    durationMs: Math.max(0, Math.round(result.duration)),
+    errors: [...result.errors.map(errorText), ...problems],
+    evidence: exchanges,
+    ...(omitted > 0 ? { evidenceOmitted: omitted } : {}),
+    annotations: result.annotations.map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
+  };
+}
+
+/**
+ * The outcome from the attempts' raw statuses. Deliberately ignores test.fail() expectations:
+ * a requirement is met only by a test that passed.
+ */
+export function outcomeOf(attempts: readonly CollectedAttempt[]): { outcome: TestOutcome; reason?: string } {
+  const ran = attempts.filter((a) => a.status === 'passed' || a.status === 'failed' || a.status === 'timedOut');
+  if (ran.length === 0) {
+    const last = attempts.at(-1);
+    if (!last || last.status === 'interrupted') return { outcome: 'did-not-run' };
+    const nt = last.annotations.find((a) => a.type === NOT_TESTABLE);
+    if (nt) return { outcome: 'not-testable', reason: nt.description ?? 'not testable (no reason given)' };
+    // the harness's profileOnly() says why in a not-applicable annotation; plain skips in skip/fixme
+    const why = last.annotations.find((a) => a.type === NOT_APPLICABLE) ?? [...last.annotations].reverse().find((a) => a.type === 'skip' || a.type === 'fixme');
+    return { outcome: 'skipped', reason: why?.description ?? (why ? `test.${why.type}()` : 'skipped') };
+  }
+  const passed = ran.some((a) => a.status === 'passed');
+  const failed = ran.some((a) => a.status !== 'passed');
+  if (passed && failed) return { outcome: 'flaky' };
+  return { outcome: failed ? 'failed' : 'passed' };
+}
+
+export function testRecordOf(test: TestCase, attempts: readonly CollectedAttempt[], rootDir: string): TestRecord {
+  const { outcome, reason } = outcomeOf(attempts);
+  // titlePath() is ['', project, file, ...describes, title]
+  const titlePath = test.titlePath().slice(3);
+  return {
+    title: test.title,
+    titlePath,
+    file: relative(rootDir, test.location.file).split('\\').join('/'),
+    line: test.location.line,
+    project: test.parent.project()?.name ?? '',
+    tags: [...new Set(test.tags)],
+    outcome,
+    ...(reason !== undefined ? { reason } : {}),
+    attempts: attempts.map(({ annotations: _a, ...a }) => a),
+  };
+}

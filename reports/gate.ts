@@ -1,0 +1,83 @@
+// What a CI system acts on: the exit code and one summary line, from a finished report plus
+// the gate's own settings (strict, baseline). Pure.
+import type { Baseline } from './baseline.ts';
+import type { Report, RequirementResult } from './types.ts';
+import { LEVELS } from './types.ts';
+
+export const EXIT_CONFORMANT = 0;
+export const EXIT_NOT_CONFORMANT = 1;
+export const EXIT_HARNESS_ERROR = 2;
+
+export interface GateOptions {
+  strict?: boolean;
+  baseline?: Baseline | null;
+}
+
+export interface Gate {
+  exitCode: 0 | 1 | 2;
+  strict: boolean;
+  /** Failing requirements the baseline lists. */
+  expected: string[];
+  /** Failing requirements the baseline does not list: what fails the gate. */
+  regressions: string[];
+  /** Listed requirements that now pass: remove them from the baseline. */
+  fixed: string[];
+  /** Problems with the gate's input (baseline IDs unknown to the report). */
+  errors: string[];
+}
+
+function isFailing(r: RequirementResult, strict: boolean): boolean {
+  return r.verdict === 'fail' || (strict && r.verdict === 'non-strict fail');
+}
+
+export function gateOf(report: Report, options: GateOptions = {}): Gate {
+  const strict = options.strict ?? report.run.strict;
+  const listed = new Set(options.baseline?.expectedFailures.map((e) => e.id) ?? []);
+  const known = new Set(report.requirements.map((r) => r.id));
+  const failing = report.requirements.filter((r) => isFailing(r, strict)).map((r) => r.id);
+  const errors = [...listed]
+    .filter((id) => !known.has(id))
+    .map((id) => `baseline ${options.baseline?.file ?? ''} lists ${id}, which is not a requirement of interface ${report.interface.version}`);
+  const gate: Gate = {
+    exitCode: EXIT_CONFORMANT,
+    strict,
+    expected: failing.filter((id) => listed.has(id)),
+    regressions: failing.filter((id) => !listed.has(id)),
+    fixed: report.requirements.filter((r) => listed.has(r.id) && r.verdict === 'pass').map((r) => r.id),
+    errors,
+  };
+  if (report.verdict === 'harness error' || errors.length > 0) gate.exitCode = EXIT_HARNESS_ERROR;
+  else if (gate.regressions.length > 0) gate.exitCode = EXIT_NOT_CONFORMANT;
+  return gate;
+}
+
+export function exitCodeFor(report: Report, options: GateOptions = {}): 0 | 1 | 2 {
+  return gateOf(report, options).exitCode;
+}
+
+/** e.g. `CONFORMANT  document 61/61  standard 20/22 (2 non-strict)  profile 30/30  not testable 3  not run 2` */
+export function summaryLine(report: Report, options: GateOptions = {}): string {
+  const gate = gateOf(report, options);
+  const failed = gate.expected.length + gate.regressions.length > 0;
+  const head = report.verdict === 'harness error' ? 'HARNESS ERROR' : failed ? 'NOT CONFORMANT' : 'CONFORMANT';
+  const parts = [gate.strict ? `${head} (strict)` : head];
+  let notTestable = 0;
+  let notRun = 0;
+  for (const level of LEVELS) {
+    const c = report.counts[level];
+    // with --strict a non-strict fail is a fail; the report may have been built without it
+    const fail = c.fail + (gate.strict ? c.nonStrictFail : 0);
+    const nonStrict = gate.strict ? 0 : c.nonStrictFail;
+    const extra = [fail ? `${fail} fail` : '', nonStrict ? `${nonStrict} non-strict` : ''].filter(Boolean).join(', ');
+    parts.push(`${level} ${c.pass}/${c.pass + c.fail + c.nonStrictFail}${extra ? ` (${extra})` : ''}`);
+    notTestable += c.notTestable;
+    notRun += c.notRun;
+  }
+  parts.push(`not testable ${notTestable}`, `not run ${notRun}`);
+  if (options.baseline) {
+    const b = [`${gate.expected.length} expected`, `${gate.regressions.length} new${gate.regressions.length ? ` (${gate.regressions.join(', ')})` : ''}`];
+    if (gate.fixed.length) b.push(`${gate.fixed.length} fixed (${gate.fixed.join(', ')}: remove from the baseline)`);
+    parts.push(`baseline: ${b.join(', ')}`);
+  }
+  return parts.join('  ');
+}

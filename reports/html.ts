@@ -1,0 +1,159 @@
+// The report a person reads: one self-contained HTML file (inline CSS and JS, no network),
+// the verdict and counts per level on top, then the requirement matrix grouped by area with
+// each requirement expandable to its tests and evidence. Works without JS; prints expanded.
+import { esc, slug } from './escape.ts';
+import { summaryLine, type GateOptions } from './gate.ts';
+import type { Attempt, Exchange, Report, RequirementResult, TestRecord, Verdict } from './types.ts';
+import { LEVELS, VERDICTS } from './types.ts';
+
+const CSS = `
+:root{--pass:#1a7f37;--fail:#cf222e;--nsf:#9a6700;--nt:#0969da;--nr:#6e7781;--line:#d0d7de;font-family:system-ui,-apple-system,"Segoe UI",sans-serif}
+body{margin:0 auto;max-width:72rem;padding:1.5rem;color:#1f2328;line-height:1.4}
+h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.15rem;margin:1.6rem 0 .4rem;border-bottom:1px solid var(--line)}
+.banner{padding:.8rem 1rem;border-radius:6px;color:#fff;font-weight:600;font-size:1.2rem}
+.banner.conformant{background:var(--pass)}.banner.not-conformant{background:var(--fail)}.banner.harness-error{background:#8250df}
+.summary{font-family:ui-monospace,monospace;margin:.5rem 0;white-space:pre-wrap}
+table{border-collapse:collapse;margin:.6rem 0}th,td{border:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}
+dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.6rem 0}dl.meta dt{font-weight:600}dl.meta dd{margin:0;word-break:break-all}
+.v{display:inline-block;min-width:7.5rem;padding:0 .4rem;border-radius:4px;color:#fff;font-size:.85rem;text-align:center}
+.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-non-strict-fail{background:var(--nsf)}.v-not-testable-here{background:var(--nt)}.v-not-run{background:var(--nr)}
+details.req{border:1px solid var(--line);border-radius:6px;margin:.3rem 0;padding:.2rem .6rem}
+details.req>summary{cursor:pointer;list-style-position:outside}
+.id{font-family:ui-monospace,monospace;font-weight:600}.lvl{color:#57606a;font-size:.85rem}
+.test{border-left:3px solid var(--line);margin:.5rem 0;padding-left:.6rem}
+.exchange{margin:.4rem 0 .8rem}.pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:.5rem}.pair pre{margin:.1rem 0}
+pre{background:#f6f8fa;padding:.5rem;overflow:auto;max-height:30rem;white-space:pre-wrap;word-break:break-all;font-size:.8rem}
+.errors li{color:var(--fail)}.controls{margin:.8rem 0}.controls button{margin-right:.4rem}
+.hidden{display:none}
+@media print{
+  .controls{display:none}
+  body{max-width:none;padding:0}
+  details.req{break-inside:avoid-page}
+  details::details-content{content-visibility:visible;display:block}
+  pre{max-height:none;overflow:visible}
+  .banner,.v{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+}`;
+
+// Expand/collapse and a filter; printing opens every <details> (beforeprint) because older
+// engines cannot show closed <details> content from CSS alone.
+const JS = `
+(function(){
+  var all=function(){return document.querySelectorAll('details.req')};
+  var opened=[];
+  document.getElementById('expand').onclick=function(){all().forEach(function(d){d.open=true})};
+  document.getElementById('collapse').onclick=function(){all().forEach(function(d){d.open=false})};
+  document.getElementById('only-problems').onchange=function(e){
+    var on=e.target.checked;
+    all().forEach(function(d){d.classList.toggle('hidden',on&&d.dataset.verdict==='pass')});
+  };
+  window.addEventListener('beforeprint',function(){opened=[];all().forEach(function(d){if(!d.open){opened.push(d);d.open=true}})});
+  window.addEventListener('afterprint',function(){opened.forEach(function(d){d.open=false})});
+  if(location.hash){var t=document.getElementById(location.hash.slice(1));if(t&&t.tagName==='DETAILS')t.open=true}
+})();`;
+
+const verdictClass = (v: Verdict): string => `v v-${v.replace(/ /g, '-')}`;
+const json = (v: unknown): string => esc(typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+
+/** Headers and body as an HTTP message reads: one header per line, a blank line, the body. */
+function message(headers: Record<string, unknown> | undefined, body: unknown, firstLine?: string): string {
+  const lines = Object.entries(headers ?? {}).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`);
+  const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+  return esc([...(firstLine ? [firstLine] : []), ...lines, ...(text ? ['', text] : [])].join('\n'));
+}
+
+function exchangeHtml(e: Exchange, i: number): string {
+  const req = `${esc(e.request.method)} ${esc(e.request.url)}`;
+  const parts = [`<div class="exchange"><div class="xhead"><strong>Exchange ${i + 1}</strong>: <code>${req}</code>${e.response ? ` → <strong>${esc(e.response.status)}</strong>` : ''}</div><div class="pair">`];
+  parts.push(`<div><div class="lvl">Request</div><pre>${message(e.request.headers, e.request.body)}</pre></div>`);
+  if (e.response) {
+    const took = typeof e.response.durationMs === 'number' ? ` (${Math.round(e.response.durationMs)} ms)` : '';
+    parts.push(`<div><div class="lvl">Response${esc(took)}</div><pre>${message(e.response.headers, e.response.body, `status ${e.response.status}`)}</pre></div>`);
+  }
+  parts.push('</div>');
+  if (e.violations?.length) parts.push(`<div>Schema violations</div><pre>${json(e.violations)}</pre>`);
+  if (e.validation !== undefined) parts.push(`<div>Validation</div><pre>${json(e.validation)}</pre>`);
+  if (e.error !== undefined) parts.push(`<div>Transport error</div><pre>${json(e.error)}</pre>`);
+  parts.push('</div>');
+  return parts.join('');
+}
+
+function attemptHtml(a: Attempt, many: boolean): string {
+  const head = many ? `<div>Attempt ${a.retry + 1}: ${esc(a.status)}, ${a.durationMs} ms</div>` : '';
+  const errors = a.errors.map((e) => `<pre class="error">${esc(e)}</pre>`).join('');
+  const evidence = a.evidence.length ? a.evidence.map(exchangeHtml).join('') : '<div class="lvl">No evidence attached.</div>';
+  const omitted = a.evidenceOmitted ? `<div class="lvl">${a.evidenceOmitted} further exchanges of this attempt were left out (the first and last are kept).</div>` : '';
+  return head + errors + evidence + omitted;
+}
+
+function testHtml(t: TestRecord): string {
+  const where = `${t.file}:${t.line}${t.project ? ` [${t.project}]` : ''}`;
+  const reason = t.reason ? ` — ${esc(t.reason)}` : '';
+  const attempts = t.attempts.map((a) => attemptHtml(a, t.attempts.length > 1)).join('');
+  return `<div class="test"><div><strong>${esc(t.titlePath.join(' › ') || t.title)}</strong> <span class="lvl">${esc(where)}</span></div>`
+    + `<div>Outcome: ${esc(t.outcome)}${reason}</div>${attempts}</div>`;
+}
+
+function requirementHtml(r: RequirementResult): string {
+  const list = (title: string, xs: string[]): string => (xs.length ? `<div>${title}</div><ul>${xs.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>` : '');
+  return `<details class="req" id="${esc(slug(r.id))}" data-verdict="${esc(r.verdict)}">`
+    + `<summary><span class="${verdictClass(r.verdict)}">${esc(r.verdict)}</span> <span class="id">${esc(r.id)}</span> <span class="lvl">${esc(r.level)}</span> ${esc(r.statement)}</summary>`
+    + `<dl class="meta"><dt>Source</dt><dd>${esc(r.source)}</dd><dt>Check</dt><dd>${esc(r.check)}</dd></dl>`
+    + list('Reasons', r.reasons) + list('Notes', r.notes)
+    + (r.tests.length ? `<div>Tests (${r.tests.length})</div>${r.tests.map(testHtml).join('')}` : '<div class="lvl">No test in this run.</div>')
+    + '</details>';
+}
+
+function countsTable(report: Report): string {
+  const head = '<tr><th>Level</th><th>Total</th><th>pass</th><th>fail</th><th>non-strict fail</th><th>not testable here</th><th>not run</th></tr>';
+  const rows = LEVELS.map((l) => {
+    const c = report.counts[l];
+    return `<tr><th>${l}</th>${[c.total, c.pass, c.fail, c.nonStrictFail, c.notTestable, c.notRun].map((n) => `<td class="n">${n}</td>`).join('')}</tr>`;
+  });
+  return `<table class="counts">${head}${rows.join('')}</table>`;
+}
+
+export function renderHtml(report: Report, gate: GateOptions = {}): string {
+  const t = report.target;
+  const title = `Conformance report: ${t.label}, interface ${report.interface.version}`;
+  const meta: [string, string][] = [
+    ['Target', `${t.label}${t.baseUrl ? ` (${t.baseUrl})` : ''}`],
+    ['Declared profile', t.profile ?? 'none'],
+    ['Interface version', `${report.interface.version} (${report.interface.catalogue})`],
+    ['Harness', `${report.harness.name} ${report.harness.version}, revision ${report.harness.gitRevision ?? 'unknown'}${report.harness.gitDirty ? ' (uncommitted changes)' : ''}`],
+    ['Started', report.run.startTime],
+    ['Duration', `${(report.run.durationMs / 1000).toFixed(1)} s`],
+    ['Seed', report.run.seed ?? 'none recorded'],
+    ['Strict', report.run.strict ? 'yes: standard-level failures are failures' : 'no: standard-level failures are non-strict fails'],
+  ];
+  const errors = report.run.errors.length
+    ? `<h2>Harness errors</h2><p>This run cannot certify anything until these are fixed.</p><ul class="errors">${report.run.errors.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
+    : '';
+  const areas = report.areas.map((a) => {
+    const reqs = report.requirements.filter((r) => r.area === a.id);
+    if (reqs.length === 0) return '';
+    const tally = VERDICTS.map((v) => [v, reqs.filter((r) => r.verdict === v).length] as const).filter(([, n]) => n > 0).map(([v, n]) => `${n} ${v}`).join(', ');
+    return `<section class="area" id="area-${esc(slug(a.id))}"><h2>${esc(a.title)}${a.sections ? ` <span class="lvl">(sections ${esc(a.sections)})</span>` : ''}</h2>`
+      + `<div class="lvl">${esc(tally)}</div>${reqs.map(requirementHtml).join('')}</section>`;
+  });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title><style>${CSS}</style></head>
+<body>
+<header>
+<h1>${esc(title)}</h1>
+<div class="banner ${esc(report.verdict.replace(/ /g, '-'))}" id="verdict">${esc(report.verdict.toUpperCase())}</div>
+${report.run.shard ? `<p class="partial"><strong>Partial report:</strong> shard ${report.run.shard.current} of ${report.run.shard.total} only. The certificate is the report merged from every shard.</p>` : ''}
+<div class="summary" id="summary">${esc(summaryLine(report, gate))}</div>
+${countsTable(report)}
+<dl class="meta">${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
+${errors}
+</header>
+<div class="controls"><button type="button" id="expand">Expand all</button><button type="button" id="collapse">Collapse all</button>
+<label><input type="checkbox" id="only-problems"> Hide passing requirements</label></div>
+<main>${areas.join('\n')}</main>
+<footer class="lvl"><p>Verdicts are defined in INTERPRETING.md of the harness. Evidence is redacted: credentials appear as [redacted].</p></footer>
+<script>${JS}</script>
+</body></html>
+`;
+}

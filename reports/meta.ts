@@ -1,0 +1,32 @@
+// Facts about the harness itself that a certificate must carry: which harness (package.json)
+// at which revision, so a customer can tell what code produced a verdict.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Report } from './types.ts';
+
+/** The repository root: this file lives in <root>/reports/. */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function git(args: string[]): string | null {
+  try {
+    return execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null; // not a git checkout (a release tarball) or git missing: the report says null
+  }
+}
+
+export function harnessInfo(): Report['harness'] {
+  let name = 'unknown';
+  let version = '0.0.0';
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    name = pkg.name ?? name;
+    version = pkg.version ?? version;
+  } catch {
+    // keep the placeholders: a report without a harness version is still a report
+  }
+  const revision = git(['rev-parse', 'HEAD']);
+  const status = revision === null ? null : git(['status', '--porcelain', '--untracked-files=no']);
+  return { name, version, gitRevision: revision && /^[0-9a-f]{40,64}$/.test(revision) ? revision : null, gitDirty: status === null ? null : status !== '' };
+}

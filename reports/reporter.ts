@@ -1,0 +1,197 @@
+// The conformance reporter. Collects each test's attempts in onTestEnd, writes the report
+// once in onEnd (report.json, report.html, junit.xml under outDir), prints one summary line
+// and owns the process exit code: 0 conformant, 1 not conformant, 2 harness or config error.
+//
+//   reporter: [['./reports/reporter.ts', { outDir, catalogue, target, strict, baseline }]]
+//
+// Works the same under `playwright merge-reports` (sharded runs), where it sees every
+// shard's tests as one run.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { loadBaseline, type Baseline } from './baseline.ts';
+import { buildReport, requirementTags } from './build.ts';
+import { loadCatalogue } from './catalogue.ts';
+import { attemptOf, testRecordOf, type CollectedAttempt } from './collect.ts';
+import { InputError } from './errors.ts';
+import { EXIT_HARNESS_ERROR, gateOf, summaryLine } from './gate.ts';
+import { renderHtml } from './html.ts';
+import { renderJunit } from './junit.ts';
+import { harnessInfo, REPO_ROOT } from './meta.ts';
+import { redactText } from './redact.ts';
+import { reportSchemaErrors } from './schema.ts';
+import { parseTargetJson, targetOf, type TargetInput } from './target.ts';
+import type { Catalogue, Report, Target } from './types.ts';
+
+export { buildReport } from './build.ts';
+export { verdictOf } from './verdict.ts';
+export { exitCodeFor, gateOf, summaryLine } from './gate.ts';
+export type { Report } from './types.ts';
+
+export interface ConformanceReporterOptions {
+  /** Where report.json, report.html and junit.xml go. Default: <repo>/reports/out. */
+  outDir?: string;
+  /** The requirement catalogue. Default: <repo>/spec/requirements.yaml. */
+  catalogue?: string;
+  /** The target; default from CONFORMANCE_TARGET_JSON. */
+  target?: TargetInput;
+  /** Standard-level failures fail the run. Default: CONFORMANCE_STRICT=1. */
+  strict?: boolean;
+  /** Expected-failure baseline file. Default: CONFORMANCE_BASELINE. */
+  baseline?: string;
+  /** The run's seed. Default: CONFORMANCE_SEED, then target.seed, then a `seed` annotation. */
+  seed?: string;
+  /** One line per finished test; default: only when no other terminal reporter is configured. */
+  progress?: boolean;
+  /** Set the process exit code (0/1/2). Default true. */
+  setExitCode?: boolean;
+  /** Playwright passes these to every reporter: the config's folder, and test/list/merge. */
+  configDir?: string;
+  _mode?: string;
+}
+
+// Built-in reporters that do not write to the terminal; any other one (list, line, dot,
+// github, custom) already shows progress, so ours stays quiet.
+const SILENT_REPORTERS = new Set(['html', 'blob', 'json', 'junit', 'null']);
+const STATUS_MARK: Record<string, string> = { passed: '✓', failed: '✗', timedOut: '✗', skipped: '–', interrupted: '–' };
+
+const envFlag = (v: string | undefined): boolean | undefined => (v === undefined || v === '' ? undefined : /^(1|true|yes)$/i.test(v));
+
+export default class ConformanceReporter implements Reporter {
+  private readonly options: ConformanceReporterOptions;
+  private config: FullConfig | undefined;
+  private suite: Suite | undefined;
+  private readonly attempts = new Map<TestCase, CollectedAttempt[]>();
+  private readonly errors: string[] = [];
+  private progress = false;
+  /** `playwright test --list` (a dry run): nothing ran, so nothing to report or judge. */
+  private readonly listOnly: boolean;
+
+  constructor(options: ConformanceReporterOptions = {}) {
+    this.options = options;
+    this.listOnly = options._mode === 'list';
+  }
+
+  printsToStdio(): boolean {
+    // the summary line; Playwright then adds no default terminal reporter. In list mode we
+    // print nothing, so Playwright adds its listing reporter.
+    return !this.listOnly;
+  }
+
+  onBegin(config: FullConfig, suite: Suite): void {
+    if (this.listOnly) return;
+    this.config = config;
+    this.suite = suite;
+    const others = config.reporter.filter(([name]) => !/reports[\\/]reporter(\.ts)?$/.test(name));
+    this.progress = this.options.progress ?? others.every(([name]) => SILENT_REPORTERS.has(name));
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    if (this.listOnly) return;
+    const list = this.attempts.get(test) ?? [];
+    list.push(attemptOf(result));
+    this.attempts.set(test, list);
+    const final = result.status === 'passed' || result.status === 'skipped' || result.status === 'interrupted' || result.retry >= test.retries;
+    if (this.progress && final) {
+      const mark = result.status === 'passed' && result.retry > 0 ? '✓ (flaky)' : STATUS_MARK[result.status] ?? '?';
+      const ids = requirementTags(test.tags).join(',') || '(untagged)';
+      process.stdout.write(`${mark} ${ids} ${test.title}\n`);
+    }
+  }
+
+  onError(error: TestError): void {
+    this.errors.push(redactText(`${error.message ?? error.value ?? 'error'}`.split('\n')[0] ?? 'error'));
+  }
+
+  async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
+    if (this.listOnly) return undefined;
+    let exitCode: 0 | 1 | 2;
+    try {
+      exitCode = this.finish(result);
+    } catch (e) {
+      // Playwright would route a throw from onEnd to onError, which nobody prints after the
+      // run: say it here. Input problems get their message; anything else is a bug, with stack.
+      const text = e instanceof InputError ? e.message : e instanceof Error ? e.stack ?? e.message : String(e);
+      process.stderr.write(`conformance report: ${text}\n`);
+      exitCode = EXIT_HARNESS_ERROR;
+    }
+    if (this.options.setExitCode ?? true) {
+      // Playwright maps its status to 0 or 1 itself; 2 (and 0 despite non-strict or
+      // expected failures) only survive by setting the code as the process exits.
+      process.once('exit', () => {
+        process.exitCode = exitCode;
+      });
+    }
+    return { status: exitCode === 0 ? 'passed' : 'failed' };
+  }
+
+  /** Builds, validates and writes the report; returns the exit code. */
+  private finish(result: FullResult): 0 | 1 | 2 {
+    const configDir = this.config?.configFile ? dirname(this.config.configFile) : this.options.configDir ?? process.cwd();
+    // option paths are relative to the config file (as for Playwright's own reporters); env paths to the cwd
+    const fromOption = (p: string): string => (isAbsolute(p) ? p : resolve(configDir, p));
+    const fromEnv = (p: string): string => resolve(p);
+    const optPath = (opt: string | undefined, env: string | undefined, fallback: string): string =>
+      opt !== undefined ? fromOption(opt) : env ? fromEnv(env) : fallback;
+
+    const outDir = optPath(this.options.outDir, process.env.CONFORMANCE_REPORT_DIR, join(REPO_ROOT, 'reports', 'out'));
+    const cataloguePath = optPath(this.options.catalogue, undefined, join(REPO_ROOT, 'spec', 'requirements.yaml'));
+    const baselinePath = this.options.baseline !== undefined ? fromOption(this.options.baseline) : process.env.CONFORMANCE_BASELINE ? fromEnv(process.env.CONFORMANCE_BASELINE) : undefined;
+    const strict = this.options.strict ?? envFlag(process.env.CONFORMANCE_STRICT) ?? false;
+
+    const catalogue: Catalogue = loadCatalogue(cataloguePath);
+    const baseline: Baseline | null = baselinePath ? loadBaseline(baselinePath) : null;
+    const targetInput = this.options.target ?? (process.env.CONFORMANCE_TARGET_JSON ? parseTargetJson(process.env.CONFORMANCE_TARGET_JSON) : undefined);
+    const target: Target = targetOf(targetInput);
+
+    const rootDir = this.config?.rootDir ?? process.cwd();
+    const tests = (this.suite?.allTests() ?? []).map((t) => testRecordOf(t, this.attempts.get(t) ?? [], rootDir));
+    const seedAnnotation = [...this.attempts.values()].flat().flatMap((a) => a.annotations).find((a) => a.type === 'seed')?.description;
+    const seed = this.options.seed ?? process.env.CONFORMANCE_SEED ?? (typeof targetInput?.seed === 'string' ? targetInput.seed : undefined) ?? seedAnnotation ?? null;
+
+    const report: Report = buildReport({
+      catalogue,
+      catalogueName: relativeName(cataloguePath),
+      tests,
+      target,
+      strict,
+      harness: harnessInfo(),
+      seed: seed === null ? null : String(seed),
+      startTime: result.startTime,
+      durationMs: result.duration,
+      playwrightStatus: result.status,
+      errors: this.errors,
+      shard: this.config?.shard ?? null,
+    });
+
+    const invalid = reportSchemaErrors(report);
+    if (invalid.length) {
+      // a bug in this reporter, not in the target: refuse to write a report that verify would reject
+      throw new InputError(`the report does not match report.schema.json, nothing written:\n  ${invalid.join('\n  ')}`);
+    }
+
+    mkdirSync(outDir, { recursive: true });
+    rmSync(join(outDir, 'report.json.sig'), { force: true }); // a signature of an older report
+    writeFileSync(join(outDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(outDir, 'report.html'), renderHtml(report, { strict, baseline }));
+    writeFileSync(join(outDir, 'junit.xml'), renderJunit(report));
+
+    const gate = gateOf(report, { strict, baseline });
+    const lines = [
+      ...report.run.errors.map((e) => `harness error: ${e}`),
+      ...gate.errors.map((e) => `baseline error: ${e}`),
+      ...report.requirements.filter((r) => gate.regressions.includes(r.id)).map((r) => `${baseline ? 'new failure' : 'fail'}: ${r.id} ${r.reasons[0] ?? ''}`),
+      ...(report.run.shard ? [`note: this report covers shard ${report.run.shard.current} of ${report.run.shard.total} only; merge the shards' blob reports for the certificate`] : []),
+      `report: ${join(outDir, 'report.html')}`,
+      summaryLine(report, { strict, baseline }),
+    ];
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+    return gate.exitCode;
+  }
+}
+
+/** Repository-relative name for files inside the repository, else the absolute path. */
+function relativeName(p: string): string {
+  const root = REPO_ROOT.endsWith('/') ? REPO_ROOT : `${REPO_ROOT}/`;
+  return p.startsWith(root) ? p.slice(root.length) : p;
+}

@@ -1,0 +1,78 @@
+// Signs a conformance report (Ed25519): writes REPORT.sig beside it. See signature.ts for
+// the file format and docs in reports/README.md for the key handling.
+//
+//   npm run sign -- --key vendor.key.pem reports/out/report.json
+//   npm run sign -- --new-key vendor        # writes vendor.key.pem (0600) and vendor.pub.pem
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { runCli } from './cli-run.ts';
+import { InputError } from './errors.ts';
+import { reportSchemaErrors } from './schema.ts';
+import { newKeyPair, privateKeyFrom, signBytes } from './signature.ts';
+import type { Report } from './types.ts';
+
+const USAGE = `usage: npm run sign -- --key PRIVATE.pem [--out FILE.sig] REPORT.json
+       npm run sign -- --new-key NAME   (writes NAME.key.pem and NAME.pub.pem)`;
+
+function readText(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new InputError(`cannot read ${what} ${file}`);
+  }
+}
+
+function main(): number {
+  const { values, positionals } = parseArgs({
+    options: { key: { type: 'string' }, out: { type: 'string' }, 'new-key': { type: 'string' }, help: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (values['new-key']) {
+    const name = values['new-key'];
+    const [priv, pub] = [`${name}.key.pem`, `${name}.pub.pem`];
+    if (existsSync(priv)) throw new InputError(`${priv} exists; not overwriting a key`);
+    const pair = newKeyPair();
+    writeFileSync(priv, pair.privateKeyPem, { mode: 0o600 });
+    writeFileSync(pub, pair.publicKeyPem);
+    process.stdout.write(`wrote ${priv} (keep it secret) and ${pub}\nfingerprint: ${pair.fingerprint}\npublish this fingerprint where your customers can compare it.\n`);
+    return 0;
+  }
+  const file = positionals[0];
+  if (!values.key || !file || positionals.length > 1) throw new InputError(`need --key and one report file\n${USAGE}`);
+
+  const key = privateKeyFrom(readText(values.key, 'private key'), `--key ${values.key}`);
+  // the exact bytes on disk are what gets signed; parse those same bytes, never a re-read
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    throw new InputError(`cannot read report ${file}`);
+  }
+  let report: unknown;
+  try {
+    report = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new InputError(`${file} is not JSON`);
+  }
+  const invalid = reportSchemaErrors(report);
+  if (invalid.length) throw new InputError(`${file} is not a conformance report:\n  ${invalid.join('\n  ')}`);
+  const r = report as Report;
+  if (r.verdict === 'harness error') {
+    throw new InputError(`${file} records harness errors (run.errors); such a run certifies nothing, so it is not signed`);
+  }
+  if (r.run.shard) {
+    throw new InputError(`${file} covers shard ${r.run.shard.current} of ${r.run.shard.total} only; sign the merged report (playwright merge-reports)`);
+  }
+
+  const sig = signBytes(bytes, key);
+  const out = values.out ?? `${file}.sig`;
+  writeFileSync(out, `${JSON.stringify(sig, null, 2)}\n`);
+  process.stdout.write(`signed ${file}\nsignature: ${out}\nkey fingerprint: ${sig.fingerprint}\n`);
+  return 0;
+}
+
+await runCli('sign', USAGE, main);

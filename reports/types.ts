@@ -1,0 +1,123 @@
+// The shapes the reporting layer passes around. report.schema.json is the published form of
+// `Report`; keep the two in step (test/reports/schema.test.ts fails when they drift).
+
+export type Level = 'document' | 'standard' | 'profile';
+export type Check = 'black-box' | 'fixture' | 'hook' | 'client-side' | 'not-checkable';
+export type Verdict = 'pass' | 'fail' | 'non-strict fail' | 'not testable here' | 'not run';
+export type RunVerdict = 'conformant' | 'not conformant' | 'harness error';
+
+export const LEVELS: readonly Level[] = ['document', 'standard', 'profile'];
+export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'non-strict fail', 'not testable here', 'not run'];
+
+export interface Area {
+  id: string;
+  title: string;
+  sections?: string;
+}
+
+export interface Requirement {
+  id: string;
+  area: string;
+  level: Level;
+  source: string;
+  statement: string;
+  check: Check;
+  needs?: string[];
+  reason?: string;
+  withdrawn?: boolean;
+}
+
+export interface Catalogue {
+  interface: string;
+  /** The profile whose `profile`-level requirements this catalogue holds (spec/profile.yaml). */
+  profile: string;
+  areas: Area[];
+  requirements: Requirement[];
+}
+
+/** One recorded HTTP exchange, as the validating client attaches it (already redacted). */
+export interface Exchange {
+  request: { method: string; url: string; headers?: Record<string, unknown>; body?: unknown };
+  response?: { status: number; headers?: Record<string, unknown>; body?: unknown; durationMs?: number };
+  /** Schema violations the validating client found. */
+  violations?: unknown[];
+  validation?: unknown;
+  /** Transport error (no response). */
+  error?: string;
+}
+
+/** How one test ended, seen from the requirement it is tagged with. */
+export type TestOutcome = 'passed' | 'failed' | 'flaky' | 'not-testable' | 'skipped' | 'did-not-run';
+
+export interface Attempt {
+  retry: number;
+  status: string;
+  durationMs: number;
+  errors: string[];
+  evidence: Exchange[];
+  /** Exchanges the harness left out of a long attempt (it keeps the first and last ones). */
+  evidenceOmitted?: number;
+}
+
+export interface TestRecord {
+  title: string;
+  titlePath: string[];
+  file: string;
+  line: number;
+  project: string;
+  tags: string[];
+  outcome: TestOutcome;
+  /** The not-testable annotation's description, or the skip reason. */
+  reason?: string;
+  attempts: Attempt[];
+}
+
+export interface Target {
+  label: string;
+  baseUrl: string | null;
+  profile: string | null;
+}
+
+export interface LevelCounts {
+  total: number;
+  pass: number;
+  fail: number;
+  nonStrictFail: number;
+  notTestable: number;
+  notRun: number;
+}
+
+export interface RequirementResult {
+  id: string;
+  area: string;
+  level: Level;
+  check: Check;
+  source: string;
+  statement: string;
+  verdict: Verdict;
+  reasons: string[];
+  notes: string[];
+  tests: TestRecord[];
+}
+
+export interface Report {
+  reportFormat: 1;
+  verdict: RunVerdict;
+  counts: Record<Level, LevelCounts>;
+  target: Target;
+  interface: { version: string; catalogue: string };
+  harness: { name: string; version: string; gitRevision: string | null; gitDirty: boolean | null };
+  run: {
+    startTime: string;
+    durationMs: number;
+    seed: string | null;
+    strict: boolean;
+    playwrightStatus: string;
+    /** Set when this report covers one shard only (a run with --shard and this reporter). */
+    shard: { current: number; total: number } | null;
+    /** Problems that make the run unfit to certify anything (exit code 2). */
+    errors: string[];
+  };
+  areas: Area[];
+  requirements: RequirementResult[];
+}

@@ -1,0 +1,93 @@
+// Exit codes, the summary line and the baseline file, on reports built in memory.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { loadBaseline, type Baseline } from '../../reports/baseline.ts';
+import { buildReport } from '../../reports/build.ts';
+import { InputError } from '../../reports/errors.ts';
+import { exitCodeFor, gateOf, summaryLine } from '../../reports/gate.ts';
+import type { Report, TestRecord } from '../../reports/types.ts';
+import { catalogue, rec, req } from './records.ts';
+import { tempDir } from './run-fixture.ts';
+
+function report(tests: TestRecord[], strict = false): Report {
+  return buildReport({
+    catalogue: catalogue([req('A-001', 'document'), req('A-002', 'document'), req('A-003', 'document', { check: 'hook' }), req('A-101', 'standard'), req('A-201', 'profile')]),
+    catalogueName: 'c.yaml',
+    tests,
+    target: { label: 't', baseUrl: null, profile: 'reference' },
+    strict,
+    harness: { name: 'h', version: '1', gitRevision: null, gitDirty: null },
+    seed: null,
+    startTime: new Date(),
+    durationMs: 1,
+    playwrightStatus: 'failed',
+    errors: [],
+  });
+}
+
+const baseline = (...ids: string[]): Baseline => ({ file: 'b.yaml', expectedFailures: ids.map((id) => ({ id, reason: 'known' })) });
+
+const allGood = [rec(['A-001'], 'passed'), rec(['A-002'], 'passed'), rec(['A-003'], 'not-testable', { reason: 'no hook' }), rec(['A-101'], 'passed'), rec(['A-201'], 'passed')];
+const twoFail = [rec(['A-001'], 'failed'), rec(['A-002'], 'passed'), rec(['A-101'], 'failed'), rec(['A-201'], 'failed')];
+
+test('the summary line: verdict, counts per level, not testable, not run', () => {
+  expect(summaryLine(report(allGood))).toBe('CONFORMANT  document 2/2  standard 1/1  profile 1/1  not testable 1  not run 0');
+  expect(summaryLine(report(twoFail))).toBe('NOT CONFORMANT  document 1/2 (1 fail)  standard 0/1 (1 non-strict)  profile 0/1 (1 fail)  not testable 0  not run 1');
+});
+
+test('exit 0 when conformant, 1 when not, 2 on a harness error', () => {
+  expect(exitCodeFor(report(allGood))).toBe(0);
+  expect(exitCodeFor(report(twoFail))).toBe(1);
+  expect(exitCodeFor(report([...allGood, rec(['NOPE-001'], 'passed')]))).toBe(2);
+});
+
+test('a non-strict fail passes the gate unless strict, in the report or at the gate', () => {
+  const nonStrict = [rec(['A-001'], 'passed'), rec(['A-101'], 'failed')];
+  expect(exitCodeFor(report(nonStrict))).toBe(0);
+  expect(exitCodeFor(report(nonStrict), { strict: true })).toBe(1);
+  expect(exitCodeFor(report(nonStrict, true))).toBe(1);
+  expect(summaryLine(report(nonStrict), { strict: true })).toMatch(/^NOT CONFORMANT \(strict\)  document 1\/1  standard 0\/1 \(1 fail\)/);
+});
+
+test('a baseline turns listed failures into expected ones; an unlisted one is a regression', () => {
+  const r = report(twoFail);
+  expect(exitCodeFor(r, { baseline: baseline('A-001', 'A-201') })).toBe(0);
+  expect(gateOf(r, { baseline: baseline('A-001') })).toMatchObject({ exitCode: 1, expected: ['A-001'], regressions: ['A-201'] });
+  expect(summaryLine(r, { baseline: baseline('A-001') })).toMatch(/baseline: 1 expected, 1 new \(A-201\)$/);
+});
+
+test('a listed requirement that now passes is reported as fixed; an unknown ID is a gate error', () => {
+  const r = report(twoFail);
+  const gate = gateOf(r, { baseline: baseline('A-001', 'A-201', 'A-002') });
+  expect(gate).toMatchObject({ exitCode: 0, fixed: ['A-002'] });
+  expect(summaryLine(r, { baseline: baseline('A-001', 'A-201', 'A-002') })).toContain('1 fixed (A-002: remove from the baseline)');
+  const unknown = gateOf(r, { baseline: baseline('A-001', 'A-201', 'ZZZ-999') });
+  expect(unknown.exitCode).toBe(2);
+  expect(unknown.errors[0]).toContain('ZZZ-999');
+});
+
+test('baseline files: YAML and JSON load; bad ones fail with a message naming the problem', () => {
+  const dir = tempDir();
+  const write = (name: string, text: string): string => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  expect(loadBaseline(write('ok.yaml', 'target: acme\nexpectedFailures:\n  - { id: SEND-004, reason: "ACME-1" }\n')).expectedFailures).toEqual([{ id: 'SEND-004', reason: 'ACME-1' }]);
+  expect(loadBaseline(write('ok.json', '{"expectedFailures":[{"id":"SEND-004","reason":"x"}]}')).expectedFailures).toHaveLength(1);
+  const cases: [string, string, RegExp][] = [
+    ['nope.yaml', '', /cannot read|expected a mapping/],
+    ['bad.yaml', 'expectedFailures: [\n', /not valid YAML or JSON/],
+    ['list.yaml', '- SEND-004\n', /expected a mapping/],
+    ['noreason.yaml', 'expectedFailures:\n  - { id: SEND-004 }\n', /SEND-004 needs a "reason"/],
+    ['badid.yaml', 'expectedFailures:\n  - { id: send-4, reason: x }\n', /must be a requirement ID/],
+    ['twice.yaml', 'expectedFailures:\n  - { id: SEND-004, reason: x }\n  - { id: SEND-004, reason: y }\n', /listed twice/],
+    ['typo.yaml', 'expectedFailure:\n  - { id: SEND-004, reason: x }\n', /unknown key "expectedFailure"/],
+  ];
+  for (const [name, text, message] of cases) {
+    const file = name === 'nope.yaml' ? join(dir, 'missing.yaml') : write(name, text);
+    expect(() => loadBaseline(file), name).toThrow(InputError);
+    expect(() => loadBaseline(file), name).toThrow(message);
+  }
+});

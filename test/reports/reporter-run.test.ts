@@ -1,0 +1,155 @@
+// The reporter inside a real Playwright run of the fixture suite: what it writes, prints and
+// exits with. One run is shared by the tests that only read its output.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { reportSchemaErrors } from '../../reports/schema.ts';
+import { LEAKY_CLIENT_SECRET, LEAKY_TOKEN } from './fixture-suite/helpers.ts';
+import { EXPECTED_VERDICTS, FIXTURE_TARGET, lastLine, ROOT, runFixture, tempDir, verdicts, type FixtureRun } from './run-fixture.ts';
+
+let run: FixtureRun;
+let strictPlain: FixtureRun;
+let passingOnly: FixtureRun;
+let listed: FixtureRun;
+let badBaseline: string;
+let errorRuns: { unknownTag: FixtureRun; noTests: FixtureRun; baseline: FixtureRun; target: FixtureRun };
+
+// Every child run starts at once: they are independent, and mostly wait on process start-up.
+test.beforeAll(async () => {
+  badBaseline = join(tempDir(), 'baseline.yaml');
+  writeFileSync(badBaseline, 'expectedFailures:\n  - { id: FIX-002 }\n');
+  const grep = ['--grep', '@FIX-001|@NOPE'];
+  const runs = await Promise.all([
+    runFixture({ env: { CONFORMANCE_SEED: '1234' } }),
+    runFixture({
+      env: { CONFORMANCE_STRICT: '1', CONFORMANCE_TARGET_JSON: JSON.stringify({ label: 'plain', baseUrl: 'http://plain.invalid', profile: 'none' }) },
+      args: ['--grep', '@FIX-00[12]|@FIX-10|@FIX-20'],
+    }),
+    runFixture({ args: ['--grep', '@FIX-001|@FIX-102'] }),
+    runFixture({ args: ['--list'] }),
+    runFixture({ env: { FIXTURE_UNKNOWN_TAG: '1' }, args: grep }),
+    runFixture({ args: ['--grep', '@NOTHING-AT-ALL'] }),
+    runFixture({ env: { CONFORMANCE_BASELINE: badBaseline }, args: grep }),
+    runFixture({ env: { CONFORMANCE_TARGET_JSON: '{label: oops' }, args: grep }),
+  ]);
+  const [main, strict, passing, list, unknownTag, noTests, baseline, target] = runs;
+  [run, strictPlain, passingOnly, listed] = [main, strict, passing, list];
+  errorRuns = { unknownTag, noTests, baseline, target };
+});
+
+const requirement = (id: string) => {
+  const r = run.report?.requirements.find((x) => x.id === id);
+  if (!r) throw new Error(`${id} missing from the report`);
+  return r;
+};
+
+test('each requirement gets the verdict its level and tests call for', () => {
+  expect(verdicts(run.report)).toEqual(EXPECTED_VERDICTS);
+  expect(run.report?.verdict).toBe('not conformant');
+});
+
+test('the run exits 1 and ends with the summary line', () => {
+  expect(run.code, run.stderr).toBe(1);
+  expect(lastLine(run.stdout)).toBe('NOT CONFORMANT  document 2/4 (2 fail)  standard 1/2 (1 non-strict)  profile 1/2 (1 fail)  not testable 2  not run 2');
+});
+
+test('progress: one line per test, as no other terminal reporter is configured', () => {
+  expect(run.stdout).toContain('✓ FIX-001 the token endpoint answers with a token');
+  expect(run.stdout).toContain('✗ FIX-002 a foreign sendFrom is answered 403');
+  expect(run.stdout).toContain('– FIX-003 a second client cannot see the first one\'s numbers');
+  expect(run.stdout).toContain('✓ (flaky) FIX-006');
+});
+
+test('report.json validates against its schema and records target, versions, seed and time', () => {
+  expect(reportSchemaErrors(run.report)).toEqual([]);
+  const r = run.report!;
+  expect(r.target).toEqual({ label: FIXTURE_TARGET.label, baseUrl: FIXTURE_TARGET.baseUrl, profile: 'reference' });
+  expect(r.interface).toEqual({ version: '9.9.9-fixture', catalogue: 'test/reports/fixture-suite/requirements.yaml' });
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  expect(r.harness.version).toBe(pkg.version);
+  expect(r.harness.gitRevision === null || /^[0-9a-f]{40}$/.test(r.harness.gitRevision)).toBe(true);
+  expect(r.run.seed).toBe('1234');
+  expect(Date.parse(r.run.startTime)).toBeGreaterThan(Date.now() - 10 * 60_000);
+  expect(r.run.durationMs).toBeGreaterThan(0);
+});
+
+test('reasons explain every verdict that is not pass', () => {
+  expect(requirement('FIX-002').reasons[0]).toBe('a foreign sendFrom is answered 403: Error: Requirement FIX-002: expected 403 FORBIDDEN');
+  expect(requirement('FIX-002').tests[0]?.attempts[0]?.errors[0]).toContain('Expected: 403\nReceived: 202');
+  expect(requirement('FIX-003').reasons).toEqual(['needs fixture secondClient: the target config names no second API client']);
+  expect(requirement('FIX-004').reasons).toEqual(["The harness's token manager obeys it."]);
+  expect(requirement('FIX-006').notes[0]).toContain('passed only on retry (flaky)');
+  expect(requirement('FIX-007').notes[0]).toContain('1 of 2 tagged tests passed');
+});
+
+test('evidence is kept per attempt, in either attachment shape', () => {
+  const ev = requirement('FIX-001').tests[0]?.attempts[0]?.evidence ?? [];
+  expect(ev).toHaveLength(1);
+  expect(ev[0]?.response?.status).toBe(200);
+  const failing = requirement('FIX-002').tests[0]!;
+  expect(failing.attempts).toHaveLength(1);
+  expect(failing.attempts[0]).toMatchObject({ evidenceOmitted: 2, evidence: [{ response: { status: 202 }, violations: [{ requirement: 'FIX-002' }] }] });
+});
+
+test('an Authorization header and other credentials in evidence stay redacted in every output file', () => {
+  const ev = requirement('FIX-001').tests[0]?.attempts[0]?.evidence[0];
+  expect(ev?.request.headers?.authorization).toBe('Bearer [redacted]');
+  expect(ev?.request.body).toMatchObject({ client_secret: '[redacted]' });
+  for (const file of ['report.json', 'report.html', 'junit.xml']) {
+    const text = readFileSync(join(run.outDir, file), 'utf8');
+    expect(text, file).not.toContain(LEAKY_TOKEN);
+    expect(text, file).not.toContain(LEAKY_CLIENT_SECRET);
+  }
+});
+
+test('the HTML escapes catalogue text and target responses', () => {
+  const html = readFileSync(join(run.outDir, 'report.html'), 'utf8');
+  expect(html).toContain('A passing check, with &lt;b&gt;markup&lt;/b&gt; &amp; evidence.');
+  expect(html).toContain('&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+  expect(html).not.toContain('<script>alert(1)');
+  expect(html).not.toMatch(/(src|href)="https?:/); // self-contained: nothing fetched
+});
+
+test('junit.xml: one testcase per requirement; only fails are failures', () => {
+  const xml = readFileSync(join(run.outDir, 'junit.xml'), 'utf8');
+  expect(xml.match(/<testcase /g)).toHaveLength(12);
+  expect(xml.match(/<failure /g)).toHaveLength(3);
+  expect(xml).toMatch(/<testcase classname="beta" name="FIX-101 [^"]*"[^>]*>.*<skipped message="non-strict fail: /);
+  expect(xml).toContain('<testsuites name="conformance of fixture server to interface 9.9.9-fixture" tests="12" failures="3"');
+});
+
+test('strict, for a target that declares no profile: standard failures fail, profile requirements are not run', () => {
+  const r = strictPlain;
+  expect(verdicts(r.report)).toMatchObject({ 'FIX-001': 'pass', 'FIX-002': 'fail', 'FIX-101': 'fail', 'FIX-102': 'pass', 'FIX-201': 'not run', 'FIX-202': 'not run', 'FIX-003': 'not run' });
+  expect(r.report?.requirements.find((x) => x.id === 'FIX-202')?.reasons[0]).toContain('the target declares no profile');
+  expect(lastLine(r.stdout)).toBe('NOT CONFORMANT (strict)  document 1/2 (1 fail)  standard 1/2 (1 fail)  profile 0/0  not testable 0  not run 8');
+  expect(r.code).toBe(1);
+});
+
+test('a run limited to passing requirements is conformant and exits 0', () => {
+  const r = passingOnly;
+  expect(r.report?.verdict).toBe('conformant');
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+});
+
+test('harness and configuration errors exit 2 with a clear message', () => {
+  const { unknownTag, noTests, baseline, target } = errorRuns;
+  expect(unknownTag.code).toBe(2);
+  expect(unknownTag.stdout).toContain('harness error: alpha.fixture.ts:');
+  expect(unknownTag.stdout).toContain('is tagged @NOPE-001, which is not in the requirement catalogue');
+  expect(lastLine(unknownTag.stdout)).toMatch(/^HARNESS ERROR /);
+  expect(noTests.code).toBe(2);
+  expect(noTests.stdout).toContain('harness error: no test ran');
+  expect(baseline.code).toBe(2);
+  expect(baseline.stderr).toContain(`conformance report: baseline ${badBaseline}: FIX-002 needs a "reason"`);
+  expect(baseline.stderr).not.toMatch(/\n\s+at /); // no stack trace for bad input
+  expect(target.code).toBe(2);
+  expect(target.stderr).toContain('CONFORMANCE_TARGET_JSON is not valid JSON');
+});
+
+test('playwright test --list (a dry run) lists the tests and judges nothing', () => {
+  const r = listed;
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  expect(r.stdout).toContain('alpha.fixture.ts:4:1 › the token endpoint answers with a token');
+  expect(r.report).toBeUndefined();
+});
