@@ -2,6 +2,7 @@ import { defineConfig } from '@playwright/test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadTarget } from './harness/config.ts';
 
 /**
  * The conformance run. With CONFORMANCE_CONFIG set it certifies that target; without it, it
@@ -18,12 +19,16 @@ if (embedded && !process.env.CONFORMANCE_CONFIG) {
   process.env.CONFORMANCE_REFERENCE_DB = join(dir, 'reference.db');
   process.env.CONFORMANCE_REFERENCE_PORT ??= String(20_000 + (process.pid % 30_000));
 }
+// The report names what it certified; `npm run certify` sets this, a bare `npx playwright test` gets it here.
 if (embedded) {
   process.env.CONFORMANCE_TARGET_JSON ??= JSON.stringify({
     label: 'bundled reference server',
     baseUrl: `http://127.0.0.1:${process.env.CONFORMANCE_REFERENCE_PORT}`,
     profile: 'reference',
   });
+} else if (!process.env.CONFORMANCE_TARGET_JSON) {
+  const target = loadTarget(process.env.CONFORMANCE_CONFIG!);
+  process.env.CONFORMANCE_TARGET_JSON = JSON.stringify({ label: target.label, baseUrl: target.baseUrl, profile: target.profile });
 }
 const port = process.env.CONFORMANCE_REFERENCE_PORT;
 const outDir = process.env.CONFORMANCE_OUT ?? 'reports/out';

@@ -1,0 +1,64 @@
+import { expect, test } from '../../harness/fixtures.ts';
+import { deliveredRecipients, expectQueued, externalRef, messageIdsOf, send, smsBody, smsNumber, sorted } from '../send/send-support.ts';
+
+// Section 4.6 rule 8 and section 7.3: the same key with the same payload is the safe retry;
+// the same key with a changed payload is an unsafe retry. The document shows neither the
+// status of a replay nor of an unsafe retry, so a replay is any 2xx carrying the same
+// messageIds and an unsafe retry is anything but a 2xx (the standard and the profile fix more:
+// idempotency.standard.spec.ts, idempotency.profile.spec.ts).
+
+test.describe('4.6 rule 8: the safe retry', () => {
+  test('a retry with the same key and payload answers the same messageIds', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target, 2), 'safe-retry');
+    const first = expectQueued(await send(api, key, body), 'IDEM-001: the first send');
+    const retry = await send(api, key, body);
+    expect(retry).toSucceed('IDEM-001: the safe retry succeeds as the first did');
+    expect(sorted(messageIdsOf(retry)), 'IDEM-001: the safe retry reports the same messageIds, so nothing new was queued').toEqual(sorted(first));
+  });
+
+  test('several retries with the same key and payload all answer the first messageIds', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'safe-retries');
+    const first = expectQueued(await send(api, key, body), 'IDEM-001: the first send');
+    for (let attempt = 2; attempt <= 4; attempt++) {
+      const retry = await send(api, key, body);
+      expect(retry).toSucceed(`IDEM-001: retry ${attempt} succeeds`);
+      expect(sorted(messageIdsOf(retry)), `IDEM-001: retry ${attempt} reports the first messageIds`).toEqual(sorted(first));
+    }
+  });
+
+  test('the same payload under a new key is a new operation', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // The key, not the payload, identifies the operation: without this, "same messageIds on
+    // retry" could come from a server that de-duplicates payloads and ignores keys.
+    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'same-payload-new-key');
+    const first = expectQueued(await send(api, newKey(), body), 'IDEM-001: the first send');
+    const second = expectQueued(await send(api, newKey(), body), 'IDEM-001: the same payload under another key');
+    expect(second.filter((id) => first.includes(id)), 'IDEM-001: a new key queues a new message').toEqual([]);
+  });
+});
+
+test.describe('4.6 rule 8: the unsafe retry', () => {
+  // Each change makes a different operation; reusing the key for it must not send it.
+  const changes: Array<[string, (body: Record<string, unknown>, recipients: { delivered: string[] }) => Record<string, unknown>]> = [
+    ['a different text', (body) => ({ ...body, text: `${body.text} (changed)` })],
+    ['a different recipient', (body, { delivered }) => ({ ...body, to: [delivered[1]] })],
+    ['an added recipient', (body, { delivered }) => ({ ...body, to: [delivered[0], delivered[1]] })],
+    ['a different externalReference', (body) => ({ ...body, externalReference: externalRef('changed') })],
+  ];
+  for (const [change, changeIt] of changes) {
+    test(`reusing a key with ${change} is rejected and queues nothing`, { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const delivered = deliveredRecipients(target, 2);
+      const key = newKey();
+      const body = smsBody(smsNumber(knownNumbers), [delivered[0]!], 'unsafe-retry');
+      const first = expectQueued(await send(api, key, body), 'IDEM-002: the first send');
+      const changed = await send(api, key, changeIt({ ...body }, { delivered }));
+      expect(changed).not.toSucceed(`IDEM-002: the same key with ${change} is an unsafe retry, never a 2xx`);
+      expect(changed).toBeRejected(`IDEM-002: the unsafe retry is rejected`);
+      // Nothing changed under the key: the original payload still replays its first outcome.
+      const replay = await send(api, key, body);
+      expect(replay).toSucceed('IDEM-002: after the unsafe retry, the original payload still replays');
+      expect(sorted(messageIdsOf(replay)), 'IDEM-002: the unsafe retry queued nothing and changed nothing under the key').toEqual(sorted(first));
+    });
+  }
+});

@@ -1,0 +1,68 @@
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { deliveredRecipients, expectQueued, messageIdsOf, send, smsBody, smsNumber, sorted } from '../send/send-support.ts';
+
+// What the Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header-07) adds where
+// rule 8 leaves the answers open. Level standard.
+
+test.describe('Idempotency-Key draft 2.6: a retry after completion', () => {
+  test('the safe retry returns the earlier status and body', { tag: ['@IDEM-101'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target, 2), 'replay-body');
+    const first = await send(api, key, body);
+    expectQueued(first, 'IDEM-101: the first send');
+    const replay = await send(api, key, body);
+    expect(replay).toHaveStatus(first.status, 'IDEM-101: the replay has the status of the first answer');
+    expect(replay.body, 'IDEM-101: the replay has the body of the first answer').toEqual(first.body);
+  });
+});
+
+test.describe('Idempotency-Key draft 2.7: the unsafe retry', () => {
+  test('the same key with a changed payload is answered 409 or 422', { tag: ['@IDEM-102'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'unsafe-status');
+    expectQueued(await send(api, key, body), 'IDEM-102: the first send');
+    const changed = await send(api, key, { ...body, text: `${body.text} (changed)` });
+    expect([409, 422], `IDEM-102: an unsafe retry is 409 or 422, got ${changed.describe()} ${changed.text.slice(0, 200)}`).toContain(changed.status);
+  });
+});
+
+test.describe('Idempotency-Key draft 5: keys are scoped per client', () => {
+  test('another client may use the same key for its own send', { tag: ['@IDEM-103'] }, async ({ api, target, knownNumbers, newKey, secondClient }) => {
+    void secondClient; // the fixture reports the test not testable without a second client
+    if (!knownNumbers.foreign) notTestable("needs a number of the second client to send from (numbers.foreign in the target config)");
+    const key = newKey();
+    const to = deliveredRecipients(target);
+    const primaryBody = smsBody(smsNumber(knownNumbers), to, 'scope-primary');
+    const mine = expectQueued(await send(api, key, primaryBody), 'IDEM-103: the primary client sends');
+    // A different payload under the same key: were keys global, this would be an unsafe retry.
+    const theirs = await send(api, key, smsBody(knownNumbers.foreign, to, 'scope-secondary'), 'secondary');
+    const theirIds = expectQueued(theirs, 'IDEM-103: the second client sends under the same key as a first attempt');
+    expect(theirIds.filter((id) => mine.includes(id)), "IDEM-103: the second client's send is its own, not a replay of the first client's").toEqual([]);
+    // And the second client's use of the key left the first client's record alone.
+    const replay = await send(api, key, primaryBody);
+    expect(replay).toSucceed("IDEM-103: the primary client's retry still replays");
+    expect(sorted(messageIdsOf(replay)), "IDEM-103: the primary client's key still names its own messages").toEqual(sorted(mine));
+  });
+});
+
+test.describe('Idempotency-Key draft 2.6 and 2.7: concurrent requests with one key', () => {
+  test('a burst of identical sends with one key queues one operation; other answers are replays or 409', { tag: ['@IDEM-104'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'burst');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send(api, key, body)));
+    const succeeded = answers.filter((res) => res.status >= 200 && res.status < 300);
+    const others = answers.filter((res) => !(res.status >= 200 && res.status < 300));
+    expect(succeeded.length, `IDEM-104: at least one of the 20 requests is accepted; statuses ${answers.map((r) => r.status).join(', ')}`).toBeGreaterThan(0);
+    const ids = sorted(messageIdsOf(succeeded[0]!));
+    expect(ids.length, 'IDEM-104: the accepted answer names its messageIds').toBeGreaterThan(0);
+    for (const res of succeeded) {
+      expect(sorted(messageIdsOf(res)), 'IDEM-104: every 2xx answer carries the same messageIds: one operation was queued').toEqual(ids);
+    }
+    for (const res of others) {
+      expect(res.status, `IDEM-104: a request that is not a replay is 409 while the first is in flight; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(409);
+    }
+    const later = await send(api, key, body);
+    expect(later).toSucceed('IDEM-104: after the burst, the same request replays');
+    expect(sorted(messageIdsOf(later)), 'IDEM-104: the later replay shows the one operation the burst queued').toEqual(ids);
+  });
+});

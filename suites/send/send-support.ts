@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import type { ApiClient, ApiResponse, ClientRole } from '../../harness/api-client.ts';
+import type { Target } from '../../harness/config.ts';
+import type { KnownNumbers } from '../../harness/known-numbers.ts';
+import { expect, notTestable } from '../../harness/fixtures.ts';
+
+/**
+ * Small helpers shared by the send, idempotency and webhook suites. They read a send answer
+ * the way the document allows it to look (result item fields beyond messageId are open), and
+ * build payloads that send only to the target's test recipients.
+ */
+
+export interface SendBody {
+  sendFrom: string;
+  to: string[];
+  messageType: 'SMS' | 'MMS';
+  text?: string;
+  media?: unknown[];
+  externalReference: string;
+}
+
+/** A caller-side correlation key that names the test run, unique per call. */
+export function externalRef(label: string): string {
+  return `conformance-${label}-${randomUUID().slice(0, 8)}`;
+}
+
+/** The number ordinary sends use; without one the test is not testable. */
+export function smsNumber(known: KnownNumbers): string {
+  if (!known.sms) notTestable('needs a primary number with a campaignregId that can send SMS (numbers.sms in the target config)');
+  return known.sms!;
+}
+
+/** The first `count` recipients the target delivers to; without enough the test is not testable. */
+export function deliveredRecipients(target: Target, count = 1): string[] {
+  const list = target.recipients.delivered;
+  if (list.length < count) notTestable(`needs ${count} recipients in recipients.delivered of the target config, it has ${list.length}`);
+  return list.slice(0, count);
+}
+
+/** A valid SMS: nothing in it breaks a rule of section 4.6. */
+export function smsBody(sendFrom: string, to: string[], label = 'sms'): SendBody {
+  return { sendFrom, to, messageType: 'SMS', text: `Conformance check ${label}`, externalReference: externalRef(label) };
+}
+
+/** POST the send route with this key (or none when `key` is undefined). */
+export function send(api: ApiClient, key: string | undefined, json: unknown, as: ClientRole = 'primary'): Promise<ApiResponse> {
+  return api.call('send', { ...(key !== undefined && { headers: { 'idempotency-key': key } }), json, as });
+}
+
+/** Every messageId the answer reports: results[*].messageId, in order (section 2, send response). */
+export function messageIdsOf(res: ApiResponse): string[] {
+  const results: unknown = res.body?.results;
+  if (!Array.isArray(results)) return [];
+  return results.flatMap((item: unknown) => {
+    const id = (item as { messageId?: unknown } | null)?.messageId;
+    return typeof id === 'string' && id !== '' ? [id] : [];
+  });
+}
+
+/**
+ * Whether the answer reports QUEUED (section 3, rule 7). The document does not say where the
+ * status sits: a top-level `status`, or a `status` on every result item that carries a
+ * messageId, are both read as QUEUED.
+ */
+export function reportsQueued(res: ApiResponse): boolean {
+  const body = res.body;
+  if (body?.status === 'QUEUED') return true;
+  const accepted = Array.isArray(body?.results) ? body.results.filter((r: any) => typeof r?.messageId === 'string') : [];
+  return accepted.length > 0 && accepted.every((r: any) => r.status === 'QUEUED');
+}
+
+/** Sorted copy, to compare sets of messageIds without relying on order. */
+export function sorted(ids: readonly string[]): string[] {
+  return [...ids].sort();
+}
+
+/**
+ * Assert the answer is a successful acceptance (rule 7): 2xx, QUEUED, at least one messageId.
+ * `id` starts every message so the failure names the requirement.
+ */
+export function expectQueued(res: ApiResponse, id: string): string[] {
+  expect(res).toSucceed(`${id}: the send is accepted (2xx)`);
+  const ids = messageIdsOf(res);
+  expect(ids.length, `${id}: results[*].messageId names the accepted message(s); body ${res.text.slice(0, 300)}`).toBeGreaterThan(0);
+  expect(reportsQueued(res), `${id}: the answer reports status QUEUED (top-level or on each result item); body ${res.text.slice(0, 300)}`).toBe(true);
+  return ids;
+}
+
+/**
+ * The reference profile's promise that a rejection does not claim its key (IDEM-203): the
+ * corrected payload sent with the SAME key is answered as a first attempt, accepted and
+ * queued. A server that stores rejections (the draft allows it) answers a replay or a
+ * conflict instead, which is why this is a profile check and not the document's.
+ */
+export async function expectCorrectedRetryIsFirstAttempt(api: ApiClient, key: string, corrected: unknown, id: string): Promise<string[]> {
+  const retry = await send(api, key, corrected);
+  return expectQueued(retry, `${id}: after the rejection, the corrected payload with the same key is answered as a first attempt`);
+}
+
+/** True when `value` holds `needle` as a string anywhere inside it (a key's value, an array element). */
+export function mentions(value: unknown, needle: string): boolean {
+  if (typeof value === 'string') return value === needle;
+  if (Array.isArray(value)) return value.some((v) => mentions(v, needle));
+  if (value && typeof value === 'object') return Object.values(value).some((v) => mentions(v, needle));
+  return false;
+}

@@ -1,0 +1,87 @@
+import type { ApiClient } from '../../harness/api-client.ts';
+import type { ControlClient } from '../../harness/control.ts';
+import { expect, notTestable } from '../../harness/fixtures.ts';
+import type { SettingsGuard } from '../../harness/settings-guard.ts';
+import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { mentions } from '../send/send-support.ts';
+
+/** Point a number's delivery callbacks at `url`; the settings fixture restores the old target. */
+export async function deliverTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
+  const res = await settings.change(numberId, { webhookDeliveryOverride: url });
+  expect(res).toSucceed(`${id}: precondition: setting webhookDeliveryOverride of ${numberId}`);
+}
+
+/** Point a number's inbound callbacks at `url`; the settings fixture restores the old target. */
+export async function inboundTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
+  const res = await settings.change(numberId, { webhookInboundOverride: url });
+  expect(res).toSucceed(`${id}: precondition: setting webhookInboundOverride of ${numberId}`);
+}
+
+/** A callback whose raw body names `messageId` (the document shows no payload fields). */
+export function namesMessage(messageId: string): (c: ReceivedCallback) => boolean {
+  return (c) => c.text.includes(messageId);
+}
+
+/** A callback whose JSON body holds `messageId` as a value somewhere. */
+export function reportsMessage(messageId: string): (c: ReceivedCallback) => boolean {
+  return (c) => c.json !== undefined && mentions(c.json, messageId);
+}
+
+/**
+ * Wait until `count` callbacks on `channel` satisfy `predicate`; on timeout the failure starts
+ * with the requirement ID and lists what did arrive (WebhookChannel.waitFor's message).
+ */
+export async function expectCallbacks(
+  channel: WebhookChannel,
+  id: string,
+  description: string,
+  predicate: (c: ReceivedCallback) => boolean,
+  options: { timeoutMs: number; count?: number },
+): Promise<ReceivedCallback[]> {
+  try {
+    return await channel.waitFor(description, predicate, options);
+  } catch (e) {
+    throw new Error(`${id}: ${(e as Error).message}`);
+  }
+}
+
+/** Wait for the first callback naming `messageId` on `channel`. */
+export async function awaitCallback(channel: WebhookChannel, messageId: string, timeoutMs: number, id: string): Promise<ReceivedCallback> {
+  const [first] = await expectCallbacks(channel, id, `a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs });
+  return first!;
+}
+
+/** Let late callbacks arrive before asserting that one did not. */
+export function settle(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Point the client's own webhooks somewhere for the duration of `fn`, through the test-control
+ * hook, and clear them afterwards. The interface shows only whether a client webhook is
+ * configured (whoami), not where, so only a client that had none can be put back exactly: a
+ * client that already has one is left alone and the test is not testable.
+ */
+export async function withClientWebhooks(
+  api: ApiClient,
+  control: ControlClient,
+  clientId: string,
+  hooks: { delivery?: string | null; inbound?: string | null },
+  id: string,
+  fn: () => Promise<void>,
+): Promise<void> {
+  const before = await api.call('whoami');
+  expect(before).toSucceed(`${id}: precondition: reading the client context`);
+  const kinds = (['delivery', 'inbound'] as const).filter((kind) => kind in hooks);
+  for (const kind of kinds) {
+    if (before.body?.[`${kind}WebhookConfigured`] === true) {
+      notTestable(`the client already has a ${kind} webhook, which the interface gives no way to read back and restore`);
+    }
+  }
+  await control.clientWebhooks(clientId, hooks);
+  try {
+    await fn();
+  } finally {
+    await control.clientWebhooks(clientId, Object.fromEntries(kinds.map((kind) => [kind, null])));
+  }
+}

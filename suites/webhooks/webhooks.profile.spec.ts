@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
+import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
+import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../send/send-support.ts';
+import { deliverTo, expectCallbacks, inboundTo, reportsMessage, settle } from './webhook-support.ts';
+
+// The reference profile's webhook payloads and test outcomes (spec/profile.yaml
+// webhook.payload, message.transitions, message.testOutcomes).
+test.beforeEach(({ target }) => profileOnly(target));
+
+/** RFC 3339 date-time with a zone, as `timestamp` carries it. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** The delivery event for `messageId`, once it arrives. */
+async function deliveryEventFor(channel: Parameters<typeof expectCallbacks>[0], messageId: string, id: string, timeoutMs: number): Promise<ReceivedCallback> {
+  const [event] = await expectCallbacks(channel, id, `a delivery event with data.messageId ${messageId}`, (c) => c.json?.data?.messageId === messageId, { timeoutMs });
+  return event!;
+}
+
+test.describe('profile webhook.payload: delivery events', () => {
+  test('a delivery event is {type: message.delivery, timestamp, data: {messageId, status, to, sendFrom, externalReference}}, one per recipient', { tag: ['@WH-201'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('profile-delivery');
+    await deliverTo(settings, numberId, channel.url, 'WH-201');
+    const to = deliveredRecipients(target, 2);
+    const body = smsBody(numberId, to, 'wh-profile');
+    const res = await send(api, newKey(), body);
+    expectQueued(res, 'WH-201: the send');
+    const byRecipient = new Map<string, string>(res.body.results.map((r: { to: string; messageId: string }) => [r.to, r.messageId]));
+    for (const recipient of to) {
+      const messageId = byRecipient.get(recipient);
+      expect(messageId, `WH-201: precondition: the send reports a messageId for ${recipient}`).toBeTruthy();
+      const event = await deliveryEventFor(channel, messageId!, 'WH-201', target.webhooks.timeoutMs);
+      expect(event.json, `WH-201: the delivery event for ${recipient} has the profile's shape`).toEqual({
+        type: 'message.delivery',
+        timestamp: expect.stringMatching(RFC3339),
+        data: { messageId, status: expect.stringMatching(/^(DELIVERED|FAILED)$/), to: recipient, sendFrom: numberId, externalReference: body.externalReference },
+      });
+    }
+    // Redeliveries share a webhook-id; a second distinct event for one message would be two outcomes.
+    await settle(500);
+    for (const recipient of to) {
+      const distinct = channel.unique().filter(reportsMessage(byRecipient.get(recipient)!));
+      expect(distinct.length, `WH-201: exactly one delivery event for ${recipient}`).toBe(1);
+    }
+  });
+});
+
+test.describe('profile message.testOutcomes', () => {
+  test('a recipient in +1 NPA 555 0150..0199 ends FAILED', { tag: ['@WH-202'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const failing = target.recipients.failed[0];
+    if (!failing) notTestable('needs a recipient that ends FAILED (recipients.failed in the target config)');
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('profile-failed');
+    await deliverTo(settings, numberId, channel.url, 'WH-202');
+    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, [failing!], 'wh-failed')), 'WH-202: the send');
+    const event = await deliveryEventFor(channel, messageId!, 'WH-202', target.webhooks.timeoutMs);
+    expect(event.json?.data?.status, `WH-202: ${failing} ends FAILED`).toBe('FAILED');
+    expect(event.json?.data?.errorCode, `WH-202: ${failing} fails with errorCode UNDELIVERABLE`).toBe('UNDELIVERABLE');
+  });
+
+  test('a recipient outside the failing range ends DELIVERED', { tag: ['@WH-202'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('profile-delivered');
+    await deliverTo(settings, numberId, channel.url, 'WH-202');
+    const [recipient] = deliveredRecipients(target);
+    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, [recipient!], 'wh-delivered')), 'WH-202: the send');
+    const event = await deliveryEventFor(channel, messageId!, 'WH-202', target.webhooks.timeoutMs);
+    expect(event.json?.data?.status, `WH-202: ${recipient} ends DELIVERED`).toBe('DELIVERED');
+    expect(event.json?.data?.errorCode, `WH-202: a delivered message carries no errorCode`).toBeUndefined();
+  });
+});
+
+test.describe('profile webhook.payload: inbound events', () => {
+  test('an inbound event is {type: message.inbound, timestamp, data: {messageId, numberId, from, to, text}}', { tag: ['@WH-203'] }, async ({ target, knownNumbers, settings, webhooks, control }) => {
+    const hooks = control.require('inbound');
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('profile-inbound');
+    await inboundTo(settings, numberId, channel.url, 'WH-203');
+    const from = deliveredRecipients(target)[0]!;
+    const text = `Conformance inbound ${randomUUID()}`;
+    const { messageId } = await hooks.inbound({ numberId, from, text });
+    const [event] = await expectCallbacks(channel, 'WH-203', `an inbound event with data.messageId ${messageId}`, (c) => c.json?.data?.messageId === messageId, {
+      timeoutMs: target.webhooks.timeoutMs,
+    });
+    const phoneNumber = knownNumbers.primary.find((n) => n.numberId === numberId)?.phoneNumber;
+    expect(event!.json, "WH-203: the inbound event has the profile's shape").toEqual({
+      type: 'message.inbound',
+      timestamp: expect.stringMatching(RFC3339),
+      data: { messageId, numberId, from, to: typeof phoneNumber === 'string' ? phoneNumber : expect.stringMatching(/^\+[1-9]\d{1,14}$/), text },
+    });
+  });
+});

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { expect, test } from '../../harness/fixtures.ts';
+import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../send/send-support.ts';
+import { awaitCallback, deliverTo, expectCallbacks, inboundTo, namesMessage, reportsMessage, settle, withClientWebhooks } from './webhook-support.ts';
+
+// Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending
+// number's webhookDeliveryOverride or else the client's delivery webhook; inbound traffic
+// likewise. Payload fields, signing and retries are not shown (WH-006), so at this level a
+// callback is recognised by naming the messageId anywhere in its JSON body, and a redelivery
+// is tolerated (channels de-duplicate by webhook-id).
+
+test.describe('6 delivery outcomes by webhook', () => {
+  test("the outcome of a queued message is POSTed to the number's webhookDeliveryOverride", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('override');
+    await deliverTo(settings, numberId, channel.url, 'WH-001');
+    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-override')), 'WH-001: the send');
+    const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-001');
+    expect(callback.method, 'WH-001: the outcome is reported by a POST').toBe('POST');
+    expect(channel.unique().filter(namesMessage(messageId!)).length, 'WH-001: the override received the outcome').toBeGreaterThan(0);
+  });
+
+  test('the outcome of every message of a send reaches the override', { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('override-many');
+    await deliverTo(settings, numberId, channel.url, 'WH-001');
+    const ids = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target, 2), 'wh-override-many')), 'WH-001: the send');
+    for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-001');
+  });
+
+  test("with an override set, the outcome goes to the override and not to the client's delivery webhook", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, control, newKey }) => {
+    control.require('clientWebhooks');
+    const numberId = smsNumber(knownNumbers);
+    const override = webhooks.channel('override');
+    const clientHook = webhooks.channel('client');
+    await deliverTo(settings, numberId, override.url, 'WH-001');
+    await withClientWebhooks(api, control, target.clients.primary.clientId, { delivery: clientHook.url }, 'WH-001', async () => {
+      const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-precedence')), 'WH-001: the send');
+      await awaitCallback(override, messageId!, target.webhooks.timeoutMs, 'WH-001');
+      await settle(1_000);
+      expect(clientHook.received.filter(namesMessage(messageId!)), "WH-001: the client's delivery webhook gets nothing when the number overrides it").toEqual([]);
+    });
+  });
+
+  test("without an override, the outcome is POSTed to the client's delivery webhook", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, control, newKey }) => {
+    control.require('clientWebhooks');
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('client-delivery');
+    await deliverTo(settings, numberId, null, 'WH-002');
+    await withClientWebhooks(api, control, target.clients.primary.clientId, { delivery: channel.url }, 'WH-002', async () => {
+      const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-client')), 'WH-002: the send');
+      const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-002');
+      expect(callback.method, 'WH-002: the outcome is reported by a POST').toBe('POST');
+    });
+  });
+});
+
+test.describe('6 what a delivery callback carries', () => {
+  test('a delivery callback is a JSON body that names the messageId it reports', { tag: ['@WH-003'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('payload');
+    await deliverTo(settings, numberId, channel.url, 'WH-003');
+    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-payload')), 'WH-003: the send');
+    const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-003');
+    expect(callback.json, `WH-003: the callback body is JSON; got ${callback.text.slice(0, 200)}`).not.toBeUndefined();
+    expect(reportsMessage(messageId!)(callback), `WH-003: the JSON body holds the messageId ${messageId} as a value; got ${callback.text.slice(0, 300)}`).toBe(true);
+  });
+
+  test('each message of a send is identified by its own messageId in a callback', { tag: ['@WH-003'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('payload-many');
+    await deliverTo(settings, numberId, channel.url, 'WH-003');
+    const ids = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target, 2), 'wh-payload-many')), 'WH-003: the send');
+    for (const messageId of ids) {
+      await expectCallbacks(channel, 'WH-003', `a JSON callback holding ${messageId}`, reportsMessage(messageId), { timeoutMs: target.webhooks.timeoutMs });
+    }
+  });
+});
+
+test.describe('6 inbound traffic by webhook', () => {
+  test("an inbound message is POSTed to the number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ target, knownNumbers, settings, webhooks, control }) => {
+    const hooks = control.require('inbound');
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('inbound-override');
+    await inboundTo(settings, numberId, channel.url, 'WH-004');
+    const text = `Conformance inbound ${randomUUID()}`;
+    const { messageId } = await hooks.inbound({ numberId, from: deliveredRecipients(target)[0]!, text });
+    const [callback] = await expectCallbacks(channel, 'WH-004', `an inbound callback naming ${messageId} or its text`, (c) => c.text.includes(messageId) || c.text.includes(text), {
+      timeoutMs: target.webhooks.timeoutMs,
+    });
+    expect(callback!.method, 'WH-004: inbound traffic is delivered by a POST').toBe('POST');
+  });
+
+  test("without an override, an inbound message is POSTed to the client's inbound webhook", { tag: ['@WH-005'] }, async ({ api, target, knownNumbers, settings, webhooks, control }) => {
+    const hooks = control.require('inbound');
+    control.require('clientWebhooks');
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('client-inbound');
+    await inboundTo(settings, numberId, null, 'WH-005');
+    await withClientWebhooks(api, control, target.clients.primary.clientId, { inbound: channel.url }, 'WH-005', async () => {
+      const text = `Conformance inbound ${randomUUID()}`;
+      const { messageId } = await hooks.inbound({ numberId, from: deliveredRecipients(target)[0]!, text });
+      const [callback] = await expectCallbacks(channel, 'WH-005', `an inbound callback naming ${messageId} or its text`, (c) => c.text.includes(messageId) || c.text.includes(text), {
+        timeoutMs: target.webhooks.timeoutMs,
+      });
+      expect(callback!.method, 'WH-005: inbound traffic is delivered by a POST').toBe('POST');
+    });
+  });
+});

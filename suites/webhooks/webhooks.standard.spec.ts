@@ -1,0 +1,75 @@
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
+import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../send/send-support.ts';
+import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from './webhook-support.ts';
+
+// What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
+// response. Level standard.
+
+test.describe('Standard Webhooks: signature', () => {
+  test('a callback carries webhook-id, webhook-timestamp and a v1 signature that verifies with the client secret', { tag: ['@WH-101'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const secret = target.webhooks.secret;
+    if (!secret) notTestable("needs the client's webhook signing secret (webhooks.secret in the target config)");
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('signed');
+    await deliverTo(settings, numberId, channel.url, 'WH-101');
+    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-signed')), 'WH-101: the send');
+    const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-101');
+    for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+      expect(callback.headers[header], `WH-101: the callback carries ${header}`).toBeTruthy();
+    }
+    expect(callback.headers['webhook-signature'], 'WH-101: webhook-signature holds a v1 signature').toMatch(/(^|\s)v1,[A-Za-z0-9+/]+={0,2}(\s|$)/);
+    // The receiver's clock is the one the standard asks to check against: verify at arrival.
+    let problem = '';
+    try {
+      verifyWebhook(secret!, callback.headers, callback.text, callback.receivedAt / 1000);
+    } catch (e) {
+      problem = (e as Error).message;
+    }
+    expect(problem, 'WH-101: the v1 signature verifies with the client secret (empty means verified)').toBe('');
+  });
+});
+
+test.describe('Standard Webhooks: timestamp tolerance', () => {
+  test('webhook-timestamp is Unix seconds within five minutes of the receiver clock', { tag: ['@WH-102'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('timestamp');
+    await deliverTo(settings, numberId, channel.url, 'WH-102');
+    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-timestamp')), 'WH-102: the send');
+    const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-102');
+    const timestamp = callback.headers['webhook-timestamp'] ?? '';
+    expect(timestamp, 'WH-102: webhook-timestamp is an integer number of Unix seconds').toMatch(/^\d+$/);
+    const skew = Math.abs(callback.receivedAt / 1000 - Number(timestamp));
+    expect(skew, `WH-102: webhook-timestamp ${timestamp} is within ${WEBHOOK_TOLERANCE_IN_SECONDS} s of arrival`).toBeLessThanOrEqual(WEBHOOK_TOLERANCE_IN_SECONDS);
+  });
+});
+
+test.describe('Standard Webhooks: retries', () => {
+  test('a callback answered 500 is retried with the same webhook-id', { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('retry').respondWith(500);
+    await deliverTo(settings, numberId, channel.url, 'WH-103');
+    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-retry')), 'WH-103: the send');
+    const [failed, retried] = await expectCallbacks(channel, 'WH-103', `a callback naming ${messageId} and its retry`, namesMessage(messageId!), {
+      timeoutMs: target.webhooks.timeoutMs,
+      count: 2,
+    });
+    expect(failed!.answered, 'WH-103: precondition: the first attempt was answered 500').toBe(500);
+    expect(failed!.headers['webhook-id'], 'WH-103: the callback carries a webhook-id').toBeTruthy();
+    expect(retried!.headers['webhook-id'], 'WH-103: the retry carries the webhook-id of the failed attempt').toBe(failed!.headers['webhook-id']);
+    expect(retried!.text, 'WH-103: the retry carries the same event').toBe(failed!.text);
+  });
+
+  test('a callback to an unreachable receiver is retried once it is reachable', { tag: ['@WH-104'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const late = await webhooks.unreachable('unreachable');
+    await deliverTo(settings, numberId, late.url, 'WH-104');
+    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-unreachable')), 'WH-104: the send');
+    // Long enough for the first attempt (made at once) to fail to connect; short enough that
+    // the exponential backoff still comes back within the callback timeout.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(late.received, 'WH-104: precondition: nothing could arrive while the receiver was down').toEqual([]);
+    await late.open();
+    await awaitCallback(late, messageId!, target.webhooks.timeoutMs, 'WH-104');
+  });
+});
