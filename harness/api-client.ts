@@ -59,7 +59,8 @@ export class SchemaViolationError extends Error {
   override name = 'SchemaViolationError';
   constructor(
     readonly violations: Violation[],
-    response: ApiResponse,
+    /** The answer itself, so a check of another level can still read it. */
+    readonly response: ApiResponse,
   ) {
     super(
       [

@@ -22,17 +22,21 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
   );
 }
 
-/** Secret-bearing fields in JSON bodies and form bodies, at any depth. */
-export function redactBody(body: unknown): unknown {
+/** Evidence keeps this much nesting; a probe may send far deeper bodies than a report can hold. */
+const MAX_EVIDENCE_DEPTH = 32;
+
+/** Secret-bearing fields in JSON bodies and form bodies, down to MAX_EVIDENCE_DEPTH. */
+export function redactBody(body: unknown, depth = 0): unknown {
+  if (depth > MAX_EVIDENCE_DEPTH && body !== null && typeof body === 'object') return `[nested deeper than ${MAX_EVIDENCE_DEPTH} levels: not shown]`;
   if (typeof body === 'string') {
     if (!/(^|&)(client_secret|access_token)=/.test(body)) return body;
     const form = new URLSearchParams(body);
     for (const key of form.keys()) if (SECRET_FIELDS.has(key)) form.set(key, REDACTED);
     return form.toString().replace(/%5Bredacted%5D/g, REDACTED);
   }
-  if (Array.isArray(body)) return body.map(redactBody);
+  if (Array.isArray(body)) return body.map((v) => redactBody(v, depth + 1));
   if (body && typeof body === 'object') {
-    return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, SECRET_FIELDS.has(k) && typeof v === 'string' ? REDACTED : redactBody(v)]));
+    return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, SECRET_FIELDS.has(k) && typeof v === 'string' ? REDACTED : redactBody(v, depth + 1)]));
   }
   return body;
 }

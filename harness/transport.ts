@@ -27,7 +27,9 @@ export function playwrightTransport(context: APIRequestContext): Transport {
     const res = await context.fetch(req.url, {
       method: req.method,
       headers: req.headers,
-      ...(req.body !== undefined && { data: req.body }),
+      // A Buffer goes out byte for byte. A string under a JSON content type would be
+      // re-serialised as a JSON string when it does not parse, hiding malformed JSON.
+      ...(req.body !== undefined && { data: Buffer.from(req.body, 'utf8') }),
       failOnStatusCode: false,
       maxRedirects: 0,
       timeout: timeoutMs,

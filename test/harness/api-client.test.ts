@@ -117,3 +117,19 @@ test('the send guard lets malformed recipients through (they exist to be rejecte
   guard.admit({ to: ['+12025550101'] });
   expect(() => guard.admit({ to: ['+12025550101'] })).toThrow(/send cap reached/);
 });
+
+test('evidence keeps a deeply nested body without overflowing the stack', async () => {
+  const { api, evidence } = await clientFor('undici');
+  next = { status: 400, body: coreError('INVALID_REQUEST') };
+  const deep = '['.repeat(5000) + ']'.repeat(5000);
+  const res = await api.call('search', { body: deep, headers: { 'content-type': 'application/json' } });
+  expect(res.status).toBe(400);
+  expect(JSON.stringify(evidence.exchanges[0]!.request.body)).toContain('nested deeper than 32 levels');
+});
+
+test('a malformed JSON body reaches the server byte for byte over Playwright', async () => {
+  const { api } = await clientFor('playwright');
+  next = { status: 400, body: coreError('INVALID_REQUEST') };
+  await api.call('search', { body: '{"npa":', headers: { 'content-type': 'application/json' } });
+  expect(seen.at(-1)!.body).toBe('{"npa":');
+});

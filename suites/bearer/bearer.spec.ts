@@ -1,0 +1,98 @@
+import { basicCredentials } from '../../harness/basic-auth.ts';
+import type { Target } from '../../harness/config.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, tamperedToken, unknownToken } from './core-routes.ts';
+
+// Section 5 rules 2 and 3 (and the 7.2 row "invalid or missing bearer token gives 401
+// UNAUTHORIZED"): every /api/core route, one test per route per case, so a verdict names the
+// route that let a request through.
+
+/**
+ * Malformed credentials (AUTH-002). Where a case can carry the client's real token or real
+ * secret it does: a server that ignores the scheme, or reads the first word after it, would
+ * then let the request through, and the test sees it.
+ */
+const MALFORMED: ReadonlyArray<{ name: string; header: (token: string, target: Target) => string }> = [
+  { name: 'the Basic scheme carrying the client credentials', header: (_t, target) => basicCredentials(target.clients.primary.clientId, target.clients.primary.clientSecret) },
+  { name: 'the Token scheme carrying a valid token', header: (t) => `Token ${t}` },
+  { name: 'a valid token with no scheme', header: (t) => t },
+  { name: 'the "Bearer" scheme with no token', header: () => 'Bearer' },
+  { name: 'the "Bearer" scheme followed by spaces only', header: () => 'Bearer     ' },
+  { name: 'two tokens after the Bearer scheme', header: (t) => `Bearer ${t} ${t}` },
+  { name: 'two Bearer credentials in one header', header: (t) => `Bearer ${t}, Bearer ${t}` },
+  { name: 'garbage bytes after the "Bearer" scheme', header: () => 'Bearer \u00ff\u00fe\u0080%%{}<>"\\' },
+];
+
+test.describe('5 rule 3: a missing bearer token is 401 UNAUTHORIZED', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} answers a request without an Authorization header with 401 UNAUTHORIZED`, { tag: ['@AUTH-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const res = await api.call(op, { ...request, as: 'none' });
+      expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-001: ${op} without a bearer token`);
+    });
+  }
+});
+
+test.describe('5 rule 3: a malformed bearer credential is 401 UNAUTHORIZED', () => {
+  for (const op of CORE_OPERATIONS) {
+    for (const { name, header } of MALFORMED) {
+      test(`${op} answers ${name} with 401 UNAUTHORIZED`, { tag: ['@AUTH-002'] }, async ({ api, target, knownNumbers, newKey, tokens }) => {
+        const request = await requestFor(op, { api, target, knownNumbers, newKey });
+        const token = await tokens.primary!.token();
+        const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: header(token, target) } });
+        expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-002: ${op} with ${name}`);
+      });
+    }
+  }
+});
+
+test.describe('5 rule 3: an expired token is 401 UNAUTHORIZED', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} answers an expired token with 401 UNAUTHORIZED`, { tag: ['@AUTH-003'] }, async ({ api, target, knownNumbers, newKey, control, tokens }) => {
+      const hooks = control.require('expireToken');
+      const { clientId, clientSecret } = target.clients.primary;
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const token = await issueToken(api, clientId, clientSecret, 'AUTH-003');
+      // Precondition: the token works before it expires, so the 401 below is the expiry's doing.
+      const before = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } });
+      expect(before).toSucceed('AUTH-003: precondition: the fresh token is accepted before it expires');
+      try {
+        await hooks.expireTokens(clientId);
+        const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${token}` } });
+        expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-003: ${op} with an expired token`);
+      } finally {
+        // The hook expired the worker's managed token too: drop it so the next test obtains one.
+        tokens.primary!.invalidate();
+      }
+    });
+  }
+});
+
+test.describe('7.2: a well-formed but unknown token is 401 UNAUTHORIZED', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} answers a token the server never issued with 401 UNAUTHORIZED`, { tag: ['@AUTH-004'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${unknownToken()}` } });
+      expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-004: ${op} with an unknown token`);
+    });
+
+    test(`${op} answers an issued token with one character altered with 401 UNAUTHORIZED`, { tag: ['@AUTH-004'] }, async ({ api, target, knownNumbers, newKey, tokens }) => {
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const altered = tamperedToken(await tokens.primary!.token());
+      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${altered}` } });
+      expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-004: ${op} with an altered token`);
+    });
+  }
+});
+
+test.describe('5 rule 2: a token from the token endpoint is accepted as a bearer credential', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} accepts "Authorization: Bearer <token>" with a token just issued`, { tag: ['@AUTH-005'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const { clientId, clientSecret } = target.clients.primary;
+      const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
+      const token = await issueToken(api, clientId, clientSecret, 'AUTH-005');
+      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${token}` } });
+      expect(res).toSucceed(`AUTH-005: ${op} accepts the issued token`);
+    });
+  }
+});

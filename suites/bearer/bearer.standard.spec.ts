@@ -1,0 +1,102 @@
+import { basicCredentials } from '../../harness/basic-auth.ts';
+import type { ApiResponse } from '../../harness/api-client.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { bearerChallenge, parseChallenges, type Challenge } from './challenge.ts';
+import { CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, unknownToken } from './core-routes.ts';
+
+// What RFC 6750 and RFC 9110 add to the document's "401 UNAUTHORIZED": the challenge a 401
+// carries and the case-insensitive scheme name. Level standard.
+
+/** The 401's Bearer challenge, if its WWW-Authenticate names one. */
+function challengeOf(res: ApiResponse): Challenge | undefined {
+  return bearerChallenge(res.headers['www-authenticate']);
+}
+
+/**
+ * How a failure message shows the challenge that came: parsed, so the scheme is a quoted JSON
+ * string the report's credential redaction (which hides "Bearer <word>") leaves readable.
+ */
+function shown(res: ApiResponse): string {
+  const value = res.headers['www-authenticate'];
+  return value === undefined ? 'no WWW-Authenticate' : JSON.stringify(parseChallenges(value));
+}
+
+test.describe('RFC 6750 3 / RFC 9110 15.5.2: every 401 carries a "Bearer" challenge', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`every 401 from ${op} carries WWW-Authenticate with the "Bearer" scheme`, { tag: ['@AUTH-101'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const { clientId, clientSecret } = target.clients.primary;
+      const credentials: Array<[string, string | undefined]> = [
+        ['no Authorization header', undefined],
+        ['an unknown bearer token', `Bearer ${unknownToken()}`],
+        ['the Basic scheme', basicCredentials(clientId, clientSecret)],
+        ['the "Bearer" scheme with no token', 'Bearer'],
+      ];
+      let unauthorized = 0;
+      for (const [name, authorization] of credentials) {
+        const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, ...(authorization !== undefined && { authorization }) } });
+        if (res.status !== 401) continue;
+        unauthorized++;
+        expect.soft(challengeOf(res), `AUTH-101: ${op} with ${name}: the 401 carries WWW-Authenticate naming "Bearer"; got ${shown(res)}`).toBeDefined();
+      }
+      expect(unauthorized, `AUTH-101: at least one of these requests to ${op} is a 401 (else there is no challenge to check; AUTH-001/002 report why)`).toBeGreaterThan(0);
+    });
+  }
+});
+
+test.describe('RFC 6750 3.1: a failed token is challenged with error="invalid_token"', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} challenges an unknown token with error="invalid_token"`, { tag: ['@AUTH-102'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${unknownToken()}` } });
+      expect(res).toHaveStatus(401, `AUTH-102: ${op} with an unknown token`);
+      const challenge = challengeOf(res);
+      expect(challenge, `AUTH-102: ${op}: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
+      expect(challenge!.params.error, `AUTH-102: ${op}: the "Bearer" challenge ${shown(res)} carries error="invalid_token"`).toBe('invalid_token');
+    });
+  }
+
+  test('whoami challenges an expired token with error="invalid_token"', { tag: ['@AUTH-102'] }, async ({ api, target, control, tokens }) => {
+    const hooks = control.require('expireToken');
+    const { clientId, clientSecret } = target.clients.primary;
+    const token = await issueToken(api, clientId, clientSecret, 'AUTH-102');
+    try {
+      await hooks.expireTokens(clientId);
+      const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } });
+      expect(res).toHaveStatus(401, 'AUTH-102: whoami with an expired token');
+      const challenge = challengeOf(res);
+      expect(challenge, `AUTH-102: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
+      expect(challenge!.params.error, `AUTH-102: the "Bearer" challenge ${shown(res)} carries error="invalid_token"`).toBe('invalid_token');
+    } finally {
+      // The hook expired the worker's managed token too: drop it so the next test obtains one.
+      tokens.primary!.invalidate();
+    }
+  });
+});
+
+test.describe('RFC 6750 3: with no credentials the challenge carries no error code', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} challenges a request without credentials with no error code`, { tag: ['@AUTH-103'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const res = await api.call(op, { ...request, as: 'none' });
+      expect(res).toHaveStatus(401, `AUTH-103: ${op} without credentials`);
+      const challenge = challengeOf(res);
+      expect(challenge, `AUTH-103: ${op}: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
+      expect(challenge!.params.error, `AUTH-103: ${op}: the "Bearer" challenge ${shown(res)} carries no error parameter`).toBeUndefined();
+    });
+  }
+});
+
+test.describe('RFC 6750 2.1 / RFC 9110 11.1: the scheme name is case-insensitive', () => {
+  for (const op of CORE_OPERATIONS) {
+    for (const scheme of ['bearer', 'BEARER']) {
+      test(`${op} accepts the scheme spelled "${scheme}"`, { tag: ['@AUTH-104'] }, async ({ api, target, knownNumbers, newKey }) => {
+        const { clientId, clientSecret } = target.clients.primary;
+        const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
+        const token = await issueToken(api, clientId, clientSecret, 'AUTH-104');
+        const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `${scheme} ${token}` } });
+        expect(res).toSucceed(`AUTH-104: ${op} accepts "${scheme} <token>"`);
+      });
+    }
+  }
+});

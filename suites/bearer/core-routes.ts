@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import type { ApiClient, ApiResponse, CallOptions } from '../../harness/api-client.ts';
+import type { OperationId, Target } from '../../harness/config.ts';
+import { expect, notTestable } from '../../harness/fixtures.ts';
+import { readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
+
+/**
+ * The /api/core routes and, for each, a request that is right in every respect but the one a
+ * test is about. Shared by the bearer, errors and versioning suites, so "every core route"
+ * means the same five routes everywhere. Routes are resolved by the api client from the
+ * target's config; nothing here names a method or a path the document leaves open.
+ */
+
+/** Section 4: every route under /api/core (4.2 to 4.6). */
+export const CORE_OPERATIONS = ['whoami', 'numbers', 'search', 'update', 'send'] as const satisfies readonly OperationId[];
+export type CoreOperation = (typeof CORE_OPERATIONS)[number];
+
+/** The routes whose request carries a JSON body (4.4, 4.5, 4.6). */
+export const BODY_OPERATIONS = ['search', 'update', 'send'] as const satisfies readonly CoreOperation[];
+
+export interface RouteContext {
+  api: ApiClient;
+  target: Target;
+  knownNumbers: KnownNumbers;
+  newKey: () => string;
+}
+
+/**
+ * Search bodies tried in turn when a test needs a search the target accepts: the document
+ * names the fields but not which are required or which combinations are valid (4.4), so no
+ * single body can be assumed. Values describe one real exchange (Washington, DC).
+ */
+export const SEARCH_CANDIDATES: ReadonlyArray<Record<string, string>> = [
+  { npa: '202' },
+  { state: 'DC' },
+  { zipCode: '20001' },
+  { npa: '202', nxx: '555', city: 'Washington', state: 'DC', zipCode: '20001', rateCenter: 'WSHNGTNZN1' },
+  {},
+];
+
+/** The search body used where only the credentials are under test: its acceptance does not matter. */
+export const SEARCH_PROBE = SEARCH_CANDIDATES[0]!;
+
+/** A number of the primary client for routes that name one: the ordinary send number first. */
+export function ownNumberId(known: KnownNumbers): string {
+  const id = known.sms ?? known.primary[0]?.numberId;
+  if (!id) notTestable('needs at least one number assigned to the primary client');
+  return id!;
+}
+
+/** The first recipient the target delivers to (the api client refuses any other). */
+export function recipient(target: Target): string {
+  const to = target.recipients.delivered[0];
+  if (!to) notTestable('needs a recipient in recipients.delivered of the target config');
+  return to!;
+}
+
+/**
+ * An update body that sets a field to the value it already has, so a server that wrongly
+ * accepts the request changes nothing. Read fresh: other tests change and restore settings.
+ */
+export async function noOpUpdate(api: ApiClient, numberId: string): Promise<Record<string, unknown>> {
+  const record = (await readNumbers(api)).find((n) => n.numberId === numberId);
+  return noOpPatchOf(record);
+}
+
+export function noOpPatchOf(record: NumberRecord | undefined): Record<string, unknown> {
+  if (!record) return {};
+  for (const field of ['smsEnabled', 'mmsEnabled', 'campaignregId', 'webhookInboundOverride', 'webhookDeliveryOverride'] as const) {
+    if (field in record) return { [field]: record[field] };
+  }
+  return {};
+}
+
+/** A valid SMS from `sendFrom` to the first test recipient (section 4.6). */
+export function smsPayload(target: Target, sendFrom: string, label: string): Record<string, unknown> {
+  return {
+    sendFrom,
+    to: [recipient(target)],
+    messageType: 'SMS',
+    text: `Conformance check ${label}`,
+    externalReference: `conformance-${label}-${randomBytes(4).toString('hex')}`,
+  };
+}
+
+/**
+ * A request to `op` that is valid in everything but its credentials: the caller adds
+ * `as` and, where it tests a credential, the Authorization header. For send it carries an
+ * Idempotency-Key and a well-formed body, for update a real numberId of the primary client and
+ * a no-op body, so the credential is the only thing a server can object to.
+ */
+export async function requestFor(op: CoreOperation, ctx: RouteContext): Promise<CallOptions> {
+  switch (op) {
+    case 'whoami':
+    case 'numbers':
+      return {};
+    case 'search':
+      return { json: SEARCH_PROBE };
+    case 'update': {
+      const numberId = ownNumberId(ctx.knownNumbers);
+      return { params: { numberId }, json: await noOpUpdate(ctx.api, numberId) };
+    }
+    case 'send':
+      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(ctx.target, ownNumberId(ctx.knownNumbers), 'bearer') };
+  }
+}
+
+/**
+ * A request to `op` that a conforming server accepts (2xx) when the credentials are right.
+ * Search uses a body the target was seen to accept; send needs a number with a campaignregId.
+ */
+export async function acceptedRequestFor(op: CoreOperation, ctx: RouteContext): Promise<CallOptions> {
+  switch (op) {
+    case 'search': {
+      const found = await acceptedSearch(ctx.api);
+      if (!found.body) notTestable('no search body among the candidates was accepted with the managed token, so no search is known to succeed (SEARCH-001 reports why)');
+      return { json: found.body };
+    }
+    case 'send': {
+      if (!ctx.knownNumbers.sms) notTestable('needs a primary number with a campaignregId that can send SMS (numbers.sms in the target config)');
+      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(ctx.target, ctx.knownNumbers.sms!, 'accepted') };
+    }
+    default:
+      return requestFor(op, ctx);
+  }
+}
+
+/** The first search candidate the target answers 2xx, with every answer seen on the way. */
+export async function acceptedSearch(api: ApiClient): Promise<{ body?: Record<string, string>; response?: ApiResponse; answers: ApiResponse[] }> {
+  const answers: ApiResponse[] = [];
+  for (const body of SEARCH_CANDIDATES) {
+    const res = await api.call('search', { json: body });
+    answers.push(res);
+    if (res.status >= 200 && res.status < 300) return { body, response: res, answers };
+  }
+  return { answers };
+}
+
+/** Obtain a token for a client through the token endpoint (4.1), with a JSON body. */
+export async function issueToken(api: ApiClient, clientId: string, clientSecret: string, requirement: string): Promise<string> {
+  const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+  expect(res).toSucceed(`${requirement}: precondition: the client obtains a token from the token endpoint`);
+  const token: unknown = res.body?.access_token;
+  expect(typeof token === 'string' && token !== '', `${requirement}: precondition: the token response carries access_token`).toBe(true);
+  return token as string;
+}
+
+/** A well-formed bearer token (RFC 6750 b64token, 43 base64url characters) the server never issued. */
+export function unknownToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * `token` with one character in its middle replaced by another of the same class, so it keeps
+ * the issued token's shape. A middle character carries full bits in base64 or hex, so the
+ * altered token can never decode to the same bytes.
+ */
+export function tamperedToken(token: string): string {
+  const i = Math.floor(token.length / 2);
+  const c = token[i]!;
+  const swap = /[0-9]/.test(c) ? (c === '7' ? '3' : '7') : /[a-z]/.test(c) ? (c === 'q' ? 'k' : 'q') : /[A-Z]/.test(c) ? (c === 'Q' ? 'K' : 'Q') : c === 'A' ? 'B' : 'A';
+  return token.slice(0, i) + swap + token.slice(i + 1);
+}

@@ -1,0 +1,41 @@
+import { readNumbers } from '../../harness/known-numbers.ts';
+import { expect, profileOnly, test } from '../../harness/fixtures.ts';
+
+// The reference profile's answers for the client context (spec/profile.yaml whoami.route,
+// whoami.fields): GET, 200, status ACTIVE, string capabilities, and number counts.
+const CAPABILITIES = ['SMS', 'MMS', 'NUMBER_SEARCH'];
+
+test.describe('profile: client context', () => {
+  test.beforeEach(({ target }) => profileOnly(target));
+
+  test('GET /api/core/whoami answers 200', { tag: ['@CTX-201'] }, async ({ api }) => {
+    const res = await api.call('whoami');
+    expect(`${res.request.method} ${new URL(res.request.url).pathname}`, 'CTX-201: the profile route is GET /api/core/whoami').toBe('GET /api/core/whoami');
+    expect(res).toHaveStatus(200, 'CTX-201: the context is answered 200');
+  });
+
+  test('apiClientStatus is ACTIVE for a client that can call the service', { tag: ['@CTX-201'] }, async ({ api }) => {
+    const res = await api.call('whoami');
+    expect(res.body.apiClientStatus, 'CTX-201: the profile status of an active client is ACTIVE').toBe('ACTIVE');
+  });
+
+  test('capabilities are strings from SMS, MMS and NUMBER_SEARCH', { tag: ['@CTX-201'] }, async ({ api }) => {
+    const res = await api.call('whoami');
+    const capabilities: unknown[] = res.body.capabilities;
+    expect(Array.isArray(capabilities), 'CTX-201: capabilities is an array').toBe(true);
+    for (const c of capabilities) {
+      expect.soft(CAPABILITIES.includes(c as string), `CTX-201: capability ${JSON.stringify(c)} is one of ${CAPABILITIES.join(', ')}`).toBe(true);
+    }
+    expect(new Set(capabilities).size, 'CTX-201: no capability is listed twice').toBe(capabilities.length);
+  });
+
+  test('assignedNumbers counts total, SMS-enabled and MMS-enabled numbers as the numbers list shows them', { tag: ['@CTX-201'] }, async ({ api }) => {
+    const res = await api.call('whoami');
+    const numbers = await readNumbers(api);
+    expect(res.body.assignedNumbers, 'CTX-201: assignedNumbers is {total, smsEnabled, mmsEnabled} matching the numbers list').toEqual({
+      total: numbers.length,
+      smsEnabled: numbers.filter((n) => n.smsEnabled === true).length,
+      mmsEnabled: numbers.filter((n) => n.mmsEnabled === true).length,
+    });
+  });
+});

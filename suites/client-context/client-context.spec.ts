@@ -1,0 +1,103 @@
+import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
+import type { ControlClient } from '../../harness/control.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { issueToken } from '../bearer/core-routes.ts';
+
+// Sections 2 and 4.2: the API client context. The method and success status are not shown, so
+// success is any 2xx; the seven fields and their types are what the document shows.
+
+/** Section 2's table: every field of the context and the type it is shown with. */
+const CONTEXT_FIELDS: ReadonlyArray<{ field: string; type: 'string' | 'array' | 'object' | 'boolean' }> = [
+  { field: 'apiClientId', type: 'string' },
+  { field: 'apiClientName', type: 'string' },
+  { field: 'apiClientStatus', type: 'string' },
+  { field: 'capabilities', type: 'array' },
+  { field: 'assignedNumbers', type: 'object' },
+  { field: 'inboundWebhookConfigured', type: 'boolean' },
+  { field: 'deliveryWebhookConfigured', type: 'boolean' },
+];
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+test.describe('4.2 Return the API client context', () => {
+  for (const { field, type } of CONTEXT_FIELDS) {
+    test(`the context carries ${field} as ${type === 'array' || type === 'object' ? `an ${type}` : `a ${type}`}`, { tag: ['@CTX-001'] }, async ({ api }) => {
+      const res = await api.call('whoami');
+      expect(res).toSucceed('CTX-001: the client-context route answers 2xx');
+      expect(field in (res.body ?? {}), `CTX-001: the context carries ${field}; body ${res.text.slice(0, 300)}`).toBe(true);
+      expect(typeOf(res.body[field]), `CTX-001: ${field} is ${type}`).toBe(type);
+    });
+  }
+
+  test('two clients see two different apiClientIds', { tag: ['@CTX-002'] }, async ({ api, target, secondClient }) => {
+    expect(secondClient.clientId, 'CTX-002: precondition: the config names two different clients').not.toBe(target.clients.primary.clientId);
+    const primary = await api.call('whoami');
+    const secondary = await api.call('whoami', { as: 'secondary' });
+    expect(primary).toSucceed('CTX-002: the primary client reads its context');
+    expect(secondary).toSucceed('CTX-002: the secondary client reads its context');
+    expect(secondary.body.apiClientId, 'CTX-002: the context names the authenticated client, so two clients see different apiClientIds').not.toBe(primary.body.apiClientId);
+  });
+
+  test('one client sees the same apiClientId with every token it is issued', { tag: ['@CTX-002'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const ids: unknown[] = [];
+    for (let i = 0; i < 2; i++) {
+      const token = await issueToken(api, clientId, clientSecret, 'CTX-002');
+      const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } });
+      expect(res).toSucceed('CTX-002: the context is read with a freshly issued token');
+      ids.push(res.body.apiClientId);
+    }
+    expect(ids[1], 'CTX-002: the context describes the client, not the token: the apiClientId does not change with the token').toBe(ids[0]);
+  });
+});
+
+/**
+ * The client's current webhook URLs, so a test can put them back. A PUT naming no field changes
+ * nothing and answers {clientId, delivery, inbound} (reference/README.md, test-control plane);
+ * when a target's hook does not report them, a client with no webhook configured is restored to
+ * null, and any other is not touched at all.
+ */
+async function currentWebhooks(hooks: ControlClient, api: ApiClient, clientId: string): Promise<{ delivery: string | null; inbound: string | null }> {
+  const answer = (await hooks.clientWebhooks(clientId, {})) as { delivery?: unknown; inbound?: unknown } | undefined;
+  const urlOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
+  if (answer && urlOrNull(answer.delivery) && urlOrNull(answer.inbound)) return { delivery: answer.delivery, inbound: answer.inbound };
+  const context = await api.call('whoami');
+  if (context.body?.deliveryWebhookConfigured === false && context.body?.inboundWebhookConfigured === false) return { delivery: null, inbound: null };
+  notTestable('the clientWebhooks hook does not report the current webhook URLs, so the test could not put them back afterwards');
+}
+
+async function context(api: ApiClient): Promise<ApiResponse> {
+  const res = await api.call('whoami');
+  expect(res).toSucceed('CTX-003: the client-context route answers 2xx');
+  return res;
+}
+
+test.describe('2 and 6: the context shows whether the client webhooks are configured', () => {
+  for (const kind of ['delivery', 'inbound'] as const) {
+    const flag = `${kind}WebhookConfigured`;
+    const other = kind === 'delivery' ? 'inbound' : 'delivery';
+    test(`${flag} is true while a ${kind} webhook is configured and false once it is cleared`, { tag: ['@CTX-003'] }, async ({ api, target, control, webhooks }) => {
+      const hooks = control.require('clientWebhooks');
+      // The control plane names a client by its clientId (ARCHITECTURE.md, test-control plane).
+      const clientId = target.clients.primary.clientId;
+      const original = await currentWebhooks(hooks, api, clientId);
+      try {
+        // The other kind is cleared so the flag under test is the only one that moves.
+        await hooks.clientWebhooks(clientId, { [kind]: webhooks.channel(`ctx-${kind}`).url, [other]: null });
+        const configured = await context(api);
+        expect(configured.body[flag], `CTX-003: ${flag} is true once a ${kind} webhook is configured`).toBe(true);
+        expect(configured.body[`${other}WebhookConfigured`], `CTX-003: ${other}WebhookConfigured stays false: only the ${kind} webhook was configured`).toBe(false);
+
+        await hooks.clientWebhooks(clientId, { [kind]: null });
+        const cleared = await context(api);
+        expect(cleared.body[flag], `CTX-003: ${flag} is false once the ${kind} webhook is cleared`).toBe(false);
+      } finally {
+        await hooks.clientWebhooks(clientId, original);
+      }
+    });
+  }
+});

@@ -1,0 +1,92 @@
+import type { CallOptions } from '../../harness/api-client.ts';
+import { CORE_OPERATIONS, type CoreOperation, type RouteContext, noOpUpdate, ownNumberId, requestFor, smsPayload, unknownToken } from '../bearer/core-routes.ts';
+import { unknownNumberIdLike } from '../update/update-support.ts';
+
+/**
+ * Requests every conforming server answers with an error, whatever its profile: each breaks one
+ * rule the document states (or names a resource that cannot exist). The errors suites read
+ * the answers' form (7.2), not which 4xx a route chose where the document leaves it open.
+ * None needs a fixture beyond the primary client and one of its numbers, so the error
+ * requirements stay testable on any target.
+ */
+export interface ErrorProbe {
+  name: string;
+  op: CoreOperation;
+  build(ctx: RouteContext): Promise<CallOptions>;
+}
+
+/** A body that is not JSON although it says so: a JSON text cut short, or quoted wrongly. */
+export const MALFORMED_JSON: ReadonlyArray<{ name: string; spoil: (valid: string) => string }> = [
+  { name: 'JSON cut short', spoil: (valid) => valid.slice(0, -1) },
+  { name: 'single-quoted JSON', spoil: (valid) => valid.replace(/"/g, "'") },
+  { name: 'JSON with a trailing comma', spoil: (valid) => valid.replace(/}$/, ',}') },
+  { name: 'plain text labelled as JSON', spoil: () => 'this is not JSON' },
+];
+
+/**
+ * The valid request to a body route with its JSON body spoiled: everything else (credentials,
+ * Idempotency-Key, numberId) is right, so the body is the only defect.
+ */
+export async function malformedRequest(op: CoreOperation, ctx: RouteContext, spoil: (valid: string) => string): Promise<CallOptions> {
+  const valid = await requestFor(op, ctx);
+  const { json, ...rest } = valid;
+  return { ...rest, headers: { ...rest.headers, 'content-type': 'application/json' }, body: spoil(JSON.stringify(json ?? {})) };
+}
+
+export const ERROR_PROBES: readonly ErrorProbe[] = [
+  ...CORE_OPERATIONS.map(
+    (op): ErrorProbe => ({
+      name: `${op} without a bearer token`,
+      op,
+      build: async (ctx) => ({ ...(await requestFor(op, ctx)), as: 'none' }),
+    }),
+  ),
+  {
+    name: 'numbers with an unknown bearer token',
+    op: 'numbers',
+    build: async () => ({ as: 'none', headers: { authorization: `Bearer ${unknownToken()}` } }),
+  },
+  ...(['search', 'update', 'send'] as const).map(
+    (op): ErrorProbe => ({
+      name: `${op} with malformed JSON`,
+      op,
+      build: (ctx) => malformedRequest(op, ctx, MALFORMED_JSON[0]!.spoil),
+    }),
+  ),
+  {
+    name: 'update of a numberId that does not exist',
+    op: 'update',
+    build: async (ctx) => {
+      const own = ownNumberId(ctx.knownNumbers);
+      return { params: { numberId: unknownNumberIdLike(own) }, json: await noOpUpdate(ctx.api, own) };
+    },
+  },
+  {
+    // Long enough to trip a router's or framework's own limits, whose errors must still be CORE's.
+    name: 'update of a 2048-character numberId',
+    op: 'update',
+    build: async (ctx) => ({ params: { numberId: 'n'.repeat(2048) }, json: await noOpUpdate(ctx.api, ownNumberId(ctx.knownNumbers)) }),
+  },
+  {
+    name: 'send without an Idempotency-Key',
+    op: 'send',
+    build: async (ctx) => ({ json: smsPayload(ctx.target, ownNumberId(ctx.knownNumbers), 'no-key') }),
+  },
+  {
+    name: 'send with an E.164 number as sendFrom',
+    op: 'send',
+    build: async (ctx) => {
+      const phone = ctx.knownNumbers.primary.map((n) => n.phoneNumber).find((p): p is string => typeof p === 'string' && /^\+[1-9]\d{1,14}$/.test(p));
+      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(ctx.target, phone ?? '+12025550142', 'e164-sendfrom') };
+    },
+  },
+  {
+    // Not owned by the client (4.6 rule 4), whoever else may own it; needs no second client.
+    name: 'send from a numberId that does not exist',
+    op: 'send',
+    build: async (ctx) => ({
+      headers: { 'idempotency-key': ctx.newKey() },
+      json: smsPayload(ctx.target, unknownNumberIdLike(ownNumberId(ctx.knownNumbers)), 'unknown-sendfrom'),
+    }),
+  },
+];

@@ -1,0 +1,70 @@
+import type { CallOptions } from '../../harness/api-client.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { ownNumberId, requestFor, type CoreOperation, type RouteContext } from '../bearer/core-routes.ts';
+import { ERROR_PROBES, type ErrorProbe } from './error-probes.ts';
+
+// Standards guide, "Errors and tenancy": error bodies never carry stack traces or internals.
+// Level standard. The ordinary error probes are joined by hostile ones, the inputs most likely
+// to reach an unhandled path (deep nesting, odd identifiers, numbers no parser expects).
+
+/** What a leaked internal looks like in a body (inside JSON a newline is the two characters \n). */
+const LEAKS: ReadonlyArray<[string, RegExp]> = [
+  ['a stack frame with a file position', /\bat (?:async )?[^\s"]*\s?\(?(?:file:\/\/|node:|\/|[A-Za-z]:\\)[^)\s"]*:\d+:\d+\)?/],
+  ['a stack trace line', /(?:\n|\\n)\s*at\s+[\w$.<>[\]]+/],
+  ['a node_modules path', /node_modules/],
+  ['a source file with a line number', /[\w./\\-]+\.(?:[cm]?js|ts|py|rb|java|go|php|cs|kt)(?::\d+){1,2}\b/],
+  ['a Python traceback', /Traceback \(most recent call last\)/],
+  ['a Java or .NET exception frame', /\bat [\w$.]+\([\w$]+\.(?:java|cs|kt|scala):\d+\)/],
+  ['a database error', /\b(?:SQLITE_[A-Z]+|SQLSTATE|ORA-\d{5}|syntax error at or near)\b/],
+  ['an absolute file-system path', /(?:^|[\s"'(=])\/(?:home|usr|var|opt|srv|app|root|tmp|work|Users)\/[\w.-]+/],
+];
+
+/** A raw JSON body on one route, with every other part of the request right. */
+function rawBody(op: CoreOperation, text: string, name: string, contentType = 'application/json'): ErrorProbe {
+  return {
+    name,
+    op,
+    build: async (ctx: RouteContext): Promise<CallOptions> => {
+      const { json: _json, ...rest } = await requestFor(op, ctx);
+      return { ...rest, headers: { ...rest.headers, 'content-type': contentType }, body: text };
+    },
+  };
+}
+
+/** An update of a numberId that cannot exist, with a no-op body. */
+function oddNumberId(numberId: string, name: string): ErrorProbe {
+  return { name, op: 'update', build: async () => ({ params: { numberId }, json: { smsEnabled: true } }) };
+}
+
+const HOSTILE_PROBES: readonly ErrorProbe[] = [
+  // 256 levels: past common parser depth limits (serde_json stops at 128), yet shallow enough
+  // for the evidence in report.json to stay readable by ordinary JSON tools.
+  rawBody('search', `{"npa":${'['.repeat(256)}${']'.repeat(256)}}`, 'search with a body nested 256 arrays deep'),
+  rawBody('search', '{"npa":"\\ud800"}', 'search with a lone surrogate in a string'),
+  rawBody('search', '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}', 'search with __proto__ and constructor keys'),
+  rawBody('search', '[]', 'search with a JSON array as the body'),
+  rawBody('search', 'null', 'search with JSON null as the body'),
+  rawBody('update', '{"smsEnabled":1e400}', 'update with a number beyond double range'),
+  rawBody('send', '{"sendFrom":"x"}', 'send with a JSON body sent as text/plain', 'text/plain'),
+  rawBody('send', '', 'send with an empty JSON body'),
+  oddNumberId('../../../etc/passwd', 'update of a path-traversal numberId'),
+  oddNumberId("' OR '1'='1", 'update of a numberId carrying SQL'),
+  oddNumberId('%00%ff', 'update of a numberId with escaped NUL and 0xFF'),
+  {
+    name: 'update with a numberId followed by a trailing slash and more',
+    op: 'update',
+    build: async (ctx) => ({ params: { numberId: `${ownNumberId(ctx.knownNumbers)}/x/y` }, json: { smsEnabled: true } }),
+  },
+];
+
+test.describe('Errors and tenancy: no stack traces or internals in error bodies', () => {
+  for (const probe of [...ERROR_PROBES, ...HOSTILE_PROBES]) {
+    test(`the answer to ${probe.name} carries no stack trace or internals`, { tag: ['@ERR-101'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const res = await api.call(probe.op, await probe.build({ api, target, knownNumbers, newKey }));
+      for (const [what, pattern] of LEAKS) {
+        const leak = pattern.exec(res.text)?.[0];
+        expect.soft(leak, `ERR-101: ${probe.name} (${res.describe()}): the body carries ${what}: ${JSON.stringify(leak)}`).toBeUndefined();
+      }
+    });
+  }
+});

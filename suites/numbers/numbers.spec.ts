@@ -1,0 +1,94 @@
+import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { smsPayload } from '../bearer/core-routes.ts';
+
+// Sections 1, 2 and 4.3: the numbers list. Its method and envelope are not shown: the api
+// client reads the items where the target's config says they are (routes.numbers.itemsPath).
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+
+/** The settable attributes of section 2 and the types it gives them. */
+const SETTABLE: ReadonlyArray<{ field: keyof NumberRecord & string; types: ReadonlyArray<'string' | 'null' | 'boolean'> }> = [
+  { field: 'campaignregId', types: ['string', 'null'] },
+  { field: 'smsEnabled', types: ['boolean'] },
+  { field: 'mmsEnabled', types: ['boolean'] },
+  { field: 'webhookInboundOverride', types: ['string', 'null'] },
+  { field: 'webhookDeliveryOverride', types: ['string', 'null'] },
+];
+
+function typeOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+test.describe('4.3 List active numbers', () => {
+  test('the list answers 2xx with the client\'s numbers, each carrying a numberId string', { tag: ['@NUM-001'] }, async ({ api, target }) => {
+    const res = await api.call('numbers');
+    expect(res).toSucceed('NUM-001: the numbers route answers 2xx');
+    const path = target.routes.numbersItemsPath;
+    const items: unknown = path ? res.body?.[path] : res.body;
+    expect(Array.isArray(items), `NUM-001: the items are an array at ${path ? `'${path}'` : 'the top level'} (routes.numbers.itemsPath)`).toBe(true);
+    for (const [i, item] of (items as Array<Record<string, unknown>>).entries()) {
+      expect.soft(typeof item?.numberId === 'string' && item.numberId !== '', `NUM-001: item ${i} carries a non-empty numberId string; got ${JSON.stringify(item).slice(0, 200)}`).toBe(true);
+    }
+    // Where the config names the client's numbers, they are known to be assigned: each is listed.
+    // (A separate test would be "not testable" on every target that names none.)
+    const ids = (items as Array<Record<string, unknown>>).map((item) => item?.numberId);
+    for (const [role, id] of Object.entries(target.numbers)) {
+      if (role !== 'foreign' && typeof id === 'string') expect.soft(ids, `NUM-001: the configured ${role} number ${id} is listed`).toContain(id);
+    }
+  });
+
+  test('every listed numberId with a campaignregId is accepted as sendFrom', { tag: ['@NUM-002'] }, async ({ api, target, newKey }) => {
+    // A number with SMS disabled may rightly be refused for SMS; the document does not say.
+    const usable = (await readNumbers(api)).filter((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false);
+    if (usable.length === 0) notTestable('no listed number has a campaignregId with SMS enabled, so none is expected to be usable as sendFrom');
+    for (const { numberId } of usable) {
+      const res = await api.call('send', { headers: { 'idempotency-key': newKey() }, json: smsPayload(target, numberId, 'num-002') });
+      expect.soft(res).toSucceed(`NUM-002: a send from listed number ${numberId} is accepted`);
+      const ids = Array.isArray(res.body?.results) ? res.body.results.map((r: { messageId?: unknown }) => r?.messageId).filter((m: unknown) => typeof m === 'string') : [];
+      expect.soft(ids.length, `NUM-002: the send from ${numberId} returns a messageId; body ${res.text.slice(0, 200)}`).toBeGreaterThan(0);
+    }
+  });
+
+  test("another client's numbers never appear in the list", { tag: ['@NUM-003'] }, async ({ api, secondClient }) => {
+    const mine = await readNumbers(api, 'primary');
+    const theirs = await readNumbers(api, 'secondary');
+    if (theirs.length === 0) notTestable('the second client has no numbers, so none could leak into the primary client\'s list');
+    const leaked = mine.filter((n) => theirs.some((t) => t.numberId === n.numberId)).map((n) => n.numberId);
+    expect(leaked, `NUM-003: the primary client's list holds none of the numberIds of the second client (${secondClient.clientId})`).toEqual([]);
+  });
+
+  test('no numberId is an E.164 phone number', { tag: ['@NUM-004'] }, async ({ api, target }) => {
+    const records = [...(await readNumbers(api, 'primary')), ...(target.clients.secondary ? await readNumbers(api, 'secondary') : [])];
+    if (records.length === 0) notTestable('no client has numbers to inspect');
+    for (const record of records) {
+      expect.soft(E164.test(record.numberId), `NUM-004: numberId ${record.numberId} is not an E.164 number`).toBe(false);
+      // The record's own phone numbers (any E.164 string in it), with or without the '+'.
+      const phones = Object.values(record).filter((v): v is string => typeof v === 'string' && E164.test(v));
+      for (const phone of phones) {
+        expect.soft([phone, phone.slice(1)], `NUM-004: numberId ${record.numberId} is not the number's phone number ${phone}`).not.toContain(record.numberId);
+      }
+    }
+  });
+
+  test('the campaign registration field is spelled campaignregId', { tag: ['@NUM-005'] }, async ({ api }) => {
+    const records = await readNumbers(api);
+    if (records.length === 0) notTestable('the primary client has no numbers to inspect');
+    for (const record of records) {
+      const misspelt = Object.keys(record).filter((k) => k !== 'campaignregId' && /^campaign[\W_]*reg/i.test(k));
+      expect.soft(misspelt, `NUM-005: number ${record.numberId} carries the campaign registration as campaignregId only`).toEqual([]);
+    }
+  });
+
+  test('the settable fields, where a listed number carries them, have the types of section 2', { tag: ['@NUM-005'] }, async ({ api }) => {
+    const records = await readNumbers(api);
+    if (records.length === 0) notTestable('the primary client has no numbers to inspect');
+    // "Where present": a field a target leaves out of its records is not a failure here.
+    for (const record of records) {
+      for (const { field, types } of SETTABLE) {
+        if (!(field in record)) continue;
+        expect.soft(types as readonly string[], `NUM-005: ${field} of ${record.numberId} is ${types.join(' or ')}; got ${JSON.stringify(record[field])}`).toContain(typeOf(record[field]));
+      }
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
+import { expect, test } from '../../harness/fixtures.ts';
+import { SEARCH_CANDIDATES, SEARCH_PROBE, acceptedSearch } from '../bearer/core-routes.ts';
+
+// Section 4.4: the number search. Its path, method and success status come from the target's
+// config; which request fields are required is not shown, so a search the target accepts is
+// found among a few plausible bodies (SEARCH_CANDIDATES) before its answer is checked.
+
+/** A search the target accepts, or a failure that lists every answer it gave. */
+async function acceptedAnswer(api: ApiClient): Promise<ApiResponse> {
+  const found = await acceptedSearch(api);
+  const seen = found.answers.map((r, i) => `    ${JSON.stringify(SEARCH_CANDIDATES[i])} → ${r.status} ${r.text.slice(0, 120)}`).join('\n');
+  expect(found.response, `SEARCH-001: a search with a JSON body is answered 2xx for at least one of these bodies:\n${seen}`).toBeDefined();
+  return found.response!;
+}
+
+test.describe('4.4 Search available numbers', () => {
+  test('a search answers groups as an array', { tag: ['@SEARCH-001'] }, async ({ api }) => {
+    const res = await acceptedAnswer(api);
+    expect(Array.isArray(res.body.groups), `SEARCH-001: groups is an array; body ${res.text.slice(0, 200)}`).toBe(true);
+  });
+
+  test('a search answers providerResultCount as a number', { tag: ['@SEARCH-001'] }, async ({ api }) => {
+    const res = await acceptedAnswer(api);
+    expect(typeof res.body.providerResultCount, `SEARCH-001: providerResultCount is a number; body ${res.text.slice(0, 200)}`).toBe('number');
+  });
+
+  test('a search answers requestedQuantity as a number', { tag: ['@SEARCH-001'] }, async ({ api }) => {
+    const res = await acceptedAnswer(api);
+    expect(typeof res.body.requestedQuantity, `SEARCH-001: requestedQuantity is a number; body ${res.text.slice(0, 200)}`).toBe('number');
+  });
+});
+
+test.describe('4.4 and 7.2: an upstream failure of the search is 502 UPSTREAM_ERROR', () => {
+  // Several upstream statuses, so a server that reports a fixed providerStatus is caught.
+  for (const upstreamStatus of [503, 500, 429]) {
+    test(`an upstream ${upstreamStatus} is answered 502 UPSTREAM_ERROR with details.providerStatus ${upstreamStatus}`, { tag: ['@SEARCH-002'] }, async ({ api, control }) => {
+      const hooks = control.require('upstreamFailure');
+      // A body the target accepts when the upstream is well, so only the upstream is at fault.
+      const body = (await acceptedSearch(api)).body ?? SEARCH_PROBE;
+      try {
+        await hooks.upstream('fail', upstreamStatus);
+        const res = await api.call('search', { json: body });
+        expect(res).toBeCoreError(502, 'UPSTREAM_ERROR', `SEARCH-002: the upstream answered ${upstreamStatus}`);
+        const providerStatus: unknown = res.body.error.details?.providerStatus;
+        expect(String(providerStatus), `SEARCH-002: details.providerStatus carries the upstream status; details ${JSON.stringify(res.body.error.details)}`).toBe(String(upstreamStatus));
+      } finally {
+        await hooks.upstream('ok');
+      }
+    });
+  }
+});

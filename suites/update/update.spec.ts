@@ -1,0 +1,85 @@
+import type { SettingsGuard } from '../../harness/settings-guard.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { BOOLEAN_FIELDS, NULLABLE_FIELDS, SETTABLE_FIELDS, differentValue, guardFields, recordOf, scratchNumber, type SettableField } from './update-support.ts';
+
+// Section 4.5: updating number settings. The method, path prefix, success status and response
+// body are not shown: success is any 2xx, and what changed is read back from the numbers list
+// (section 4.3). Every change goes through the settings fixture, which puts it back.
+
+type Patch = Parameters<SettingsGuard['change']>[1];
+
+function patchOf(field: SettableField, value: unknown): Patch {
+  return { [field]: value } as Patch;
+}
+
+test.describe('4.5 Update number settings', () => {
+  for (const field of SETTABLE_FIELDS) {
+    // NUM-005 too for campaignregId: the write side uses this spelling and the list reads it back.
+    const tag = field === 'campaignregId' ? ['@UPD-001', '@NUM-005'] : ['@UPD-001'];
+    test(`an update of ${field} is accepted and the new value is visible in the numbers list`, { tag }, async ({ api, knownNumbers, settings, webhooks }) => {
+      const numberId = scratchNumber(knownNumbers);
+      const before = await recordOf(api, numberId, 'primary', 'UPD-001');
+      const value = differentValue(field, before[field], knownNumbers, () => webhooks.channel(`upd-${field}`).url);
+      const res = await settings.change(numberId, patchOf(field, value));
+      expect(res).toSucceed(`UPD-001: the update of ${field} to ${JSON.stringify(value)} is accepted (2xx)`);
+      const after = await recordOf(api, numberId, 'primary', 'UPD-001');
+      expect(after[field], `UPD-001: the numbers list shows ${field} = ${JSON.stringify(value)} after the update`).toEqual(value);
+    });
+  }
+
+  test("an update of another client's number is refused and the number stays unchanged", { tag: ['@UPD-002'] }, async ({ api, knownNumbers, settings, webhooks, secondClient }) => {
+    const foreign = knownNumbers.foreign;
+    if (!foreign) notTestable(`the second client (${secondClient.clientId}) has no numbers to try`);
+    // Registered with the fixture first, so a server that wrongly applies the change is put right.
+    const before = await guardFields('UPD-002', settings, api, foreign!, ['webhookInboundOverride', 'smsEnabled'], 'secondary');
+    const patch = { webhookInboundOverride: webhooks.channel('upd-foreign').url, smsEnabled: before.smsEnabled !== true };
+    const res = await api.call('update', { params: { numberId: foreign! }, json: patch });
+    expect(res).toBeRejected(`UPD-002: the primary client updating the second client's number ${foreign}`);
+    const after = await recordOf(api, foreign!, 'secondary', 'UPD-002');
+    expect(after, "UPD-002: the second client's number is unchanged").toEqual(before);
+  });
+
+  for (const field of SETTABLE_FIELDS) {
+    test(`an update naming only ${field} leaves every other field unchanged`, { tag: ['@UPD-003'] }, async ({ api, knownNumbers, settings, webhooks }) => {
+      const numberId = scratchNumber(knownNumbers);
+      const before = await recordOf(api, numberId, 'primary', 'UPD-003');
+      const value = differentValue(field, before[field], knownNumbers, () => webhooks.channel(`upd3-${field}`).url);
+      const res = await settings.change(numberId, patchOf(field, value));
+      expect(res).toSucceed(`UPD-003: the update of ${field} alone is accepted (2xx)`);
+      const after = await recordOf(api, numberId, 'primary', 'UPD-003');
+      const { [field]: _was, ...othersBefore } = before;
+      const { [field]: _now, ...othersAfter } = after;
+      expect(othersAfter, `UPD-003: an update naming only ${field} leaves the other fields as they were`).toEqual(othersBefore);
+    });
+  }
+
+  for (const field of NULLABLE_FIELDS) {
+    test(`${field} accepts null, and the list then shows null`, { tag: ['@UPD-004'] }, async ({ api, knownNumbers, settings, webhooks }) => {
+      const numberId = scratchNumber(knownNumbers);
+      const before = await recordOf(api, numberId, 'primary', 'UPD-004');
+      if (before[field] === null || before[field] === undefined) {
+        // Give it a value first, so setting null is seen to change something.
+        const set = await settings.change(numberId, patchOf(field, differentValue(field, before[field], knownNumbers, () => webhooks.channel(`upd4-${field}`).url)));
+        expect(set).toSucceed(`UPD-004: precondition: ${field} can be given a value`);
+      }
+      const res = await settings.change(numberId, patchOf(field, null));
+      expect(res).toSucceed(`UPD-004: ${field}: null is accepted (2xx)`);
+      const after = await recordOf(api, numberId, 'primary', 'UPD-004');
+      expect(after[field], `UPD-004: the numbers list shows ${field} = null after the update`).toBeNull();
+    });
+  }
+
+  for (const field of BOOLEAN_FIELDS) {
+    test(`${field} accepts both true and false, and the list shows each`, { tag: ['@UPD-004'] }, async ({ api, knownNumbers, settings }) => {
+      const numberId = scratchNumber(knownNumbers);
+      const before = await recordOf(api, numberId, 'primary', 'UPD-004');
+      // The opposite value first, so both updates change something.
+      for (const value of [before[field] !== true, before[field] === true]) {
+        const res = await settings.change(numberId, patchOf(field, value));
+        expect(res).toSucceed(`UPD-004: ${field}: ${value} is accepted (2xx)`);
+        const after = await recordOf(api, numberId, 'primary', 'UPD-004');
+        expect(after[field], `UPD-004: the numbers list shows ${field} = ${value} after the update`).toBe(value);
+      }
+    });
+  }
+});
