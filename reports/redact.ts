@@ -20,7 +20,9 @@ function isSecretField(name: string): boolean {
 /** Replaces credentials inside free text: auth schemes, and key=value pairs of secret fields. */
 export function redactText(s: string): string {
   return s
-    .replace(/\b(Bearer|Basic)\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`)
+    // A credential is at least 8 characters and not a plain word: it has a digit or symbol,
+    // or mixes cases (base64). Prose such as "Bearer challenge" or `realm=` stays readable.
+    .replace(/\b([Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])\s+(?!\[redacted\])(?=[A-Za-z0-9._~+/=-]{8})(?=[A-Za-z]*[0-9._~+/=-]|[a-z]*[A-Z]+[a-z]|[A-Z]*[a-z]+[A-Z])[A-Za-z0-9._~+/=-]+/g, `$1 ${REDACTED}`)
     .replace(/\b(access_token|refresh_token|client_secret|password)=([^&\s"']+)/gi, (_m, k: string) => `${k}=${REDACTED}`)
     .replace(/("(?:access_token|refresh_token|client_secret|clientSecret|password|webhookSecret)"\s*:\s*)"[^"]*"/g, `$1"${REDACTED}"`);
 }

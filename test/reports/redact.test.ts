@@ -37,3 +37,9 @@ test('evidence attachments: the harness log shape, a bare array, and unreadable 
   expect(r.omitted).toBe(4);
   expect(r.problems).toHaveLength(1);
 });
+
+test('free text keeps prose about schemes readable and still hides credentials in any case', () => {
+  expect(redactText('the Bearer challenge carries error="invalid_token"')).toBe('the Bearer challenge carries error="invalid_token"');
+  expect(redactText('WWW-Authenticate: Bearer realm="api"')).toBe('WWW-Authenticate: Bearer realm="api"');
+  expect(redactText('sent bearer abc.DEF-123_xyz')).toBe('sent bearer [redacted]');
+});
