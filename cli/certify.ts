@@ -6,10 +6,10 @@
 // 2 harness or configuration error.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort } from './free-port.ts';
 import { ConfigError, loadTarget, type Target } from '../harness/config.ts';
 import { planOf } from '../harness/plan.ts';
 
@@ -132,15 +132,4 @@ function selection(): string[] {
 
 function playwrightCli(): string {
   return resolve('node_modules/@playwright/test/cli.js');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }

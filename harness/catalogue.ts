@@ -16,12 +16,14 @@ export interface Requirement {
   needs?: string[];
   reason?: string;
   choice?: string;
+  /** A withdrawn requirement keeps its ID (never reused) and leaves reports. */
+  withdrawn?: boolean;
 }
 
 export interface Area {
   id: string;
   title: string;
-  sections: string;
+  sections?: string;
 }
 
 export interface Catalogue {

@@ -1,31 +1,15 @@
 // The shapes the reporting layer passes around. report.schema.json is the published form of
 // `Report`; keep the two in step (test/reports/schema.test.ts fails when they drift).
 
-export type Level = 'document' | 'standard' | 'profile';
-export type Check = 'black-box' | 'fixture' | 'hook' | 'client-side' | 'not-checkable';
+import type { Area, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
+
+// The catalogue's own shapes have one definition, the harness's.
+export type { Area, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
 export type Verdict = 'pass' | 'fail' | 'non-strict fail' | 'not testable here' | 'not run';
 export type RunVerdict = 'conformant' | 'not conformant' | 'harness error';
 
 export const LEVELS: readonly Level[] = ['document', 'standard', 'profile'];
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'non-strict fail', 'not testable here', 'not run'];
-
-export interface Area {
-  id: string;
-  title: string;
-  sections?: string;
-}
-
-export interface Requirement {
-  id: string;
-  area: string;
-  level: Level;
-  source: string;
-  statement: string;
-  check: Check;
-  needs?: string[];
-  reason?: string;
-  withdrawn?: boolean;
-}
 
 export interface Catalogue {
   interface: string;
