@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -8,25 +8,26 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import { startChildServer } from './childServer.ts';
+import { startChildServer, type RunningServer } from './childServer.ts';
 
-// Durable sends/s of the reference (SQLite synchronous=FULL, group commit) side by side with a
-// fastify hello-world on the same machine, then the delivery-webhook latency from acceptance to
-// callback on loopback. Prints figures; it is not a test and asserts nothing.
-//   npx tsx bench/reference-throughput.ts [--duration 10] [--connections 50] [--webhooks 2000]
+// Durable sends/s of the reference (SQLite synchronous=FULL, group commit in a writer thread)
+// side by side with a fastify hello-world on the same machine, then the delivery-webhook latency
+// from acceptance to callback on loopback at a moderate, steady rate. Prints figures, including
+// where the CPU time goes; it is not a test and asserts nothing.
+//   npx tsx bench/reference-throughput.ts [--duration 10] [--connections 50] [--webhooks 2000] [--webhook-rate 200]
 
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     webhooks: { type: 'string', default: '2000' },
-    'webhook-concurrency': { type: 'string', default: '8' },
+    'webhook-rate': { type: 'string', default: '200' },
   },
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const webhookCount = Number(values.webhooks);
-const webhookConcurrency = Number(values['webhook-concurrency']);
+const webhookRate = Number(values['webhook-rate']);
 
 interface Fixtures {
   baseUrl: string;
@@ -39,13 +40,52 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** CPU time (ms) of each thread of a process, from /proc; empty where /proc is not available. */
+function threadCpu(pid: number): Map<string, number> {
+  const times = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      times.set(tid, (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS);
+    }
+  } catch {
+    // Not Linux, or the thread ended between the listing and the read.
+  }
+  return times;
+}
+
+/** Runs autocannon and measures the CPU time the server's threads and this process spent meanwhile. */
+async function measure(server: RunningServer, options: Parameters<typeof autocannon>[0]) {
+  const pid = server.process.pid!;
+  const before = threadCpu(pid);
+  const ownBefore = process.cpuUsage();
+  const result = await autocannon(options);
+  const own = process.cpuUsage(ownBefore);
+  const after = threadCpu(pid);
+  const spent = [...after].map(([tid, ms]) => ({ main: tid === String(pid), ms: ms - (before.get(tid) ?? 0) }));
+  const perRequest = (ms: number) => (ms * 1000) / Math.max(1, result.requests.total);
+  const main = spent.filter((t) => t.main).reduce((sum, t) => sum + t.ms, 0);
+  const others = spent.filter((t) => !t.main).sort((a, b) => b.ms - a.ms);
+  return {
+    result,
+    cpu: {
+      mainUs: perRequest(main),
+      busiestOtherUs: perRequest(others[0]?.ms ?? 0),
+      restUs: perRequest(others.slice(1).reduce((sum, t) => sum + t.ms, 0)),
+      loadGeneratorUs: (own.user + own.system) / Math.max(1, result.requests.total),
+    },
+  };
+}
+
 const workDir = mkdtempSync(join(tmpdir(), 'reference-bench-'));
 
 try {
   // 1. Hello-world baseline.
   const hello = await startChildServer('bench/helloServer.ts');
   await autocannon({ url: hello.baseUrl, connections, duration: 2 }); // warm-up
-  const helloResult = await autocannon({ url: hello.baseUrl, connections, duration });
+  const helloRun = await measure(hello, { url: hello.baseUrl, connections, duration });
   await hello.stop();
 
   // 2. The reference's durable send.
@@ -68,18 +108,23 @@ try {
     text: 'benchmark',
     externalReference: 'bench',
   });
+  // Every request is a new operation with a fresh random Idempotency-Key, as real clients send
+  // them (UUIDs, per the Idempotency-Key draft); sequential keys would flatter the key index.
   const sendRequest = {
     method: 'POST',
     path: '/api/core/messages/send',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': '' },
     body: sendBody,
-    // Every request is a new operation: a fresh Idempotency-Key each time.
-    setupRequest: (spec: { headers?: Record<string, string> }) => ({ ...spec, headers: { ...spec.headers, 'idempotency-key': randomUUID() } }),
+    setupRequest: (spec: { headers?: Record<string, string> }) => {
+      spec.headers!['idempotency-key'] = randomUUID();
+      return spec;
+    },
   };
   await autocannon({ url: reference.baseUrl, connections, duration: 2, requests: [sendRequest] }); // warm-up
-  const sendResult = await autocannon({ url: reference.baseUrl, connections, duration, requests: [sendRequest] });
+  const sendRun = await measure(reference, { url: reference.baseUrl, connections, duration, requests: [sendRequest] });
 
-  // 3. Delivery-webhook latency: request start and acceptance (response) to callback arrival.
+  // 3. Delivery-webhook latency at a steady moderate rate (not under saturation): from the
+  // request's start and from its acceptance (the 202 arriving) to the callback's arrival.
   const arrivals = new Map<string, number>();
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -100,22 +145,26 @@ try {
   }).then((response) => response.body.dump());
 
   const started = new Map<string, { start: number; accepted: number }>();
-  let next = 0;
-  const worker = async () => {
-    while (next < webhookCount) {
-      next += 1;
-      const start = performance.now();
-      const response = await request(`${reference.baseUrl}/api/core/messages/send`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-        body: sendBody,
-      });
-      const accepted = performance.now();
-      const body = (await response.body.json()) as { results: Array<{ messageId: string }> };
-      started.set(body.results[0]!.messageId, { start, accepted });
-    }
+  const sendOne = async () => {
+    const start = performance.now();
+    const response = await request(`${reference.baseUrl}/api/core/messages/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: sendBody,
+    });
+    const accepted = performance.now();
+    const body = (await response.body.json()) as { results: Array<{ messageId: string }> };
+    started.set(body.results[0]!.messageId, { start, accepted });
   };
-  await Promise.all(Array.from({ length: webhookConcurrency }, worker));
+  const inFlight: Array<Promise<void>> = [];
+  const paceStart = performance.now();
+  for (let i = 0; i < webhookCount; i += 1) {
+    const due = paceStart + (i * 1000) / webhookRate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    inFlight.push(sendOne());
+  }
+  await Promise.all(inFlight);
   const deadline = Date.now() + 10_000;
   while (arrivals.size < webhookCount && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   receiver.close();
@@ -127,11 +176,15 @@ try {
     const arrival = arrivals.get(messageId);
     if (arrival === undefined) continue;
     fromStart.push(arrival - times.start);
+    // The server posts the event right after the commit, before it answers, so the callback can
+    // arrive before the 202 does: that counts as zero.
     fromAcceptance.push(Math.max(0, arrival - times.accepted));
   }
   fromStart.sort((a, b) => a - b);
   fromAcceptance.sort((a, b) => a - b);
 
+  const helloResult = helloRun.result;
+  const sendResult = sendRun.result;
   const ratio = sendResult.requests.average / helloResult.requests.average;
   console.log(`reference throughput benchmark (${connections} connections, ${duration} s each, autocannon in this process)`);
   console.log('');
@@ -145,9 +198,19 @@ try {
   console.log('');
   console.log(`durable sends/s as a share of hello-world req/s: ${fmt(ratio * 100)} %  (target >= 30 %)`);
   console.log('');
-  console.log(`delivery webhooks: ${arrivals.size} of ${webhookCount} received (${webhookConcurrency} sends in flight)`);
-  console.log(`  request start -> callback:  p50 ${fmt(percentile(fromStart, 50))} ms   p99 ${fmt(percentile(fromStart, 99))} ms   (target p99 <= 50 ms)`);
-  console.log(`  acceptance    -> callback:  p50 ${fmt(percentile(fromAcceptance, 50))} ms   p99 ${fmt(percentile(fromAcceptance, 99))} ms`);
+  console.log('CPU time per request, microseconds (2 cores = 2,000,000 us/s to share):');
+  console.log('                              server main   server other threads      autocannon');
+  const cpuRow = (name: string, c: typeof helloRun.cpu) =>
+    console.log(
+      `${name.padEnd(28)} ${fmt(c.mainUs).padStart(12)}   ${`${fmt(c.busiestOtherUs)} + ${fmt(c.restUs)}`.padStart(20)}   ${fmt(c.loadGeneratorUs).padStart(13)}`,
+    );
+  cpuRow('fastify hello-world', helloRun.cpu);
+  cpuRow('durable send (sync=FULL)', sendRun.cpu);
+  console.log('  (other threads: the busiest one, for the send the writer thread, + the rest)');
+  console.log('');
+  console.log(`delivery webhooks: ${arrivals.size} of ${webhookCount} received (sends paced at ${webhookRate}/s)`);
+  console.log(`  acceptance    -> callback:  p50 ${fmt(percentile(fromAcceptance, 50))} ms   p99 ${fmt(percentile(fromAcceptance, 99))} ms   (target p99 <= 50 ms)`);
+  console.log(`  request start -> callback:  p50 ${fmt(percentile(fromStart, 50))} ms   p99 ${fmt(percentile(fromStart, 99))} ms`);
 } finally {
   rmSync(workDir, { recursive: true, force: true });
 }

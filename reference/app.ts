@@ -2,8 +2,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { ReferenceContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
-import { WriteQueue } from './db/writeQueue.ts';
+import { startWriter, type Writer } from './db/writer.ts';
 import { SimulatedCarrier } from './delivery/carrier.ts';
+import { assertKnownFaults, type FaultName } from './faults.ts';
 import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
 import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
@@ -11,12 +12,13 @@ import { newId } from './ids.ts';
 import { startSweeper } from './maintenance.ts';
 import { CORE_BODY_LIMIT_BYTES, DEFAULTS, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
-import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
+import { coreErrorHandler, coreNotFoundHandler, routerErrorHandler } from './routes/coreErrorHandler.ts';
 import { controlRoutes } from './routes/control.ts';
 import { tokenRoutes } from './routes/token.ts';
 import { createAjv } from './spec/ajv.ts';
 import { loadRequestSchemas } from './spec/requestSchemas.ts';
 import { createStores } from './store/index.ts';
+import { Writes } from './store/writes.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { startUpstreamSimulator, type UpstreamSimulator } from './upstream/simulator.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -47,7 +49,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     upstreamTimeoutMs: DEFAULTS.upstreamTimeoutMs,
     synchronous: 'FULL',
     logger: pino({ level: 'silent' }),
-    faults: new Set<string>(),
+    faults: new Set<FaultName>(),
     ...options,
   };
 }
@@ -60,12 +62,20 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
 export async function buildApp(buildOptions: BuildOptions = {}): Promise<FastifyInstance> {
   const options = withDefaults(buildOptions);
   const { logger } = options;
+  assertKnownFaults(options.faults);
+  if (options.faults.size > 0) {
+    logger.warn({ faults: [...options.faults] }, `FAULTS INJECTED: this server is deliberately broken (${[...options.faults].join(', ')}); never certify against it`);
+  }
   const db = openDatabase({ path: options.dbPath, fresh: options.fresh, synchronous: options.synchronous });
   let simulator: UpstreamSimulator | undefined;
+  let writer: Writer | undefined;
   try {
     const stores = createStores(db);
-    const writes = new WriteQueue(db);
+    // Seeding writes on this connection, before the writer starts; from then on every write
+    // goes through the writer.
     const seeded = await seedFixtures(db, stores, options.fixtures ?? DEMO_FIXTURES);
+    writer = await startWriter({ path: options.dbPath, synchronous: options.synchronous }, stores, logger);
+    const writes = new Writes(writer, stores);
     simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
     const ctx: ReferenceContext = {
@@ -77,12 +87,13 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       schemas: loadRequestSchemas(),
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger),
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, options.faults),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
     return await assemble(ctx, upstreamUrl, simulator);
   } catch (error) {
     await simulator?.close();
+    await writer?.close();
     db.close();
     throw error;
   }
@@ -99,7 +110,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     onConstructorPoisoning: 'error',
     // The router's own refusals (an over-long path parameter, a malformed URL) are client
     // errors too, and every /api/core answer is in the CORE wrapper: never fastify's flat body.
-    frameworkErrors: coreErrorHandler,
+    frameworkErrors: routerErrorHandler(ctx.options.faults),
   });
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
@@ -122,14 +133,15 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     // Finish what an earlier process accepted but did not complete.
     ctx.carrier.resume();
     ctx.dispatcher.resume();
-    stopSweeper = startSweeper(ctx.writes, ctx.stores, ctx.logger);
+    stopSweeper = startSweeper(ctx.writes, ctx.logger);
   });
   app.addHook('onClose', async () => {
     stopSweeper?.();
     await ctx.dispatcher.close();
     await ctx.upstream.close();
     await simulator?.close();
-    ctx.writes.close();
+    ctx.carrier.close();
+    await ctx.writes.close();
     ctx.db.close();
   });
   return app;

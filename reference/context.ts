@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Db } from './db/open.ts';
-import type { WriteQueue } from './db/writeQueue.ts';
 import type { SimulatedCarrier } from './delivery/carrier.ts';
 import type { SeededClient } from './fixtures/seed.ts';
 import type { ReferenceOptions } from './options.ts';
 import type { RequestSchemas } from './spec/requestSchemas.ts';
 import type { Stores } from './store/index.ts';
+import type { Writes } from './store/writes.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
@@ -14,7 +14,7 @@ export interface ReferenceContext {
   options: ReferenceOptions;
   logger: Logger;
   db: Db;
-  writes: WriteQueue;
+  writes: Writes;
   stores: Stores;
   schemas: RequestSchemas;
   seeded: readonly SeededClient[];

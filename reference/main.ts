@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { buildApp } from './app.ts';
 import { parseCommandLine, USAGE } from './cli/args.ts';
 import { ConfigError } from './errors.ts';
+import { faultBanner } from './faults.ts';
 import { loadFixturesFile } from './fixtures/load.ts';
 import { createLogger } from './log.ts';
 
@@ -24,6 +25,9 @@ async function main(): Promise<number> {
     return 2;
   }
 
+  // A deliberately broken server says so before anything else, on stderr where the logs go.
+  if (cli.faults.length > 0) process.stderr.write(faultBanner(cli.faults));
+
   let app;
   try {
     app = await buildApp({
@@ -37,6 +41,7 @@ async function main(): Promise<number> {
       upstreamUrl: cli.upstreamUrl,
       upstreamTimeoutMs: cli.upstreamTimeoutMs,
       logger: createLogger(cli.logLevel),
+      faults: new Set(cli.faults),
     });
     await app.listen({ host: cli.host, port: cli.port });
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { FaultName } from './faults.ts';
 import type { FixtureSet } from './fixtures/schema.ts';
 
 /** Everything buildApp needs; main.ts fills it from the command line, tests fill it directly. */
@@ -19,8 +20,8 @@ export interface ReferenceOptions {
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
   synchronous: 'FULL' | 'NORMAL';
   logger: Logger;
-  /** Named misbehaviours for sensitivity runs of the harness; none are defined yet. */
-  faults: ReadonlySet<string>;
+  /** Deliberate misbehaviours for the kill matrix (reference/faults.ts); empty except with --faults. */
+  faults: ReadonlySet<FaultName>;
 }
 
 export const DEFAULTS = {

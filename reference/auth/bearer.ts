@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError } from '../errors.ts';
+import type { FaultName } from '../faults.ts';
 import type { ClientStore, ClientRecord } from '../store/clients.ts';
 import { tokenHash } from './tokenHash.ts';
 
@@ -19,13 +20,16 @@ function unauthorized(message: string, tokenSent: boolean): CoreError {
   return new CoreError('UNAUTHORIZED', message, {}, { 'www-authenticate': challenge });
 }
 
-export function bearerAuthentication(clients: ClientStore) {
+export function bearerAuthentication(clients: ClientStore, faults: ReadonlySet<FaultName> = new Set()) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw unauthorized('A bearer token is required.', false);
     const match = BEARER.exec(header);
+    // Kill-matrix fault (reference/faults.ts): a Bearer header the parser cannot read is taken for a server failure.
+    if (!match && faults.has('auth.malformed-bearer-500') && /^bearer\b/i.test(header)) throw new Error('cannot parse the bearer credentials');
     if (!match) throw unauthorized('The Authorization header is not a bearer token.', true);
-    const client = clients.byTokenHash(tokenHash(match[1]!), Date.now());
+    // Kill-matrix fault: tokens are looked up as of the epoch, so none has expired yet.
+    const client = clients.byTokenHash(tokenHash(match[1]!), faults.has('auth.expired-token-accepted') ? 0 : Date.now());
     if (!client) throw unauthorized('The bearer token is unknown or expired.', true);
     request.apiClient = client;
   };

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Profile token.lifetime: opaque random tokens, 32 bytes, base64url. */
 export function newAccessToken(): string {
@@ -7,5 +7,5 @@ export function newAccessToken(): string {
 
 /** Tokens are stored as their SHA-256 so a copy of the database grants nothing. */
 export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }

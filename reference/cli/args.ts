@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
+import { parseFaults, type FaultName } from '../faults.ts';
 import { DEFAULTS } from '../options.ts';
 
 export const USAGE = `Usage: npm run serve -- [options]
@@ -20,6 +21,8 @@ Options:
   --upstream-url URL          inventory provider; default: start the bundled simulator on a loopback port
   --upstream-timeout SECONDS  bound on a provider call before answering 502 (default ${DEFAULTS.upstreamTimeoutMs / 1000})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
+  --faults NAME[,NAME]        DELIBERATELY BREAK the server with these faults of reference/faults.ts, for the
+                              kill matrix (npm run sensitivity) only; an unknown name lists the known ones
   --help                      show this help
 `;
 
@@ -38,6 +41,8 @@ export interface CliOptions {
   upstreamUrl?: string;
   upstreamTimeoutMs: number;
   logLevel: string;
+  /** Faults to inject (reference/faults.ts); empty unless --faults is given. */
+  faults: FaultName[];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -91,6 +96,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'upstream-url': { type: 'string' },
         'upstream-timeout': { type: 'string' },
         'log-level': { type: 'string' },
+        faults: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -115,5 +121,6 @@ export function parseCommandLine(argv: string[]): CliOptions {
     upstreamUrl: httpUrl('upstream-url', values['upstream-url']),
     upstreamTimeoutMs: Math.round(seconds('upstream-timeout', values['upstream-timeout'], DEFAULTS.upstreamTimeoutMs / 1000) * 1000),
     logLevel,
+    faults: values.faults === undefined ? [] : parseFaults(values.faults),
   };
 }

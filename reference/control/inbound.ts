@@ -12,19 +12,22 @@ export interface SimulatedInbound {
 /**
  * Records a message arriving at one of the service's numbers and commits its inbound event,
  * addressed to the number's webhookInboundOverride, else the client's inbound webhook.
- * Returns undefined when no such number exists.
+ * Resolves to undefined when no such number exists.
  */
-export function receiveInbound(ctx: ReferenceContext, inbound: SimulatedInbound): { messageId: string; webhook?: DueWebhook } | undefined {
+export async function receiveInbound(ctx: ReferenceContext, inbound: SimulatedInbound): Promise<{ messageId: string; webhook?: DueWebhook } | undefined> {
   const number = ctx.stores.numbers.byId(inbound.numberId);
   if (!number) return undefined;
   const client = ctx.stores.clients.byApiClientId(number.apiClientId)!;
   const now = Date.now();
   const messageId = newId('msg');
-  ctx.stores.messages.insertInbound({ messageId, apiClientId: client.apiClientId, numberId: number.numberId, from: inbound.from, text: inbound.text, createdAt: now });
   const target = number.webhookInboundOverride ?? client.inboundWebhookUrl;
   const payload = inboundEvent({ messageId, numberId: number.numberId, from: inbound.from, to: number.phoneNumber, text: inbound.text }, now);
   const webhookId = newId('evt');
-  const state = ctx.stores.outbox.insert({ webhookId, apiClientId: client.apiClientId, kind: 'message.inbound', messageId, targetUrl: target, payload, createdAt: now });
+  const state = await ctx.writes.run({
+    op: 'receiveInbound',
+    message: { messageId, apiClientId: client.apiClientId, numberId: number.numberId, from: inbound.from, text: inbound.text, createdAt: now },
+    event: { webhookId, apiClientId: client.apiClientId, kind: 'message.inbound', messageId, targetUrl: target, payload, createdAt: now },
+  });
   const webhook = state === 'pending' && target ? { webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: now } : undefined;
   return { messageId, webhook };
 }

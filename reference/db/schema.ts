@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS messages (
   completed_at       INTEGER
 );
 
+-- A rowid table: clients choose keys at random (UUIDs, as the Idempotency-Key draft suggests), so
+-- the key index takes inserts all over; kept apart from the stored answers it stays narrow, and
+-- the answers themselves are appended in order.
 CREATE TABLE IF NOT EXISTS idempotency (
   api_client_id   TEXT NOT NULL,
   idempotency_key TEXT NOT NULL,
@@ -58,7 +61,9 @@ CREATE TABLE IF NOT EXISTS idempotency (
   body            TEXT NOT NULL,
   expires_at      INTEGER NOT NULL,
   PRIMARY KEY (api_client_id, idempotency_key)
-) WITHOUT ROWID;
+);
+-- The sweeper deletes by expiry; without this index each sweep would read the whole table.
+CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency(expires_at);
 
 CREATE TABLE IF NOT EXISTS webhook_outbox (
   webhook_id      TEXT PRIMARY KEY,

@@ -1,44 +1,41 @@
 import type { Db } from './open.ts';
 
-type WriteOp<T> = (db: Db) => T;
-
-interface Pending {
-  op: WriteOp<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: { message: string; code?: string } };
 
 /**
- * Group commit: the writes of concurrent requests are queued and flushed in one transaction per
- * event-loop turn, so one fsync covers the whole batch. Each caller's promise settles only after
- * its batch is committed, so "answered" always implies "durable".
+ * Group commit: writes queued since the last commit are applied in one transaction, so one
+ * fsync covers the whole batch. `deliver` is called only after the batch is committed, so a
+ * caller that answers from it answers only what is durable.
  *
  * Writes run one after another inside the batch, so a write sees everything queued before it
  * (which is what makes the idempotency check-then-insert atomic). Should one write throw, the
  * whole batch is rolled back and each write is run again in a transaction of its own, so a
- * failing write rejects alone (this costs nothing on the common path, unlike a savepoint each).
+ * failing write fails alone (this costs nothing on the common path, unlike a savepoint each).
+ *
+ * While a commit is running (it is synchronous), newly arriving writes wait in the event loop;
+ * they all form the next batch.
  */
-export class WriteQueue {
-  private pending: Pending[] = [];
+export class WriteQueue<T> {
+  private pending: T[] = [];
   private scheduled = false;
-  private closed = false;
-  private readonly runBatch: (batch: Pending[]) => unknown[];
-  private readonly runOne: (op: WriteOp<unknown>) => unknown;
+  private readonly runBatch: (batch: T[]) => unknown[];
+  private readonly runOne: (item: T) => unknown;
 
-  constructor(db: Db) {
-    this.runOne = db.transaction((op: WriteOp<unknown>) => op(db));
-    this.runBatch = db.transaction((batch: Pending[]) => batch.map((item) => item.op(db)));
+  constructor(
+    db: Db,
+    apply: (item: T) => unknown,
+    private readonly deliver: (batch: T[], outcomes: Outcome[]) => void,
+  ) {
+    this.runOne = db.transaction((item: T) => apply(item));
+    this.runBatch = db.transaction((batch: T[]) => batch.map((item) => apply(item)));
   }
 
-  run<T>(op: WriteOp<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('the database is closed'));
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ op, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+  add(item: T): void {
+    this.pending.push(item);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   /** Commits everything queued so far. */
@@ -47,29 +44,21 @@ export class WriteQueue {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
-    let values: unknown[];
+    let outcomes: Outcome[];
     try {
-      values = this.runBatch(batch);
+      outcomes = this.runBatch(batch).map((value) => ({ ok: true, value }));
     } catch {
-      this.runEachAlone(batch);
-      return;
+      outcomes = batch.map((item) => this.runAlone(item));
     }
-    batch.forEach((item, index) => item.resolve(values[index]));
+    this.deliver(batch, outcomes);
   }
 
-  private runEachAlone(batch: Pending[]): void {
-    for (const item of batch) {
-      try {
-        item.resolve(this.runOne(item.op));
-      } catch (error) {
-        item.reject(error);
-      }
+  private runAlone(item: T): Outcome {
+    try {
+      return { ok: true, value: this.runOne(item) };
+    } catch (error) {
+      const { message, code } = error as Error & { code?: unknown };
+      return { ok: false, error: { message, ...(typeof code === 'string' ? { code } : {}) } };
     }
-  }
-
-  /** Commits what is queued and refuses further writes. */
-  close(): void {
-    this.flush();
-    this.closed = true;
   }
 }

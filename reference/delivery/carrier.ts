@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { WriteQueue } from '../db/writeQueue.ts';
 import type { MessageStore } from '../store/messages.ts';
+import type { Writes } from '../store/writes.ts';
 import { outcomeFor } from './outcome.ts';
 
 /**
@@ -12,30 +12,34 @@ import { outcomeFor } from './outcome.ts';
 export class SimulatedCarrier {
   // Messages taken during one event-loop turn are recorded by one write, not one write each.
   private taken: Array<{ messageId: string; to: string }> = [];
+  private closed = false;
 
   constructor(
-    private readonly writes: WriteQueue,
+    private readonly writes: Writes,
     private readonly messages: MessageStore,
     private readonly logger: Logger,
   ) {}
 
   take(accepted: ReadonlyArray<{ messageId: string; to: string }>): void {
-    if (accepted.length === 0) return;
-    if (this.taken.length === 0) setImmediate(() => this.record());
+    // After close the messages stay QUEUED in the database; the next start takes them.
+    if (accepted.length === 0 || this.closed) return;
+    if (this.taken.length === 0) setImmediate(() => this.flush());
     this.taken.push(...accepted);
   }
 
-  private record(): void {
+  /** Records what was taken so far and takes nothing more (before the writer closes). */
+  close(): void {
+    this.flush();
+    this.closed = true;
+  }
+
+  private flush(): void {
     const taken = this.taken;
+    if (taken.length === 0) return;
     this.taken = [];
+    const outcomes = taken.map(({ messageId, to }) => ({ messageId, ...outcomeFor(to) }));
     this.writes
-      .run(() => {
-        const now = Date.now();
-        for (const { messageId, to } of taken) {
-          const outcome = outcomeFor(to);
-          this.messages.complete(messageId, outcome.status, outcome.errorCode, now);
-        }
-      })
+      .run({ op: 'completeMessages', outcomes, nowMs: Date.now() })
       .catch((error: unknown) => this.logger.error({ err: error }, 'recording message outcomes failed'));
   }
 

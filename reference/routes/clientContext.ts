@@ -4,16 +4,18 @@ import type { ReferenceContext } from '../context.ts';
 
 /** GET /api/core/whoami (section 4.2; profile whoami.route and whoami.fields). */
 export async function clientContextRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
-  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients));
+  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients, ctx.options.faults));
 
   app.get('/whoami', async (request) => {
     const client = callerOf(request);
     const numbers = ctx.stores.numbers.listForClient(client.apiClientId);
+    const { faults } = ctx.options;
     return {
       apiClientId: client.apiClientId,
-      apiClientName: client.name,
+      // Kill-matrix faults (reference/faults.ts): a field left out, a field of the wrong type.
+      ...(!faults.has('whoami.field-missing') && { apiClientName: client.name }),
       apiClientStatus: client.status,
-      capabilities: client.capabilities,
+      capabilities: faults.has('whoami.field-mistyped') ? JSON.stringify(client.capabilities) : client.capabilities,
       assignedNumbers: {
         total: numbers.length,
         smsEnabled: numbers.filter((number) => number.smsEnabled).length,

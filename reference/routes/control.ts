@@ -62,13 +62,13 @@ export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
 
   app.post('/tokens/expire', { schema: { body: SCHEMAS.expireTokens } }, async (request) => {
     const client = clientFor((request.body as { clientId: string }).clientId);
-    const expired = await ctx.writes.run(() => ctx.stores.tokens.expireAllFor(client.apiClientId, Date.now()));
+    const expired = await ctx.writes.run({ op: 'expireTokens', apiClientId: client.apiClientId, nowMs: Date.now() });
     return { expired };
   });
 
   app.post('/inbound', { schema: { body: SCHEMAS.inbound } }, async (request, reply) => {
     const inbound = request.body as SimulatedInbound;
-    const received = await ctx.writes.run(() => receiveInbound(ctx, inbound));
+    const received = await receiveInbound(ctx, inbound);
     if (!received) throw new CoreError('NOT_FOUND', 'No number has this numberId.', { numberId: inbound.numberId });
     if (received.webhook) ctx.dispatcher.dispatch([received.webhook]);
     return reply.code(201).send({ messageId: received.messageId });
@@ -79,13 +79,12 @@ export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
     const body = request.body as { delivery?: string | null; inbound?: string | null };
     const delivery = body.delivery === undefined ? client.deliveryWebhookUrl : body.delivery;
     const inbound = body.inbound === undefined ? client.inboundWebhookUrl : body.inbound;
-    await ctx.writes.run(() => ctx.stores.clients.setWebhooks(client.apiClientId, delivery, inbound));
+    await ctx.writes.run({ op: 'setClientWebhooks', apiClientId: client.apiClientId, delivery, inbound });
     return { clientId: client.clientId, delivery, inbound };
   });
 
   app.post('/reset', async () => {
-    ctx.writes.flush();
-    resetToSeed(ctx);
+    await resetToSeed(ctx);
     await ctx.upstream.setMode({ mode: 'ok' });
     return { reset: true };
   });

@@ -7,17 +7,31 @@ import type { SearchCriteria } from '../upstream/inventory.ts';
 
 /** The numbers resource: list (4.3), search (4.4) and update (4.5). */
 export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
-  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients));
+  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients, ctx.options.faults));
+
+  const { faults } = ctx.options;
 
   // Profile numbers.route: GET, 200, {numbers: [Number]}; the caller's numbers only.
   app.get('/numbers', async (request) => {
     const client = callerOf(request);
-    return { numbers: ctx.stores.numbers.listForClient(client.apiClientId).map(numberJson) };
+    // Kill-matrix fault (reference/faults.ts): the list forgets its client filter.
+    const owners = faults.has('numbers.list-leaks-other-clients') ? ctx.seeded.map((seeded) => seeded.apiClientId) : [client.apiClientId];
+    return { numbers: owners.flatMap((owner) => ctx.stores.numbers.listForClient(owner)).map(numberJson) };
   });
 
   // Profile search.route: POST /api/core/numbers/search, 200. The provider is asked over HTTP.
   app.post('/numbers/search', { schema: { body: ctx.schemas.searchRequest } }, async (request) => {
-    return ctx.upstream.search(request.body as SearchCriteria);
+    const result = await ctx.upstream.search(request.body as SearchCriteria).catch((error: unknown) => {
+      // Kill-matrix fault: a provider's error status is taken for the server's own failure.
+      if (faults.has('search.upstream-failure-500') && error instanceof CoreError && typeof error.details.providerStatus === 'number') {
+        throw new CoreError('SERVER_ERROR');
+      }
+      throw error;
+    });
+    if (!faults.has('search.field-missing')) return result;
+    // Kill-matrix fault: a field of the answer left out.
+    const { providerResultCount: _dropped, ...rest } = result;
+    return rest;
   });
 
   // Profile update.route: PATCH, 200 with the updated Number; another client's number is 404.
@@ -28,16 +42,15 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
       const client = callerOf(request);
       const { numberId } = request.params as { numberId: string };
       const changes = request.body as Partial<NumberSettings>;
-      const updated = await ctx.writes.run(() => {
-        // Read and write in one transaction so two concurrent updates of different fields both land.
-        const current = ctx.stores.numbers.findOwned(client.apiClientId, numberId);
-        if (!current) return undefined;
-        const next = { ...current, ...changes };
-        ctx.stores.numbers.update(numberId, next);
-        return next;
-      });
+      // Kill-matrix faults (reference/faults.ts): the update acts as the number's owner whoever
+      // asks; the enable flags are answered but not stored.
+      const owner = faults.has('update.foreign-number-allowed') ? (ctx.stores.numbers.byId(numberId)?.apiClientId ?? client.apiClientId) : client.apiClientId;
+      const { smsEnabled: _sms, mmsEnabled: _mms, ...withoutFlags } = changes;
+      const stored = faults.has('update.flags-not-persisted') ? withoutFlags : changes;
+      // The writer reads and writes in one transaction, so two concurrent updates of different fields both land.
+      const updated = await ctx.writes.run({ op: 'updateNumber', apiClientId: owner, numberId, changes: stored });
       if (!updated) throw new CoreError('NOT_FOUND', 'No number with this numberId is assigned to this API client.');
-      return numberJson(updated);
+      return numberJson(faults.has('update.flags-not-persisted') ? { ...updated, ...changes } : updated);
     },
   );
 }

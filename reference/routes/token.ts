@@ -4,7 +4,7 @@ import { hashSecret, verifySecret } from '../auth/secretHash.ts';
 import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
 import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
 import type { ReferenceContext } from '../context.ts';
-import { OAuthError } from '../errors.ts';
+import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
 // Profile token.headers: on every answer of the token endpoint, success or error.
@@ -47,8 +47,15 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     }
     const parameters = readTokenParameters(request.body);
     if (parameters.grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
+    const { faults } = ctx.options;
+    // Kill-matrix fault (reference/faults.ts): only JSON bodies and HTTP Basic carry credentials.
+    if (faults.has('token.form-credentials-refused') && request.body instanceof FormParameters && (parameters.clientId !== undefined || parameters.clientSecret !== undefined)) {
+      throw new OAuthError('invalid_request', 'Client credentials in a form-encoded body are not supported.');
+    }
 
     const basic = parseBasicCredentials(request.headers.authorization);
+    // Kill-matrix fault: HTTP Basic client authentication is not supported.
+    if (faults.has('token.basic-refused') && basic !== undefined) throw new OAuthError('invalid_client', 'HTTP Basic client authentication is not supported.');
     if (request.headers.authorization !== undefined && basic === undefined) {
       throw new OAuthError('invalid_client', 'Only HTTP Basic client authentication is supported in the Authorization header.');
     }
@@ -57,10 +64,16 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
       throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or body credentials, not both (RFC 6749 2.3).');
     }
     if (parameters.grantType !== 'client_credentials') {
-      throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials.');
+      // Kill-matrix fault: the wrong OAuth error code for a grant type that is not supported.
+      throw new OAuthError(faults.has('token.unsupported-grant-wrong-code') ? 'invalid_request' : 'unsupported_grant_type', 'grant_type must be client_credentials.');
     }
     const clientId = basic ? basic.clientId : parameters.clientId;
     const clientSecret = basic ? basic.clientSecret : parameters.clientSecret;
+    // Kill-matrix fault: a request with no client credentials at all gets the core API's error wrapper.
+    if (faults.has('token.core-error-shape') && clientId === undefined && clientSecret === undefined) {
+      const error = new CoreError('INVALID_REQUEST', 'client_id and client_secret are required.');
+      return reply.code(error.status).headers(NO_STORE).send(coreErrorBody(error, request.id));
+    }
     if (clientId === undefined || clientSecret === undefined) {
       throw new OAuthError('invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
     }
@@ -72,7 +85,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     const token = newAccessToken();
     const ttl = ctx.options.tokenTtlSeconds;
     const expiresAt = Date.now() + ttl * 1000;
-    await ctx.writes.run(() => ctx.stores.tokens.insert(tokenHash(token), client.apiClientId, expiresAt));
+    await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt });
     return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
   });
 

@@ -1,46 +1,39 @@
 import { outcomeFor } from '../delivery/outcome.ts';
 import { newId } from '../ids.ts';
 import type { ClientRecord } from '../store/clients.ts';
-import type { Stores } from '../store/index.ts';
+import type { IdempotencyRecord } from '../store/idempotency.ts';
+import type { OutboundMessage } from '../store/messages.ts';
 import type { NumberRecord } from '../store/numbers.ts';
-import type { DueWebhook } from '../store/outbox.ts';
+import type { DueWebhook, OutboxEntry } from '../store/outbox.ts';
 import { deliveryEvent } from '../webhooks/events.ts';
 import type { SendRequest } from './sendRequest.ts';
 
-export interface SendCommand {
-  client: ClientRecord;
-  number: NumberRecord;
-  idempotencyKey: string;
-  fingerprint: string;
-  request: SendRequest;
-  nowMs: number;
-  retentionMs: number;
+/** Everything an accepted send stores, built before it is handed to the writer. */
+export interface Acceptance {
+  record: IdempotencyRecord;
+  messages: OutboundMessage[];
+  events: OutboxEntry[];
+  /** For the carrier, once committed. */
+  accepted: Array<{ messageId: string; to: string }>;
+  /** For the dispatcher, once committed: the events that have a target. */
+  webhooks: DueWebhook[];
 }
 
-export type SendDecision =
-  | { kind: 'replay'; statusCode: number; body: string }
-  | { kind: 'conflict' }
-  | { kind: 'accepted'; statusCode: 202; body: string; accepted: Array<{ messageId: string; to: string }>; webhooks: DueWebhook[] };
-
 /**
- * The durable part of a send, run inside a group-commit transaction: consult the idempotency
- * record, and if the key is new, store one message per distinct recipient, its delivery event
- * and the idempotency record. Because writes run one after another, of any number of
- * concurrent requests with one key exactly one finds the key free.
+ * The rows of an accepted send: one message per distinct recipient, its delivery event, and the
+ * idempotency record holding the exact answer (profile send.items: repeats of a recipient are
+ * reported as DUPLICATE_RECIPIENT).
  */
-export function decideSend(stores: Stores, command: SendCommand): SendDecision {
-  const { client, number, request, nowMs } = command;
-  const previous = stores.idempotency.find(client.apiClientId, command.idempotencyKey, nowMs);
-  if (previous) {
-    return previous.fingerprint === command.fingerprint ? { kind: 'replay', statusCode: previous.statusCode, body: previous.body } : { kind: 'conflict' };
-  }
-
+export function buildAcceptance(client: ClientRecord, number: NumberRecord, request: SendRequest, fingerprint: string, nowMs: number): Acceptance {
   // The event goes where the number says, else where the client says (section 6).
   const target = number.webhookDeliveryOverride ?? client.deliveryWebhookUrl;
   const results: Array<{ to: string; messageId: string; status: 'QUEUED' }> = [];
   const errors: Array<{ to: string; code: string; message: string }> = [];
+  const messages: OutboundMessage[] = [];
+  const events: OutboxEntry[] = [];
   const accepted: Array<{ messageId: string; to: string }> = [];
   const webhooks: DueWebhook[] = [];
+  const media = request.media ? JSON.stringify(request.media) : null;
   const seen = new Set<string>();
 
   for (const to of request.to) {
@@ -50,14 +43,14 @@ export function decideSend(stores: Stores, command: SendCommand): SendDecision {
     }
     seen.add(to);
     const messageId = newId('msg');
-    stores.messages.insertOutbound({
+    messages.push({
       messageId,
       apiClientId: client.apiClientId,
       numberId: number.numberId,
       to,
       messageType: request.messageType,
       text: request.text ?? null,
-      media: request.media ? JSON.stringify(request.media) : null,
+      media,
       externalReference: request.externalReference,
       createdAt: nowMs,
     });
@@ -76,15 +69,12 @@ export function decideSend(stores: Stores, command: SendCommand): SendDecision {
       nowMs,
     );
     const webhookId = newId('evt');
-    const state = stores.outbox.insert({ webhookId, apiClientId: client.apiClientId, kind: 'message.delivery', messageId, targetUrl: target, payload, createdAt: nowMs });
-    if (state === 'pending' && target) {
-      webhooks.push({ webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs });
-    }
+    events.push({ webhookId, apiClientId: client.apiClientId, kind: 'message.delivery', messageId, targetUrl: target, payload, createdAt: nowMs });
+    if (target) webhooks.push({ webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs });
     results.push({ to, messageId, status: 'QUEUED' });
     accepted.push({ messageId, to });
   }
 
-  const body = JSON.stringify({ results, errors });
-  stores.idempotency.insert(client.apiClientId, command.idempotencyKey, { fingerprint: command.fingerprint, statusCode: 202, body }, nowMs + command.retentionMs);
-  return { kind: 'accepted', statusCode: 202, body, accepted, webhooks };
+  const record = { fingerprint, statusCode: 202, body: JSON.stringify({ results, errors }) };
+  return { record, messages, events, accepted, webhooks };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** JSON with object keys sorted, so that key order and whitespace do not make a payload "changed". */
 export function canonicalJson(value: unknown): string {
@@ -14,5 +14,5 @@ export function canonicalJson(value: unknown): string {
 
 /** What identifies "the same payload" for section 4.6 rule 8. */
 export function payloadFingerprint(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('base64url');
+  return hash('sha256', canonicalJson(body), 'base64url');
 }

@@ -15,6 +15,11 @@ export interface ClientRecord {
 
 type ClientRow = Omit<ClientRecord, 'capabilities'> & { capabilities: string };
 
+// Tokens are looked up on every core request. Tokens only ever lose lifetime (expiry, reset),
+// and every such write goes through the writer, which calls forgetCachedTokens() once it is
+// committed; so a cached entry is as good as the row until then. The bound only caps memory.
+const TOKEN_CACHE_LIMIT = 10_000;
+
 const COLUMNS = `api_client_id AS apiClientId, client_id AS clientId, role, name, status, capabilities,
   secret_hash AS secretHash, webhook_secret AS webhookSecret,
   delivery_webhook_url AS deliveryWebhookUrl, inbound_webhook_url AS inboundWebhookUrl`;
@@ -31,12 +36,13 @@ export class ClientStore {
   private readonly updateSecretStmt;
   private readonly updateSeedStmt;
   private readonly setWebhooksStmt;
+  private readonly tokenCache = new Map<string, { client: ClientRecord; expiresAt: number }>();
 
   constructor(db: Db) {
     this.byClientIdStmt = db.prepare<[string], ClientRow>(`SELECT ${COLUMNS} FROM clients WHERE client_id = ?`);
     this.byApiClientIdStmt = db.prepare<[string], ClientRow>(`SELECT ${COLUMNS} FROM clients WHERE api_client_id = ?`);
-    this.byTokenStmt = db.prepare<[string, number], ClientRow>(
-      `SELECT ${COLUMNS} FROM tokens JOIN clients USING (api_client_id) WHERE token_hash = ? AND expires_at > ?`,
+    this.byTokenStmt = db.prepare<[string, number], ClientRow & { expiresAt: number }>(
+      `SELECT ${COLUMNS}, expires_at AS expiresAt FROM tokens JOIN clients USING (api_client_id) WHERE token_hash = ? AND expires_at > ?`,
     );
     this.insertStmt = db.prepare(
       `INSERT INTO clients (api_client_id, client_id, role, name, status, capabilities, secret_hash, webhook_secret,
@@ -64,7 +70,24 @@ export class ClientStore {
 
   /** The client a live (unexpired) token belongs to. */
   byTokenHash(hash: string, nowMs: number): ClientRecord | undefined {
-    return fromRow(this.byTokenStmt.get(hash, nowMs));
+    const cached = this.tokenCache.get(hash);
+    if (cached) {
+      if (cached.expiresAt > nowMs) return cached.client;
+      this.tokenCache.delete(hash);
+      return undefined;
+    }
+    const row = this.byTokenStmt.get(hash, nowMs);
+    if (!row) return undefined;
+    const { expiresAt, ...clientRow } = row;
+    const client = fromRow(clientRow)!;
+    if (this.tokenCache.size >= TOKEN_CACHE_LIMIT) this.tokenCache.clear();
+    this.tokenCache.set(hash, { client, expiresAt });
+    return client;
+  }
+
+  /** Called after a committed write that shortened tokens or changed a client. */
+  forgetCachedTokens(): void {
+    this.tokenCache.clear();
   }
 
   /** Control-plane lookups accept either the OAuth client_id or the apiClientId. */

@@ -7,6 +7,7 @@ import { OutboxStore } from './outbox.ts';
 import { TokenStore } from './tokens.ts';
 
 export interface Stores {
+  db: Db;
   clients: ClientStore;
   numbers: NumberStore;
   tokens: TokenStore;
@@ -17,6 +18,7 @@ export interface Stores {
 
 export function createStores(db: Db): Stores {
   return {
+    db,
     clients: new ClientStore(db),
     numbers: new NumberStore(db),
     tokens: new TokenStore(db),

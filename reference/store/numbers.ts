@@ -37,7 +37,12 @@ export function numberJson(record: NumberRecord) {
   };
 }
 
+// Every send looks its sendFrom number up. Numbers change only through the writer, which calls
+// forgetCached() once such a change is committed, so the main thread can keep them in memory.
+const NUMBER_CACHE_LIMIT = 10_000;
+
 export class NumberStore {
+  private readonly cache = new Map<string, NumberRecord>();
   private readonly listStmt;
   private readonly ownedStmt;
   private readonly byIdStmt;
@@ -69,7 +74,19 @@ export class NumberStore {
 
   /** A number of this client; another client's number is indistinguishable from a missing one. */
   findOwned(apiClientId: string, numberId: string): NumberRecord | undefined {
-    return fromRow(this.ownedStmt.get(apiClientId, numberId));
+    const cached = this.cache.get(numberId);
+    if (cached) return cached.apiClientId === apiClientId ? cached : undefined;
+    const number = fromRow(this.ownedStmt.get(apiClientId, numberId));
+    if (number) {
+      if (this.cache.size >= NUMBER_CACHE_LIMIT) this.cache.clear();
+      this.cache.set(numberId, number);
+    }
+    return number;
+  }
+
+  /** Called after a committed write that changed numbers. */
+  forgetCached(): void {
+    this.cache.clear();
   }
 
   byId(numberId: string): NumberRecord | undefined {

@@ -1,7 +1,8 @@
 import { Agent, request } from 'undici';
 import type { Logger } from 'pino';
-import type { WriteQueue } from '../db/writeQueue.ts';
+import type { FaultName } from '../faults.ts';
 import type { DueWebhook, OutboxStore } from '../store/outbox.ts';
+import type { Writes } from '../store/writes.ts';
 import { signedHeaders } from './sign.ts';
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
 
@@ -25,9 +26,10 @@ export class WebhookDispatcher {
   private closing = false;
 
   constructor(
-    private readonly writes: WriteQueue,
+    private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
+    private readonly faults: ReadonlySet<FaultName> = new Set(),
   ) {}
 
   /** Attempts freshly committed events now. */
@@ -80,9 +82,12 @@ export class WebhookDispatcher {
 
   private async post(webhook: DueWebhook): Promise<AttemptResult> {
     try {
+      const headers = signedHeaders(webhook.webhookSecret, webhook.webhookId, webhook.payload, Date.now());
+      // Kill-matrix fault (reference/faults.ts): the callback goes out unsigned.
+      if (this.faults.has('webhooks.unsigned')) delete headers['webhook-signature'];
       const response = await request(webhook.targetUrl, {
         method: 'POST',
-        headers: signedHeaders(webhook.webhookSecret, webhook.webhookId, webhook.payload, Date.now()),
+        headers,
         body: webhook.payload,
         dispatcher: this.agent,
         signal: this.abort.signal,
@@ -104,15 +109,15 @@ export class WebhookDispatcher {
     const now = Date.now();
     const { webhookId } = webhook;
     if (result.status !== undefined && result.status >= 200 && result.status < 300) {
-      await this.writes.run(() => this.outbox.settle(webhookId, 'delivered', attempts, lastResult, now));
+      await this.writes.run({ op: 'settleWebhook', webhookId, state: 'delivered', attempts, lastResult, nowMs: now });
     } else if (result.status === 410) {
-      await this.writes.run(() => this.outbox.settle(webhookId, 'gone', attempts, lastResult, now));
+      await this.writes.run({ op: 'settleWebhook', webhookId, state: 'gone', attempts, lastResult, nowMs: now });
     } else if (attempts >= WEBHOOK_MAX_ATTEMPTS) {
       this.logger.warn({ webhookId, attempts, lastResult }, 'webhook abandoned after the last attempt');
-      await this.writes.run(() => this.outbox.settle(webhookId, 'failed', attempts, lastResult, now));
+      await this.writes.run({ op: 'settleWebhook', webhookId, state: 'failed', attempts, lastResult, nowMs: now });
     } else {
       const nextAttemptAt = now + retryDelayMs(attempts, result.retryAfterSeconds);
-      await this.writes.run(() => this.outbox.scheduleRetry(webhookId, attempts, lastResult, nextAttemptAt, now));
+      await this.writes.run({ op: 'scheduleWebhookRetry', webhookId, attempts, lastResult, nextAttemptAt, nowMs: now });
       this.schedule({ ...webhook, attempts, nextAttemptAt });
     }
   }

@@ -16,7 +16,10 @@ export interface TestServer {
   dbPath: string;
   target: TargetDescription;
   client(role: 'primary' | 'secondary' | 'special'): ClientFixture;
+  /** Issues a new token (a token request each call). */
   token(role?: 'primary' | 'secondary' | 'special'): Promise<string>;
+  /** One token per role for the whole test, issued on first use (client secrets are scrypt-hashed, so each issue costs). */
+  sharedToken(role?: 'primary' | 'secondary' | 'special'): Promise<string>;
   /** Runs a read-only SQL query against the server's database file. */
   query<T>(sql: string, ...params: unknown[]): T[];
 }
@@ -27,20 +30,26 @@ export async function startTestServer(options: BuildOptions = {}, dir = mkdtempS
   await app.ready();
   const target = app.reference.describe('http://localhost');
   const client = (role: string) => target.clients.find((candidate) => candidate.role === role)!;
+  const token = async (role = 'primary') => {
+    const { clientId, clientSecret } = client(role);
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/auth/token',
+      payload: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+    });
+    return response.json().access_token as string;
+  };
+  const shared = new Map<string, Promise<string>>();
   return {
     app,
     dir,
     dbPath,
     target,
     client,
-    async token(role = 'primary') {
-      const { clientId, clientSecret } = client(role);
-      const response = await app.inject({
-        method: 'POST',
-        url: '/api/auth/token',
-        payload: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
-      });
-      return response.json().access_token as string;
+    token,
+    sharedToken(role = 'primary') {
+      if (!shared.has(role)) shared.set(role, token(role));
+      return shared.get(role)!;
     },
     query<T>(sql: string, ...params: unknown[]) {
       const db = new Database(dbPath, { readonly: true });
@@ -53,14 +62,93 @@ export async function startTestServer(options: BuildOptions = {}, dir = mkdtempS
   };
 }
 
-/** One Playwright fixture: a fresh reference per test, closed and deleted afterwards. */
-export const test = base.extend<{ server: TestServer; serverOptions: BuildOptions }>({
+async function stopTestServer(server: TestServer & { dir: string }): Promise<void> {
+  await server.app.close();
+  rmSync(server.dir, { recursive: true, force: true });
+}
+
+// Options are compared by value; fault sets are Sets, which JSON would turn into {}.
+const optionsKey = (options: BuildOptions) => JSON.stringify(options, (_key, value: unknown) => (value instanceof Set ? [...value].sort() : value));
+
+// Apps kept per worker. Tests of one describe share options, so a small number suffices; an app
+// pushed out is closed.
+const POOL_SIZE = 2;
+
+/**
+ * Reference servers shared by the tests of one file that ask for the same options, instead of
+ * one server (database, writer thread, upstream simulator, seeding with scrypt) per test. Each
+ * test still starts from the seeded state: the control plane's reset runs before it, and the
+ * token cache of the test is its own. Servers built without the control plane cannot be reset
+ * and are never shared.
+ */
+class ServerPool {
+  private readonly servers = new Map<string, TestServer & { dir: string }>();
+  private file: string | undefined;
+
+  async acquire(file: string, options: BuildOptions): Promise<{ server: TestServer; release(): Promise<void> }> {
+    if (options.control === false) {
+      const server = await startTestServer(options);
+      return { server, release: () => stopTestServer(server) };
+    }
+    if (file !== this.file) {
+      await this.closeAll();
+      this.file = file;
+    }
+    const key = optionsKey(options);
+    let server = this.servers.get(key);
+    if (server) {
+      this.servers.delete(key);
+      const reset = await server.app.inject({
+        method: 'POST',
+        url: '/_control/reset',
+        headers: options.controlToken === undefined ? {} : { authorization: `Bearer ${options.controlToken}` },
+      });
+      if (reset.statusCode !== 200) throw new Error(`resetting the shared reference failed: ${reset.statusCode} ${reset.body}`);
+    } else {
+      server = await startTestServer(options);
+      for (const [oldKey, old] of [...this.servers].slice(0, Math.max(0, this.servers.size - POOL_SIZE + 1))) {
+        this.servers.delete(oldKey);
+        await stopTestServer(old);
+      }
+    }
+    // Most recently used last.
+    this.servers.set(key, server);
+    const shared = new Map<string, Promise<string>>();
+    const perTest: TestServer = {
+      ...server,
+      sharedToken(role = 'primary') {
+        if (!shared.has(role)) shared.set(role, server.token(role));
+        return shared.get(role)!;
+      },
+    };
+    return { server: perTest, release: async () => undefined };
+  }
+
+  async closeAll(): Promise<void> {
+    const servers = [...this.servers.values()];
+    this.servers.clear();
+    for (const server of servers) await stopTestServer(server);
+  }
+}
+
+/**
+ * The `server` fixture: a reference in the seeded state for each test, shared within a file
+ * (see ServerPool). `serverOptions` (test.use) selects the server's build options.
+ */
+export const test = base.extend<{ server: TestServer; serverOptions: BuildOptions }, { serverPool: ServerPool }>({
   serverOptions: [{}, { option: true }],
-  server: async ({ serverOptions }, use) => {
-    const server = await startTestServer(serverOptions);
+  serverPool: [
+    async ({}, use) => {
+      const pool = new ServerPool();
+      await use(pool);
+      await pool.closeAll();
+    },
+    { scope: 'worker' },
+  ],
+  server: async ({ serverOptions, serverPool }, use, testInfo) => {
+    const { server, release } = await serverPool.acquire(testInfo.file, serverOptions);
     await use(server);
-    await server.app.close();
-    rmSync(server.dir, { recursive: true, force: true });
+    await release();
   },
 });
 export { expect } from '@playwright/test';

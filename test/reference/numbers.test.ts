@@ -46,7 +46,7 @@ test.describe('numbers list', () => {
 
 test.describe('number search', () => {
   const search = async (server: import('./helpers.ts').TestServer, payload: unknown) =>
-    server.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${await server.token()}` }, payload: payload as object });
+    server.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${await server.sharedToken()}` }, payload: payload as object });
 
   test('forwards to the upstream provider and groups by exchange', async ({ server }) => {
     const response = await search(server, { npa: '415' });

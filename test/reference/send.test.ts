@@ -7,7 +7,7 @@ async function send(server: TestServer, body: unknown, key: string | null = 'key
     method: 'POST',
     url: '/api/core/messages/send',
     headers: {
-      authorization: `Bearer ${token ?? (await server.token(role))}`,
+      authorization: `Bearer ${token ?? (await server.sharedToken(role))}`,
       'content-type': 'application/json',
       ...(key === null ? {} : { 'idempotency-key': key }),
     },
@@ -175,6 +175,62 @@ test.describe('send idempotency (rule 8)', () => {
     const from = server.client('primary').numbers[0]!.numberId;
     expect((await send(server, sendBody(from, { to: ['bad'] }))).statusCode).toBe(400);
     expect((await send(server, sendBody(from))).statusCode).toBe(202);
+  });
+
+  test('the record answers before the state checks: a safe retry after the number lost its campaignregId replays the 202', async ({ server }) => {
+    const from = server.client('primary').numbers[0]!.numberId;
+    const first = await send(server, sendBody(from));
+    expect(first.statusCode).toBe(202);
+    const cleared = await server.app.inject({
+      method: 'PATCH',
+      url: `/api/core/numbers/${from}`,
+      headers: { authorization: `Bearer ${await server.sharedToken()}` },
+      payload: { campaignregId: null },
+    });
+    expect(cleared.json().campaignregId).toBeNull();
+    const retry = await send(server, sendBody(from));
+    expect(retry.statusCode).toBe(202);
+    expect(retry.body).toBe(first.body);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    // A changed payload under that key is still 409, not the campaign's 400.
+    const changed = await send(server, sendBody(from, { text: 'Changed' }));
+    expect(changed.statusCode).toBe(409);
+    // A new key is checked against today's state.
+    const fresh = await send(server, sendBody(from), 'key-2');
+    expect(fresh.statusCode).toBe(400);
+    expect(fresh.json().error.details).toEqual({ field: 'sendFrom', numberId: from });
+    expect(messageCount(server)).toBe(1);
+  });
+
+  test('a changed payload with a bad recipient under a used key is 409: the record comes before rule 6', async ({ server }) => {
+    const from = server.client('primary').numbers[0]!.numberId;
+    expect((await send(server, sendBody(from))).statusCode).toBe(202);
+    const changed = await send(server, sendBody(from, { to: ['not a number'] }));
+    expect(changed.statusCode).toBe(409);
+    expect(changed.json().error.code).toBe('CONFLICT');
+  });
+
+  test('the body shape is checked before the record: a malformed body under a used key is 400', async ({ server }) => {
+    const from = server.client('primary').numbers[0]!.numberId;
+    expect((await send(server, sendBody(from))).statusCode).toBe(202);
+    const malformed = await send(server, sendBody(from, { to: '+12025550123' }));
+    expect(malformed.statusCode).toBe(400);
+    const smsWithMedia = await send(server, sendBody(from, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }));
+    expect(smsWithMedia.statusCode).toBe(400);
+    expect(smsWithMedia.json().error.details).toEqual({ field: 'media' });
+  });
+
+  test('a refused request does not hold its key: a valid request racing it with the same key is accepted', async ({ server }) => {
+    const from = server.client('primary').numbers[0]!.numberId;
+    const token = await server.sharedToken();
+    const [refused, accepted] = await Promise.all([
+      send(server, sendBody(from, { to: ['bad'] }), 'raced', 'primary', token),
+      send(server, sendBody(from), 'raced', 'primary', token),
+    ]);
+    expect(refused.statusCode).toBe(400);
+    expect(accepted.statusCode).toBe(202);
+    expect(accepted.headers['idempotent-replayed']).toBeUndefined();
+    expect(messageCount(server)).toBe(1);
   });
 
   test('keys are scoped per API client', async ({ server }) => {

@@ -19,7 +19,7 @@ async function send(server: TestServer, body: Record<string, unknown>, key = 'k1
   const response = await server.app.inject({
     method: 'POST',
     url: '/api/core/messages/send',
-    headers: { authorization: `Bearer ${await server.token()}`, 'idempotency-key': key },
+    headers: { authorization: `Bearer ${await server.sharedToken()}`, 'idempotency-key': key },
     payload: body,
   });
   expect(response.statusCode).toBe(202);
@@ -61,7 +61,7 @@ test.describe('delivery webhooks', () => {
     try {
       await setClientWebhooks(server, 'primary', { delivery: clientHook.url });
       const number = server.client('primary').numbers[0]!;
-      const token = await server.token();
+      const token = await server.sharedToken();
       await server.app.inject({ method: 'PATCH', url: `/api/core/numbers/${number.numberId}`, headers: { authorization: `Bearer ${token}` }, payload: { webhookDeliveryOverride: `${numberHook.url}/override` } });
       await send(server, sendBody(number.numberId));
       const [event] = await numberHook.waitFor(1);
@@ -126,7 +126,7 @@ test.describe('inbound webhooks', () => {
     try {
       await setClientWebhooks(server, 'primary', { inbound: `${clientHook.url}/inbound` });
       const [withOverride, plain] = server.client('primary').numbers;
-      const token = await server.token();
+      const token = await server.sharedToken();
       await server.app.inject({ method: 'PATCH', url: `/api/core/numbers/${withOverride!.numberId}`, headers: { authorization: `Bearer ${token}` }, payload: { webhookInboundOverride: numberHook.url } });
 
       const first = await server.app.inject({ method: 'POST', url: '/_control/inbound', payload: { numberId: withOverride!.numberId, from: '+12025550999', text: 'hi' } });

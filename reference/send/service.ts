@@ -1,0 +1,106 @@
+import type { ReferenceContext } from '../context.ts';
+import { CoreError } from '../errors.ts';
+import type { ClientRecord } from '../store/clients.ts';
+import type { IdempotencyRecord } from '../store/idempotency.ts';
+import { buildAcceptance, type Acceptance } from './accept.ts';
+import { checkRecipients } from './checks.ts';
+import { payloadFingerprint } from './fingerprint.ts';
+import type { SendRequest } from './sendRequest.ts';
+import { acceptanceWithFaults, recipientPattern, resolveSendFromWithFaults } from '../sendFaults.ts';
+
+/** What the route sends back: a first answer, or the stored one replayed. */
+export interface SendAnswer {
+  statusCode: number;
+  body: string;
+  replayed: boolean;
+}
+
+/**
+ * The idempotency record of a key answers before anything that depends on state: a safe retry
+ * of an accepted send gets the earlier result (Idempotency-Key draft 2.6) even if, say, the
+ * number lost its campaignregId since; a changed payload is 409 (profile send.unsafeRetry).
+ */
+function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendAnswer {
+  if (record.fingerprint !== fingerprint) {
+    throw new CoreError('CONFLICT', 'This Idempotency-Key was used with a different payload; a changed payload needs a new key.', {
+      header: 'Idempotency-Key',
+    });
+  }
+  return { statusCode: record.statusCode, body: record.body, replayed: true };
+}
+
+/**
+ * POST /api/core/messages/send after authentication, the Idempotency-Key header and the body's
+ * shape: the idempotency record, then rules 6 (sendFrom), 4, 5 and 6 (recipients), then
+ * acceptance.
+ *
+ * One send per (client, key) is in the writer at a time. A request with the key of a send that
+ * is still in the writer waits for it, then is answered from its record like any later retry
+ * (so 100 concurrent requests with one key create one message). Were that send refused or
+ * failed instead, the waiter starts over and may become the first itself. The writer's own
+ * check-then-insert, in one transaction, would keep one message per key even without this.
+ */
+export class SendService {
+  private readonly inFlight = new Map<string, Promise<IdempotencyRecord | undefined>>();
+
+  constructor(private readonly ctx: ReferenceContext) {}
+
+  async send(client: ClientRecord, idempotencyKey: string, request: SendRequest): Promise<SendAnswer> {
+    const { stores, writes } = this.ctx;
+    const fingerprint = payloadFingerprint(request);
+    // A header value cannot contain NUL, so the slot names one (client, key) pair.
+    const slot = `${client.apiClientId}\u0000${idempotencyKey}`;
+
+    for (;;) {
+      const earlier = this.inFlight.get(slot);
+      if (!earlier) break;
+      const record = await earlier;
+      if (record) return answerFromRecord(record, fingerprint);
+    }
+    // The key's record decides before anything that depends on state (draft 2.6). The writer
+    // looks it up in the transaction that would store this send, so the checks below are run
+    // now but their refusal is reported only when the key has no record.
+    // Kill-matrix faults (reference/faults.ts): the ordinary checks unless a fault is on.
+    const { faults } = this.ctx.options;
+    const nowMs = Date.now();
+    let acceptance: Acceptance | undefined;
+    let refusal: CoreError | undefined;
+    try {
+      const number = resolveSendFromWithFaults(request, client, stores.numbers, faults);
+      checkRecipients(request, recipientPattern(this.ctx.schemas.e164, faults));
+      acceptance = acceptanceWithFaults(buildAcceptance(client, number, request, fingerprint, nowMs), client, faults);
+    } catch (error) {
+      if (!(error instanceof CoreError)) throw error;
+      refusal = error;
+    }
+
+    let settle!: (record: IdempotencyRecord | undefined) => void;
+    this.inFlight.set(slot, new Promise((resolve) => (settle = resolve)));
+    try {
+      const result = await writes.run({
+        op: 'acceptSend',
+        apiClientId: client.apiClientId,
+        idempotencyKey,
+        nowMs,
+        expiresAt: nowMs + this.ctx.options.idempotencyTtlSeconds * 1000,
+        rows: acceptance ? { record: acceptance.record, messages: acceptance.messages, events: acceptance.events } : null,
+      });
+      if (!result.stored && result.record) {
+        settle(result.record);
+        return answerFromRecord(result.record, fingerprint);
+      }
+      if (!acceptance) throw refusal!;
+      settle(acceptance.record);
+    } catch (error) {
+      settle(undefined);
+      throw error;
+    } finally {
+      this.inFlight.delete(slot);
+    }
+
+    // Committed: hand the messages to the carrier and the events to the dispatcher at once.
+    this.ctx.carrier.take(acceptance.accepted);
+    this.ctx.dispatcher.dispatch(acceptance.webhooks);
+    return { statusCode: acceptance.record.statusCode, body: acceptance.record.body, replayed: false };
+  }
+}

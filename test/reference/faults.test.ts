@@ -1,0 +1,311 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { buildApp } from '../../reference/app.ts';
+import { parseCommandLine } from '../../reference/cli/args.ts';
+import { ConfigError } from '../../reference/errors.ts';
+import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults.ts';
+import { test, expect, sendBody, startReceiver, type TestServer } from './helpers.ts';
+import { runServer } from './serverProcess.ts';
+
+// The fault catalogue (reference/faults.ts): off unless asked for by name, loud when on, and each
+// fault really changes the behaviour it claims. The kill matrix (cli/sensitivity.ts) then shows
+// whether the conformance suites notice.
+
+type Reply = { status: number; body: any; headers: Record<string, unknown> };
+
+async function call(server: TestServer, method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, options: { token?: string | null; headers?: Record<string, string>; payload?: unknown; body?: string } = {}): Promise<Reply> {
+  const token = options.token === undefined ? await server.token() : options.token;
+  const response = await server.app.inject({
+    method,
+    url,
+    headers: { ...(token !== null && { authorization: `Bearer ${token}` }), ...(options.body !== undefined && { 'content-type': 'application/json' }), ...options.headers },
+    ...(options.payload !== undefined && { payload: options.payload as Record<string, unknown> }),
+    ...(options.body !== undefined && { payload: options.body }),
+  });
+  let body: unknown;
+  try {
+    body = response.json();
+  } catch {
+    body = response.body;
+  }
+  return { status: response.statusCode, body, headers: response.headers };
+}
+
+const primaryNumber = (server: TestServer, index = 0) => server.client('primary').numbers[index]!;
+let keys = 0;
+const newKey = () => `fault-test-${++keys}`;
+
+/** A send with this Idempotency-Key (a new one by default, none with null). */
+function send(server: TestServer, payload: unknown, key: string | null = newKey(), token?: string): Promise<Reply> {
+  return call(server, 'POST', '/api/core/messages/send', { token, payload, headers: key === null ? {} : { 'idempotency-key': key } });
+}
+
+function token(server: TestServer, payload: Record<string, string> | string, headers: Record<string, string> = {}): Promise<Reply> {
+  const form = typeof payload === 'string';
+  return call(server, 'POST', '/api/auth/token', {
+    token: null,
+    headers: { ...headers, ...(form && { 'content-type': 'application/x-www-form-urlencoded' }) },
+    ...(form ? { body: payload } : { payload }),
+  });
+}
+
+/** The first delivery callback for a send from the primary's first number, with `setup` pointing the webhooks. */
+async function deliveryCallback(server: TestServer, setup: (override: string, client: string) => Promise<void>) {
+  const override = await startReceiver();
+  const clientHook = await startReceiver();
+  try {
+    await setup(override.url, clientHook.url);
+    const sent = await send(server, sendBody(primaryNumber(server).numberId));
+    const messageId: string = sent.body.results[0].messageId;
+    const [callback] = await override.waitFor(1, 2_000).catch(() => []);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return { messageId, callback, atClient: clientHook.received.length };
+  } finally {
+    await override.close();
+    await clientHook.close();
+  }
+}
+
+async function overrideTo(server: TestServer, url: string): Promise<void> {
+  const res = await call(server, 'PATCH', `/api/core/numbers/${primaryNumber(server).numberId}`, { payload: { webhookDeliveryOverride: url } });
+  expect(res.status).toBe(200);
+}
+
+async function clientWebhook(server: TestServer, url: string | null): Promise<void> {
+  const res = await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: null, payload: { delivery: url } });
+  expect(res.status).toBe(200);
+}
+
+/** A request the router itself refuses (a path parameter over fastify's maxParamLength); needs a listening server. */
+async function routerRefusal(server: TestServer): Promise<Reply> {
+  if (!server.app.server.listening) await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = server.app.server.address() as AddressInfo;
+  const response = await fetch(`http://127.0.0.1:${port}/api/core/numbers/${'n'.repeat(2048)}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${await server.token()}`, 'content-type': 'application/json' },
+    body: '{"smsEnabled":true}',
+  });
+  return { status: response.status, body: await response.json(), headers: Object.fromEntries(response.headers) };
+}
+
+/**
+ * One probe per fault: true when the server does what the requirement asks. A clean server
+ * passes every probe; a server with one fault fails that fault's probe.
+ */
+const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
+  'send.missing-key-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), null)).status === 400,
+  'send.sms-with-media-accepted': async (s) =>
+    (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
+  'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
+  'send.foreign-send-from-accepted': async (s) => (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId))).status === 403,
+  'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
+  'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
+  'send.padded-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [' +12025550123\n'] }))).status === 400,
+  'send.00-prefix-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['0012025550123'] }))).status === 400,
+  'send.long-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+1202555012345678'] }))).status === 400,
+  'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
+  'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
+  'send.empty-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [] }))).status === 400,
+  'send.text-type-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'TEXT' }))).status === 400,
+  'send.missing-external-reference-accepted': async (s) => {
+    const { externalReference: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
+    return (await send(s, body)).status === 400;
+  },
+
+  'idempotency.replay-creates-new': async (s) => {
+    const key = newKey();
+    const first = await send(s, sendBody(primaryNumber(s).numberId), key);
+    const replay = await send(s, sendBody(primaryNumber(s).numberId), key);
+    return replay.status === 202 && replay.body.results[0].messageId === first.body.results[0].messageId;
+  },
+  'idempotency.changed-payload-accepted': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s).numberId), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'changed' }), key)).status === 409;
+  },
+  'idempotency.concurrent-duplicates': async (s) => {
+    const key = newKey();
+    const bearer = await s.token();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send(s, sendBody(primaryNumber(s).numberId), key, bearer)));
+    return new Set(answers.filter((a) => a.status === 202).map((a) => a.body.results[0].messageId)).size === 1;
+  },
+
+  'errors.flat-router-errors': async (s) => typeof (await routerRefusal(s)).body.error === 'object',
+  'errors.request-id-missing': async (s) => typeof (await routerRefusal(s)).body.requestId === 'string',
+  'errors.forbidden-as-not-found': async (s) => {
+    const res = await send(s, sendBody('num_0000000000000000000000000000dead'));
+    return res.status === 403 && res.body.error.code === 'FORBIDDEN';
+  },
+  'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
+
+  'token.form-credentials-refused': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    return (await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString())).status === 200;
+  },
+  'token.basic-refused': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    return (await token(s, 'grant_type=client_credentials', { authorization: basic })).status === 200;
+  },
+  'token.core-error-shape': async (s) => typeof (await token(s, { grant_type: 'client_credentials' })).body.error === 'string',
+  'token.unsupported-grant-wrong-code': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    return (await token(s, { grant_type: 'password', client_id: clientId, client_secret: clientSecret })).body.error === 'unsupported_grant_type';
+  },
+
+  'auth.malformed-bearer-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).status === 401,
+  'auth.expired-token-accepted': async (s) => {
+    const bearer = await s.token();
+    await call(s, 'POST', '/_control/tokens/expire', { token: null, payload: { clientId: s.client('primary').clientId } });
+    return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
+  },
+
+  'whoami.field-missing': async (s) => 'apiClientName' in (await call(s, 'GET', '/api/core/whoami')).body,
+  'whoami.field-mistyped': async (s) => Array.isArray((await call(s, 'GET', '/api/core/whoami')).body.capabilities),
+
+  'numbers.list-leaks-other-clients': async (s) => {
+    const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
+    return !(await call(s, 'GET', '/api/core/numbers')).body.numbers.some((n: { numberId: string }) => theirs.has(n.numberId));
+  },
+
+  'update.flags-not-persisted': async (s) => {
+    const { numberId, mmsEnabled } = primaryNumber(s, 1);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { mmsEnabled: !mmsEnabled } });
+    const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.find((n: { numberId: string }) => n.numberId === numberId);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { mmsEnabled } });
+    return listed.mmsEnabled === !mmsEnabled;
+  },
+  'update.foreign-number-allowed': async (s) => {
+    const foreign = s.client('secondary').numbers[0]!;
+    const res = await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { payload: { smsEnabled: !foreign.smsEnabled } });
+    const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
+    await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
+    return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
+  },
+
+  'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
+  'search.upstream-failure-500': async (s) => {
+    await call(s, 'POST', '/_control/upstream', { token: null, payload: { mode: 'fail', status: 503 } });
+    try {
+      return (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).status === 502;
+    } finally {
+      await call(s, 'POST', '/_control/upstream', { token: null, payload: { mode: 'ok' } });
+    }
+  },
+
+  'webhooks.override-never-sent': async (s) => (await deliveryCallback(s, (override) => overrideTo(s, override))).callback !== undefined,
+  'webhooks.wrong-target': async (s) => {
+    const { callback, atClient } = await deliveryCallback(s, async (override, client) => {
+      await overrideTo(s, override);
+      await clientWebhook(s, client);
+    });
+    await clientWebhook(s, null);
+    return callback !== undefined && atClient === 0;
+  },
+  'webhooks.message-id-missing': async (s) => {
+    const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));
+    return JSON.parse(callback!.body).data.messageId === messageId;
+  },
+  'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
+};
+
+test.describe('the fault catalogue', () => {
+  test('every fault names one requirement of spec/requirements.yaml, is named area.what and has a probe here', () => {
+    const catalogue = parse(readFileSync(fileURLToPath(new URL('../../spec/requirements.yaml', import.meta.url)), 'utf8')) as { requirements: Array<{ id: string }> };
+    const ids = new Set(catalogue.requirements.map((requirement) => requirement.id));
+    for (const name of FAULT_NAMES) {
+      expect(name, 'fault names are area.what').toMatch(/^[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(FAULTS[name].breaks).toHaveLength(1);
+      expect(ids.has(FAULTS[name].breaks[0]), `${name} breaks ${FAULTS[name].breaks[0]}, which is in the catalogue`).toBe(true);
+      expect(FAULTS[name].description.length).toBeGreaterThan(10);
+    }
+    expect(Object.keys(PROBES).sort()).toEqual([...FAULT_NAMES].sort());
+  });
+
+  test('--faults is read by name, trimmed and de-duplicated; an unknown or empty list is refused naming the known faults', () => {
+    expect(parseFaults(' send.status-not-queued , webhooks.unsigned,send.status-not-queued')).toEqual(['send.status-not-queued', 'webhooks.unsigned']);
+    expect(() => parseFaults('send.status-not-queued,nope')).toThrow(ConfigError);
+    expect(() => parseFaults('nope')).toThrow(/unknown fault "nope"; known faults: .*send\.missing-key-accepted/);
+    expect(() => parseFaults(' , ')).toThrow(/needs at least one fault name/);
+  });
+
+  test('no fault without the flag: an environment variable does not turn one on', () => {
+    process.env.CONFORMANCE_REFERENCE_FAULTS = 'send.status-not-queued';
+    try {
+      expect(parseCommandLine([]).faults).toEqual([]);
+    } finally {
+      delete process.env.CONFORMANCE_REFERENCE_FAULTS;
+    }
+    expect(parseCommandLine(['--faults', 'webhooks.unsigned']).faults).toEqual(['webhooks.unsigned']);
+  });
+
+  test('buildApp refuses a fault that is not in the catalogue', async () => {
+    await expect(buildApp({ faults: new Set(['send.nope']) as unknown as Set<FaultName> })).rejects.toThrow(/unknown fault "send.nope"/);
+  });
+
+  test('the banner names every active fault and the requirement it breaks', () => {
+    const banner = faultBanner(['send.status-not-queued', 'webhooks.unsigned']);
+    expect(banner).toContain('FAULTS INJECTED');
+    expect(banner).toMatch(/send\.status-not-queued\s+breaks SEND-008/);
+    expect(banner).toMatch(/webhooks\.unsigned\s+breaks WH-101/);
+    expect(banner.split('\n').length).toBeGreaterThan(5);
+    expect(faultBanner([])).toBe('');
+  });
+});
+
+test.describe('the CLI', () => {
+  test('an unknown fault name is a one-line error listing the known faults, exit code 2', async () => {
+    const server = runServer(['--faults', 'send.status-not-queued,no.such-fault']);
+    expect(await server.exited).toBe(2);
+    expect(server.stderr()).toMatch(/error: --faults: unknown fault "no.such-fault"; known faults: .*webhooks\.unsigned/);
+    expect(server.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  test('a server started with faults announces each on stderr, in a banner and a warn log line', async () => {
+    const server = runServer(['--port', '0', '--db', ':memory:', '--faults', 'send.status-not-queued,auth.expired-token-accepted']);
+    try {
+      await server.listening;
+      await expect.poll(() => server.stderr()).toContain('"level":40');
+      const stderr = server.stderr();
+      expect(stderr).toContain('FAULTS INJECTED');
+      expect(stderr).toMatch(/!!\s+send\.status-not-queued\s+breaks SEND-008/);
+      expect(stderr).toMatch(/!!\s+auth\.expired-token-accepted\s+breaks AUTH-003/);
+      const warn = stderr.split('\n').find((line) => line.includes('"level":40'));
+      expect(JSON.parse(warn!)).toMatchObject({ faults: ['send.status-not-queued', 'auth.expired-token-accepted'] });
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  test('a server started without --faults prints no banner', async () => {
+    const server = runServer(['--port', '0', '--db', ':memory:']);
+    try {
+      await server.listening;
+      expect(server.stderr()).not.toContain('FAULTS');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});
+
+test.describe('without faults', () => {
+  test('every probe finds the behaviour its requirement asks for', async ({ server }) => {
+    for (const name of FAULT_NAMES) {
+      expect(await PROBES[name](server), `${name}: the clean server behaves`).toBe(true);
+    }
+  });
+});
+
+for (const name of FAULT_NAMES) {
+  test.describe(`with ${name}`, () => {
+    test.use({ serverOptions: { faults: new Set([name]) } });
+
+    test(`the behaviour ${FAULTS[name].breaks[0]} asks for is broken`, async ({ server }) => {
+      expect(await PROBES[name](server), `${name}: ${FAULTS[name].description}`).toBe(false);
+    });
+  });
+}
