@@ -1,0 +1,143 @@
+// npm run sensitivity [-- --only NAME,NAME] [--parallel N] [--full]
+//
+// The kill matrix: for each fault of the reference's fault catalogue, start the reference
+// with that fault, run the suites tagged with the requirements it breaks, and record whether
+// the harness caught it on the right requirement, caught it elsewhere, or missed it. The
+// clean reference must pass first. Exit 0 only when every fault is caught on its requirement.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { freePort } from './free-port.ts';
+import { FAULTS, type FaultName } from '../reference/faults.ts';
+
+const USAGE = `Usage: npm run sensitivity -- [--only a,b] [--parallel N] [--full] [--out FILE]
+
+  --only a,b     run these faults only (names from reference/faults.ts)
+  --parallel N   faults run at once (default 2)
+  --full         run every suite for each fault, not only the tests tagged with what it breaks
+  --out FILE     also write the matrix as JSON (default reports/out/sensitivity.json)`;
+
+type Outcome = 'caught' | 'caught elsewhere' | 'missed' | 'harness error';
+interface Row {
+  fault: string;
+  breaks: string[];
+  outcome: Outcome;
+  failing: string[];
+  seconds: number;
+  note?: string;
+}
+
+let values: { only?: string; parallel: string; full: boolean; out: string; help: boolean };
+try {
+  values = parseArgs({
+    options: {
+      only: { type: 'string' },
+      parallel: { type: 'string', default: '2' },
+      full: { type: 'boolean', default: false },
+      out: { type: 'string', default: 'reports/out/sensitivity.json' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }).values as typeof values;
+} catch (e) {
+  process.stderr.write(`sensitivity: ${(e as Error).message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const parallel = Number(values.parallel);
+if (!Number.isInteger(parallel) || parallel < 1) {
+  process.stderr.write(`sensitivity: --parallel takes a positive whole number (got ${values.parallel})\n`);
+  process.exit(2);
+}
+const names = (values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(FAULTS)) as FaultName[];
+const unknown = names.filter((n) => !(n in FAULTS));
+if (unknown.length) {
+  process.stderr.write(`sensitivity: unknown fault(s) ${unknown.join(', ')}; known: ${Object.keys(FAULTS).join(', ')}\n`);
+  process.exit(2);
+}
+
+interface RunResult {
+  failing: string[];
+  error?: string;
+}
+
+/** One certification of the reference with the given faults; returns the failing requirement IDs. */
+async function certify(faults: string[], grep: string | undefined): Promise<RunResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'sensitivity-'));
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    CONFORMANCE_EMBEDDED: '1',
+    CONFORMANCE_CONFIG: join(dir, 'fixtures.json'),
+    CONFORMANCE_REFERENCE_DB: join(dir, 'reference.db'),
+    CONFORMANCE_REFERENCE_PORT: String(port),
+    CONFORMANCE_REFERENCE_FAULTS: faults.join(','),
+    CONFORMANCE_OUT: join(dir, 'out'),
+    CONFORMANCE_QUIET: '1',
+    CONFORMANCE_TARGET_JSON: JSON.stringify({ label: `reference with ${faults.join(',') || 'no fault'}`, baseUrl: `http://127.0.0.1:${port}`, profile: 'reference' }),
+  };
+  const args = [resolve('node_modules/@playwright/test/cli.js'), 'test', '-c', 'playwright.config.ts', ...(grep ? ['--grep', grep] : [])];
+  const output = await new Promise<string>((done) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (c) => (text += c));
+    child.stderr.on('data', (c) => (text += c));
+    child.on('close', () => done(text));
+  });
+  try {
+    const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { requirements: Array<{ id: string; verdict: string }> };
+    return { failing: report.requirements.filter((r) => r.verdict === 'fail' || r.verdict === 'non-strict fail').map((r) => r.id) };
+  } catch {
+    return { failing: [], error: `no report: ${output.trim().split('\n').slice(-5).join(' | ')}` };
+  }
+}
+
+async function runFault(name: FaultName): Promise<Row> {
+  const started = Date.now();
+  const { breaks } = FAULTS[name];
+  const grep = values.full ? undefined : breaks.map((id) => `@${id}\\b`).join('|');
+  let result = await certify([name], grep);
+  const seconds = () => Math.round((Date.now() - started) / 100) / 10;
+  if (result.error) return { fault: name, breaks, outcome: 'harness error', failing: [], seconds: seconds(), note: result.error };
+  if (result.failing.some((id) => breaks.includes(id))) return { fault: name, breaks, outcome: 'caught', failing: result.failing, seconds: seconds() };
+  // Not caught by its own tests: does any other test notice?
+  if (!values.full) result = await certify([name], undefined);
+  const outcome: Outcome = result.error ? 'harness error' : result.failing.some((id) => breaks.includes(id)) ? 'caught' : result.failing.length ? 'caught elsewhere' : 'missed';
+  return { fault: name, breaks, outcome, failing: result.failing, seconds: seconds(), ...(result.error && { note: result.error }) };
+}
+
+const clean = await certify([], undefined);
+if (clean.error || clean.failing.length) {
+  process.stderr.write(`sensitivity: the clean reference does not pass (${clean.error ?? clean.failing.join(', ')}); fix that first\n`);
+  process.exit(1);
+}
+process.stdout.write(`clean reference: conformant. Running ${names.length} faults, ${parallel} at a time…\n`);
+
+const rows: Row[] = [];
+const queue = [...names];
+await Promise.all(
+  Array.from({ length: Math.min(parallel, queue.length) }, async () => {
+    for (let name = queue.shift(); name; name = queue.shift()) {
+      const row = await runFault(name);
+      rows.push(row);
+      process.stdout.write(`  ${row.outcome.padEnd(16)} ${row.fault} (${row.breaks.join(', ')}) ${row.seconds}s\n`);
+    }
+  }),
+);
+rows.sort((a, b) => a.fault.localeCompare(b.fault));
+
+const caught = rows.filter((r) => r.outcome === 'caught').length;
+const width = Math.max(...rows.map((r) => r.fault.length));
+process.stdout.write(`\n${'fault'.padEnd(width)}  ${'breaks'.padEnd(22)}  outcome           failing requirements\n`);
+for (const r of rows) {
+  process.stdout.write(`${r.fault.padEnd(width)}  ${r.breaks.join(',').padEnd(22)}  ${r.outcome.padEnd(16)}  ${r.failing.join(', ') || r.note || ''}\n`);
+}
+const score = `${caught}/${rows.length} faults caught on their requirement (${Math.round((caught / rows.length) * 100)}%)`;
+process.stdout.write(`\nsensitivity: ${score}\n`);
+mkdirSync(dirname(values.out), { recursive: true });
+writeFileSync(values.out, JSON.stringify({ score, caught, total: rows.length, rows }, null, 2));
+process.exit(caught === rows.length ? 0 : 1);
