@@ -77,6 +77,18 @@ export const FAULTS = Object.freeze({
     breaks: ['SEND-013'],
     description: 'a send without externalReference is accepted',
   },
+  'send.mms-refused': {
+    breaks: ['SEND-010'],
+    description: 'an MMS is refused as an unknown messageType, even with media from an MMS-capable number',
+  },
+  'send.missing-type-accepted': {
+    breaks: ['SEND-014'],
+    description: 'a send without messageType is accepted and sent as an SMS',
+  },
+  'send.rejected-still-queued': {
+    breaks: ['SEND-015'],
+    description: 'a send refused for an invalid recipient still hands its delivery callbacks to the dispatcher',
+  },
 
   // ── idempotency (section 4.6 rule 8, Idempotency-Key draft) ─────────────────
   'idempotency.replay-creates-new': {
@@ -109,6 +121,10 @@ export const FAULTS = Object.freeze({
     breaks: ['ERR-003'],
     description: 'a core request with malformed JSON is answered 500 SERVER_ERROR',
   },
+  'errors.text-plain-content-type': {
+    breaks: ['ERR-004'],
+    description: 'the numbers list is answered with Content-Type text/plain (the body is still JSON)',
+  },
 
   // ── token (sections 4.1, 7.1) ───────────────────────────────────────────────
   'token.form-credentials-refused': {
@@ -127,6 +143,30 @@ export const FAULTS = Object.freeze({
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',
   },
+  'token.bearer-token-required': {
+    breaks: ['TOKEN-001'],
+    description: 'a token request without an Authorization header is refused (invalid_client), as if a bearer token were needed',
+  },
+  'token.expires-in-missing': {
+    breaks: ['TOKEN-002'],
+    description: 'the token response leaves out expires_in',
+  },
+  'token.json-credentials-refused': {
+    breaks: ['TOKEN-003'],
+    description: 'client credentials in a JSON body are refused (invalid_request)',
+  },
+  'token.failed-auth-wrong-code': {
+    breaks: ['TOKEN-007'],
+    description: 'failed client authentication (unknown client or wrong secret) is answered invalid_request instead of invalid_client',
+  },
+  'token.missing-credential-wrong-code': {
+    breaks: ['TOKEN-009'],
+    description: 'a request missing client_id or client_secret is answered invalid_client instead of invalid_request',
+  },
+  'token.invalid-client-status-200': {
+    breaks: ['TOKEN-010'],
+    description: 'invalid_client is answered with status 200 (the OAuth error body is unchanged)',
+  },
 
   // ── bearer authentication (section 5) ──────────────────────────────────────
   'auth.malformed-bearer-500': {
@@ -136,6 +176,18 @@ export const FAULTS = Object.freeze({
   'auth.expired-token-accepted': {
     breaks: ['AUTH-003'],
     description: 'an expired access token is still accepted',
+  },
+  'auth.missing-token-accepted-on-numbers': {
+    breaks: ['AUTH-001'],
+    description: "the numbers list without an Authorization header is answered with the first client\'s numbers",
+  },
+  'auth.unknown-token-forbidden': {
+    breaks: ['AUTH-004'],
+    description: 'a well-formed token the server never issued is answered 403 FORBIDDEN instead of 401',
+  },
+  'auth.update-refuses-tokens': {
+    breaks: ['AUTH-005'],
+    description: 'the number update route answers 401 to every bearer token, however freshly issued',
   },
 
   // ── client context (sections 2, 4.2) ────────────────────────────────────────
@@ -147,11 +199,35 @@ export const FAULTS = Object.freeze({
     breaks: ['CTX-001'],
     description: 'the client context gives capabilities as the JSON text of the stored column instead of an array',
   },
+  'ctx.same-id-for-every-client': {
+    breaks: ['CTX-002'],
+    description: "the client context gives the first client\'s apiClientId to every client",
+  },
+  'ctx.delivery-flag-always-true': {
+    breaks: ['CTX-003'],
+    description: 'deliveryWebhookConfigured is true even when the client has no delivery webhook',
+  },
 
   // ── numbers (section 4.3) ───────────────────────────────────────────────────
   'numbers.list-leaks-other-clients': {
     breaks: ['NUM-003'],
     description: "the numbers list holds every client's numbers (the client filter is dropped)",
+  },
+  'numbers.id-missing-when-unregistered': {
+    breaks: ['NUM-001'],
+    description: 'the numbers list leaves numberId out of numbers without a campaignregId',
+  },
+  'numbers.sms-only-number-refused': {
+    breaks: ['NUM-002'],
+    description: "a send from one of the client\'s numbers with MMS disabled is refused 403, even for an SMS",
+  },
+  'numbers.e164-number-ids': {
+    breaks: ['NUM-004'],
+    description: 'the numbers list gives numbers without a campaignregId their phone number as numberId',
+  },
+  'numbers.campaign-field-misspelt': {
+    breaks: ['NUM-005'],
+    description: 'the numbers list carries the campaign registration under campaignRegId as well as campaignregId',
   },
 
   // ── update (section 4.5) ────────────────────────────────────────────────────
@@ -162,6 +238,14 @@ export const FAULTS = Object.freeze({
   'update.foreign-number-allowed': {
     breaks: ['UPD-002'],
     description: "an update of another client's number is applied",
+  },
+  'update.other-fields-reset': {
+    breaks: ['UPD-003'],
+    description: 'an update that does not name smsEnabled or mmsEnabled stores it as false',
+  },
+  'update.null-refused': {
+    breaks: ['UPD-004'],
+    description: 'an update setting campaignregId to null is refused 400',
   },
 
   // ── search (section 4.4) ────────────────────────────────────────────────────
@@ -187,9 +271,27 @@ export const FAULTS = Object.freeze({
     breaks: ['WH-003'],
     description: 'delivery events carry a message URL instead of the messageId',
   },
+  'webhooks.client-delivery-ignored': {
+    breaks: ['WH-002'],
+    description: "delivery events for a number without webhookDeliveryOverride are never sent to the client\'s delivery webhook",
+  },
+  'webhooks.inbound-override-ignored': {
+    breaks: ['WH-004'],
+    description: "inbound messages go to the client\'s inbound webhook even when the number has webhookInboundOverride set",
+  },
+  'webhooks.client-inbound-ignored': {
+    breaks: ['WH-005'],
+    description: "inbound messages for a number without webhookInboundOverride are never sent to the client\'s inbound webhook",
+  },
   'webhooks.unsigned': {
     breaks: ['WH-101'],
     description: 'callbacks are sent without the webhook-signature header',
+  },
+
+  // ── versioning (section 9) ──────────────────────────────────────────────────
+  'versioning.v1-prefix-only': {
+    breaks: ['VER-001'],
+    description: 'the token endpoint answers only at /api/v1/auth/token, not at the unversioned /api/auth/token',
   },
 } satisfies Record<string, Fault>);
 

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError } from './errors.ts';
 import type { FaultName } from './faults.ts';
 import type { Acceptance } from './send/accept.ts';
-import { resolveSendFrom } from './send/checks.ts';
+import { checkRecipients, resolveSendFrom } from './send/checks.ts';
 import { payloadFingerprint } from './send/fingerprint.ts';
 import { requireIdempotencyKey } from './send/idempotencyKey.ts';
 import type { SendRequest } from './send/sendRequest.ts';
@@ -30,19 +30,28 @@ export function idempotencyKeyHook(faults: Faults): (request: FastifyRequest, re
   };
 }
 
-/** The send request schema, loosened by send.empty-to-accepted, send.text-type-accepted and send.missing-external-reference-accepted. */
+/**
+ * The send request schema, loosened by send.empty-to-accepted, send.text-type-accepted,
+ * send.missing-external-reference-accepted and send.missing-type-accepted, narrowed by send.mms-refused.
+ */
 export function sendSchema(schema: Schema, faults: Faults): Schema {
   const properties = { ...(schema.properties as Record<string, Schema>) };
   let required = schema.required as string[];
   if (faults.has('send.empty-to-accepted')) properties.to = { ...properties.to, minItems: 0 };
   if (faults.has('send.text-type-accepted')) properties.messageType = { ...properties.messageType, enum: ['SMS', 'MMS', 'TEXT'] };
   if (faults.has('send.missing-external-reference-accepted')) required = required.filter((name) => name !== 'externalReference');
+  if (faults.has('send.missing-type-accepted')) required = required.filter((name) => name !== 'messageType');
+  if (faults.has('send.mms-refused')) properties.messageType = { ...properties.messageType, enum: ['SMS'] };
   return { ...schema, properties, required };
 }
 
-/** The body as the send path sees it: send.missing-external-reference-accepted fills in an empty reference. */
+/**
+ * The body as the send path sees it: send.missing-external-reference-accepted fills in an empty
+ * reference, send.missing-type-accepted a messageType of SMS.
+ */
 export function sendRequest(body: SendRequest, faults: Faults): SendRequest {
   if (faults.has('send.missing-external-reference-accepted') && body.externalReference === undefined) return { ...body, externalReference: '' };
+  if (faults.has('send.missing-type-accepted') && body.messageType === undefined) return { ...body, messageType: 'SMS' };
   return body;
 }
 
@@ -55,9 +64,15 @@ export function mediaRuleWaived(body: SendRequest, faults: Faults): boolean {
 
 /**
  * resolveSendFrom (4.6 rules 6, 4, 5) with send.e164-send-from-accepted, send.foreign-send-from-accepted,
- * send.no-campaign-accepted and errors.forbidden-as-not-found.
+ * send.no-campaign-accepted, errors.forbidden-as-not-found and numbers.sms-only-number-refused.
  */
 export function resolveSendFromWithFaults(request: SendRequest, client: ClientRecord, numbers: NumberStore, faults: Faults): NumberRecord {
+  const number = resolveSendFromWithOtherFaults(request, client, numbers, faults);
+  if (faults.has('numbers.sms-only-number-refused') && !number.mmsEnabled) throw new CoreError('FORBIDDEN', 'This sendFrom number is not assigned to this API client.');
+  return number;
+}
+
+function resolveSendFromWithOtherFaults(request: SendRequest, client: ClientRecord, numbers: NumberStore, faults: Faults): NumberRecord {
   if (faults.has('send.e164-send-from-accepted')) {
     const own = numbers.byPhoneNumber(request.sendFrom);
     if (own?.apiClientId === client.apiClientId) return resolveSendFrom({ ...request, sendFrom: own.numberId }, client, numbers);
@@ -94,12 +109,26 @@ export function recipientPattern(e164: RegExp, faults: Faults): RegExp {
 }
 
 /**
+ * checkRecipients (4.6 rule 6) with send.rejected-still-queued: a send refused for its
+ * recipients still has `queue` hand its delivery callbacks to the dispatcher.
+ */
+export function checkRecipientsWithFaults(request: SendRequest, pattern: RegExp, faults: Faults, queue: () => void): void {
+  try {
+    checkRecipients(request, pattern);
+  } catch (error) {
+    if (faults.has('send.rejected-still-queued') && error instanceof CoreError) queue();
+    throw error;
+  }
+}
+
+/**
  * An accepted send's delivery events as the webhook faults change them: webhooks.override-never-sent
  * hands them over only when the client has a delivery webhook, webhooks.wrong-target sends them
  * to the client's webhook over the number's override, webhooks.message-id-missing names the
- * message by a URL instead of its messageId.
+ * message by a URL instead of its messageId, webhooks.client-delivery-ignored sends none to the
+ * client's webhook when the number has no override.
  */
-export function acceptanceWithFaults(acceptance: Acceptance, client: ClientRecord, faults: Faults): Acceptance {
+export function acceptanceWithFaults(acceptance: Acceptance, client: ClientRecord, number: NumberRecord, faults: Faults): Acceptance {
   let { events, webhooks } = acceptance;
   if (faults.has('webhooks.wrong-target') && client.deliveryWebhookUrl !== null) {
     const target = client.deliveryWebhookUrl;
@@ -116,6 +145,10 @@ export function acceptanceWithFaults(acceptance: Acceptance, client: ClientRecor
     webhooks = webhooks.map((webhook) => ({ ...webhook, payload: withoutId(webhook.payload) }));
   }
   if (faults.has('webhooks.override-never-sent') && client.deliveryWebhookUrl === null) webhooks = [];
+  if (faults.has('webhooks.client-delivery-ignored') && client.deliveryWebhookUrl !== null && number.webhookDeliveryOverride === null) {
+    events = events.map((event) => ({ ...event, targetUrl: null }));
+    webhooks = [];
+  }
   return { ...acceptance, events, webhooks };
 }
 

@@ -30,6 +30,8 @@ export function bearerAuthentication(clients: ClientStore, faults: ReadonlySet<F
     if (!match) throw unauthorized('The Authorization header is not a bearer token.', true);
     // Kill-matrix fault: tokens are looked up as of the epoch, so none has expired yet.
     const client = clients.byTokenHash(tokenHash(match[1]!), faults.has('auth.expired-token-accepted') ? 0 : Date.now());
+    // Kill-matrix fault: a token that was never issued (not merely expired) is taken for a lack of permission.
+    if (!client && faults.has('auth.unknown-token-forbidden') && !clients.byTokenHash(tokenHash(match[1]!), 0)) throw new CoreError('FORBIDDEN', 'This token grants no access.');
     if (!client) throw unauthorized('The bearer token is unknown or expired.', true);
     request.apiClient = client;
   };

@@ -11,7 +11,8 @@ export async function clientContextRoutes(app: FastifyInstance, { ctx }: { ctx: 
     const numbers = ctx.stores.numbers.listForClient(client.apiClientId);
     const { faults } = ctx.options;
     return {
-      apiClientId: client.apiClientId,
+      // Kill-matrix faults: every client is named as the first one; the delivery flag is always set.
+      apiClientId: faults.has('ctx.same-id-for-every-client') ? ctx.seeded[0]!.apiClientId : client.apiClientId,
       // Kill-matrix faults (reference/faults.ts): a field left out, a field of the wrong type.
       ...(!faults.has('whoami.field-missing') && { apiClientName: client.name }),
       apiClientStatus: client.status,
@@ -22,7 +23,7 @@ export async function clientContextRoutes(app: FastifyInstance, { ctx }: { ctx: 
         mmsEnabled: numbers.filter((number) => number.mmsEnabled).length,
       },
       inboundWebhookConfigured: client.inboundWebhookUrl !== null,
-      deliveryWebhookConfigured: client.deliveryWebhookUrl !== null,
+      deliveryWebhookConfigured: faults.has('ctx.delivery-flag-always-true') || client.deliveryWebhookUrl !== null,
     };
   });
 }

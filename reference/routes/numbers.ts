@@ -2,21 +2,36 @@ import type { FastifyInstance } from 'fastify';
 import { bearerAuthentication, callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
+import type { FaultName } from '../faults.ts';
 import { numberJson, type NumberSettings } from '../store/numbers.ts';
 import type { SearchCriteria } from '../upstream/inventory.ts';
 
 /** The numbers resource: list (4.3), search (4.4) and update (4.5). */
 export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
-  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients, ctx.options.faults));
-
   const { faults } = ctx.options;
+  const authenticate = bearerAuthentication(ctx.stores.clients, faults);
+  app.addHook('onRequest', async (request, reply) => {
+    // Kill-matrix faults (reference/faults.ts): the list is served without a token, as the first
+    // client; the update route refuses every token.
+    if (faults.has('auth.missing-token-accepted-on-numbers') && request.method === 'GET' && request.headers.authorization === undefined) {
+      request.apiClient = ctx.stores.clients.byApiClientId(ctx.seeded[0]!.apiClientId)!;
+      return;
+    }
+    if (faults.has('auth.update-refuses-tokens') && request.method === 'PATCH') {
+      throw new CoreError('UNAUTHORIZED', 'The bearer token is unknown or expired.', {}, { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' });
+    }
+    return authenticate(request, reply);
+  });
 
   // Profile numbers.route: GET, 200, {numbers: [Number]}; the caller's numbers only.
-  app.get('/numbers', async (request) => {
+  app.get('/numbers', async (request, reply) => {
     const client = callerOf(request);
     // Kill-matrix fault (reference/faults.ts): the list forgets its client filter.
     const owners = faults.has('numbers.list-leaks-other-clients') ? ctx.seeded.map((seeded) => seeded.apiClientId) : [client.apiClientId];
-    return { numbers: owners.flatMap((owner) => ctx.stores.numbers.listForClient(owner)).map(numberJson) };
+    const numbers = owners.flatMap((owner) => ctx.stores.numbers.listForClient(owner)).map(numberJson).map((number) => listedWithFaults(number, faults));
+    // Kill-matrix fault: a JSON body labelled as plain text.
+    if (faults.has('errors.text-plain-content-type')) return reply.type('text/plain; charset=utf-8').send(JSON.stringify({ numbers }));
+    return { numbers };
   });
 
   // Profile search.route: POST /api/core/numbers/search, 200. The provider is asked over HTTP.
@@ -41,7 +56,10 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
     async (request) => {
       const client = callerOf(request);
       const { numberId } = request.params as { numberId: string };
-      const changes = request.body as Partial<NumberSettings>;
+      const body = request.body as Partial<NumberSettings>;
+      // Kill-matrix faults: a null campaignregId is refused; the enable flags an update leaves out are stored as false.
+      if (faults.has('update.null-refused') && body.campaignregId === null) throw new CoreError('INVALID_REQUEST', 'campaignregId must be a string.', { field: 'body/campaignregId' });
+      const changes = faults.has('update.other-fields-reset') ? { smsEnabled: false, mmsEnabled: false, ...body } : body;
       // Kill-matrix faults (reference/faults.ts): the update acts as the number's owner whoever
       // asks; the enable flags are answered but not stored.
       const owner = faults.has('update.foreign-number-allowed') ? (ctx.stores.numbers.byId(numberId)?.apiClientId ?? client.apiClientId) : client.apiClientId;
@@ -53,4 +71,19 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
       return numberJson(faults.has('update.flags-not-persisted') ? { ...updated, ...changes } : updated);
     },
   );
+}
+
+/**
+ * A listed number as the list faults change it: numbers.id-missing-when-unregistered leaves out
+ * the numberId of a number without a campaignregId, numbers.e164-number-ids gives such a number
+ * its phone number as numberId, numbers.campaign-field-misspelt adds campaignRegId.
+ */
+function listedWithFaults(number: ReturnType<typeof numberJson>, faults: ReadonlySet<FaultName>): Record<string, unknown> {
+  if (number.campaignregId === null && faults.has('numbers.id-missing-when-unregistered')) {
+    const { numberId: _dropped, ...rest } = number;
+    return rest;
+  }
+  if (number.campaignregId === null && faults.has('numbers.e164-number-ids')) return { ...number, numberId: number.phoneNumber };
+  if (faults.has('numbers.campaign-field-misspelt')) return { ...number, campaignRegId: number.campaignregId };
+  return number;
 }

@@ -40,7 +40,8 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     (_request, body, done) => done(null, FormParameters.parse(body as string)),
   );
 
-  app.post('/api/auth/token', { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
+  // Kill-matrix fault (reference/faults.ts): the token endpoint carries a version segment.
+  app.post(ctx.options.faults.has('versioning.v1-prefix-only') ? '/api/v1/auth/token' : '/api/auth/token', { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     if ('client_secret' in query || 'client_id' in query) {
       throw new OAuthError('invalid_request', 'Client credentials must not be sent in the URI (RFC 6749 2.3.1).');
@@ -49,6 +50,11 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     if (parameters.grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
     const { faults } = ctx.options;
     // Kill-matrix fault (reference/faults.ts): only JSON bodies and HTTP Basic carry credentials.
+    // Kill-matrix faults: JSON body credentials refused; no Authorization header taken for a missing bearer token.
+    if (faults.has('token.json-credentials-refused') && !(request.body instanceof FormParameters) && (parameters.clientId !== undefined || parameters.clientSecret !== undefined)) {
+      throw new OAuthError('invalid_request', 'Client credentials in a JSON body are not supported.');
+    }
+    if (faults.has('token.bearer-token-required') && request.headers.authorization === undefined) throw new OAuthError('invalid_client', 'A bearer token is required.');
     if (faults.has('token.form-credentials-refused') && request.body instanceof FormParameters && (parameters.clientId !== undefined || parameters.clientSecret !== undefined)) {
       throw new OAuthError('invalid_request', 'Client credentials in a form-encoded body are not supported.');
     }
@@ -75,18 +81,24 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
       return reply.code(error.status).headers(NO_STORE).send(coreErrorBody(error, request.id));
     }
     if (clientId === undefined || clientSecret === undefined) {
-      throw new OAuthError('invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
+      // Kill-matrix fault: a missing credential gets the code of a failed authentication.
+      throw new OAuthError(faults.has('token.missing-credential-wrong-code') ? 'invalid_client' : 'invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
     }
 
     const client = ctx.stores.clients.byClientId(clientId);
     const valid = await verifySecret(clientSecret, client?.secretHash ?? (await decoyHash()));
-    if (!client || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
+    // Kill-matrix faults: a failed authentication gets the wrong code, or a 200 status.
+    if (!client || !valid) {
+      if (faults.has('token.failed-auth-wrong-code')) throw new OAuthError('invalid_request', 'Client authentication failed.');
+      throw new OAuthError('invalid_client', 'Client authentication failed.', faults.has('token.invalid-client-status-200') ? 200 : undefined);
+    }
 
     const token = newAccessToken();
     const ttl = ctx.options.tokenTtlSeconds;
     const expiresAt = Date.now() + ttl * 1000;
     await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt });
-    return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
+    // Kill-matrix fault: the token's lifetime left out.
+    return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', ...(!faults.has('token.expires-in-missing') && { expires_in: ttl }) });
   });
 
   // RFC 6749 3.2: the token request is a POST.

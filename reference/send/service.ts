@@ -3,10 +3,9 @@ import { CoreError } from '../errors.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
-import { checkRecipients } from './checks.ts';
 import { payloadFingerprint } from './fingerprint.ts';
 import type { SendRequest } from './sendRequest.ts';
-import { acceptanceWithFaults, recipientPattern, resolveSendFromWithFaults } from '../sendFaults.ts';
+import { acceptanceWithFaults, checkRecipientsWithFaults, recipientPattern, resolveSendFromWithFaults } from '../sendFaults.ts';
 
 /** What the route sends back: a first answer, or the stored one replayed. */
 export interface SendAnswer {
@@ -67,8 +66,10 @@ export class SendService {
     let refusal: CoreError | undefined;
     try {
       const number = resolveSendFromWithFaults(request, client, stores.numbers, faults);
-      checkRecipients(request, recipientPattern(this.ctx.schemas.e164, faults));
-      acceptance = acceptanceWithFaults(buildAcceptance(client, number, request, fingerprint, nowMs), client, faults);
+      checkRecipientsWithFaults(request, recipientPattern(this.ctx.schemas.e164, faults), faults, () =>
+        this.ctx.dispatcher.dispatch(buildAcceptance(client, number, request, fingerprint, nowMs).webhooks),
+      );
+      acceptance = acceptanceWithFaults(buildAcceptance(client, number, request, fingerprint, nowMs), client, number, faults);
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;

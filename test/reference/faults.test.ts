@@ -78,6 +78,28 @@ async function clientWebhook(server: TestServer, url: string | null): Promise<vo
   expect(res.status).toBe(200);
 }
 
+/** Where an inbound message for the primary's first number lands, with `setup` pointing the webhooks: [at the override, at the client's webhook]. */
+async function inboundCallbacks(server: TestServer, setup: (override: string, client: string) => Promise<void>): Promise<[number, number]> {
+  const override = await startReceiver();
+  const clientHook = await startReceiver();
+  try {
+    await setup(override.url, clientHook.url);
+    const res = await call(server, 'POST', '/_control/inbound', { token: null, payload: { numberId: primaryNumber(server).numberId, from: '+12025550123', text: 'hello' } });
+    expect(res.status).toBeLessThan(300);
+    await Promise.race([override.waitFor(1, 2_000), clientHook.waitFor(1, 2_000)]).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return [override.received.length, clientHook.received.length];
+  } finally {
+    await call(server, 'PATCH', `/api/core/numbers/${primaryNumber(server).numberId}`, { payload: { webhookInboundOverride: null } });
+    await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: null, payload: { inbound: null } });
+    await override.close();
+    await clientHook.close();
+  }
+}
+
+const listed = async (s: TestServer): Promise<Array<Record<string, unknown>>> => (await call(s, 'GET', '/api/core/numbers')).body.numbers;
+const credentials = (s: TestServer) => ({ grant_type: 'client_credentials', client_id: s.client('primary').clientId, client_secret: s.client('primary').clientSecret });
+
 /** A request the router itself refuses (a path parameter over fastify's maxParamLength); needs a listening server. */
 async function routerRefusal(server: TestServer): Promise<Reply> {
   if (!server.app.server.listening) await server.app.listen({ host: '127.0.0.1', port: 0 });
@@ -113,6 +135,25 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { externalReference: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
     return (await send(s, body)).status === 400;
   },
+  'send.mms-refused': async (s) =>
+    (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 202,
+  'send.missing-type-accepted': async (s) => {
+    const { messageType: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
+    return (await send(s, body)).status === 400;
+  },
+  'send.rejected-still-queued': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      const rejected = await send(s, sendBody(primaryNumber(s).numberId, { to: ['2025550100'] }));
+      await send(s, sendBody(primaryNumber(s).numberId));
+      await receiver.waitFor(1, 2_000).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return rejected.status === 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes('2025550100'));
+    } finally {
+      await receiver.close();
+    }
+  },
 
   'idempotency.replay-creates-new': async (s) => {
     const key = newKey();
@@ -139,6 +180,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.status === 403 && res.body.error.code === 'FORBIDDEN';
   },
   'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
+  'errors.text-plain-content-type': async (s) => String((await call(s, 'GET', '/api/core/numbers')).headers['content-type']).startsWith('application/json'),
 
   'token.form-credentials-refused': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
@@ -154,6 +196,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { clientId, clientSecret } = s.client('primary');
     return (await token(s, { grant_type: 'password', client_id: clientId, client_secret: clientSecret })).body.error === 'unsupported_grant_type';
   },
+  'token.bearer-token-required': async (s) => (await token(s, credentials(s))).status === 200,
+  'token.expires-in-missing': async (s) => Number.isInteger((await token(s, credentials(s))).body.expires_in),
+  'token.json-credentials-refused': async (s) => typeof (await token(s, credentials(s))).body.access_token === 'string',
+  'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
+  'token.missing-credential-wrong-code': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId })).body.error === 'invalid_request',
+  'token.invalid-client-status-200': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).status === 401,
 
   'auth.malformed-bearer-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).status === 401,
   'auth.expired-token-accepted': async (s) => {
@@ -161,14 +209,30 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'POST', '/_control/tokens/expire', { token: null, payload: { clientId: s.client('primary').clientId } });
     return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
   },
+  'auth.missing-token-accepted-on-numbers': async (s) => (await call(s, 'GET', '/api/core/numbers', { token: null })).status === 401,
+  'auth.unknown-token-forbidden': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: 'never-issued-token-0123456789' })).status === 401,
+  'auth.update-refuses-tokens': async (s) => {
+    const { numberId, smsEnabled } = primaryNumber(s);
+    return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } })).status === 200;
+  },
 
   'whoami.field-missing': async (s) => 'apiClientName' in (await call(s, 'GET', '/api/core/whoami')).body,
   'whoami.field-mistyped': async (s) => Array.isArray((await call(s, 'GET', '/api/core/whoami')).body.capabilities),
+  'ctx.same-id-for-every-client': async (s) =>
+    (await call(s, 'GET', '/api/core/whoami')).body.apiClientId !== (await call(s, 'GET', '/api/core/whoami', { token: await s.token('secondary') })).body.apiClientId,
+  'ctx.delivery-flag-always-true': async (s) => {
+    await clientWebhook(s, null);
+    return (await call(s, 'GET', '/api/core/whoami')).body.deliveryWebhookConfigured === false;
+  },
 
   'numbers.list-leaks-other-clients': async (s) => {
     const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
     return !(await call(s, 'GET', '/api/core/numbers')).body.numbers.some((n: { numberId: string }) => theirs.has(n.numberId));
   },
+  'numbers.id-missing-when-unregistered': async (s) => (await listed(s)).every((n) => typeof n.numberId === 'string'),
+  'numbers.sms-only-number-refused': async (s) => (await send(s, sendBody(primaryNumber(s, 1).numberId))).status === 202,
+  'numbers.e164-number-ids': async (s) => (await listed(s)).every((n) => !/^\+?[1-9]\d{1,14}$/.test(String(n.numberId))),
+  'numbers.campaign-field-misspelt': async (s) => (await listed(s)).every((n) => !('campaignRegId' in n)),
 
   'update.flags-not-persisted': async (s) => {
     const { numberId, mmsEnabled } = primaryNumber(s, 1);
@@ -183,6 +247,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
+  },
+  'update.other-fields-reset': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s, 0);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    return res.body.smsEnabled === true && res.body.mmsEnabled === true;
+  },
+  'update.null-refused': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s, 1);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    return res.status === 200 && res.body.campaignregId === null;
   },
 
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
@@ -208,7 +283,29 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));
     return JSON.parse(callback!.body).data.messageId === messageId;
   },
+  'webhooks.client-delivery-ignored': async (s) => {
+    // No override: the receiver deliveryCallback waits at is the client's delivery webhook.
+    await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+    const { callback } = await deliveryCallback(s, (receiver) => clientWebhook(s, receiver));
+    await clientWebhook(s, null);
+    return callback !== undefined;
+  },
+  'webhooks.inbound-override-ignored': async (s) => {
+    const [atOverride, atClient] = await inboundCallbacks(s, async (override, client) => {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: override } });
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: null, payload: { inbound: client } });
+    });
+    return atOverride === 1 && atClient === 0;
+  },
+  'webhooks.client-inbound-ignored': async (s) => {
+    const [, atClient] = await inboundCallbacks(s, async (_override, client) => {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: null, payload: { inbound: client } });
+    });
+    return atClient === 1;
+  },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
+
+  'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
 };
 
 test.describe('the fault catalogue', () => {
