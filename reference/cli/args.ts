@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
 import { parseFaults, type FaultName } from '../faults.ts';
-import { DEFAULTS } from '../options.ts';
+import { DEFAULTS, type ReferenceOptions } from '../options.ts';
 
 export const USAGE = `Usage: npm run serve -- [options]
 
@@ -26,20 +26,14 @@ Options:
   --help                      show this help
 `;
 
-export interface CliOptions {
+/** The command line: the app's own options as flags, plus what only the entry point uses. */
+export interface CliOptions
+  extends Pick<ReferenceOptions, 'dbPath' | 'fresh' | 'control' | 'controlToken' | 'tokenTtlSeconds' | 'idempotencyTtlSeconds' | 'upstreamUrl' | 'upstreamTimeoutMs'> {
   help: boolean;
   host: string;
   port: number;
-  dbPath: string;
-  fresh: boolean;
   fixturesPath?: string;
   fixturesOutPath?: string;
-  control: boolean;
-  controlToken?: string;
-  tokenTtlSeconds: number;
-  idempotencyTtlSeconds: number;
-  upstreamUrl?: string;
-  upstreamTimeoutMs: number;
   logLevel: string;
   /** Faults to inject (reference/faults.ts); empty unless --faults is given. */
   faults: FaultName[];
