@@ -45,12 +45,6 @@ export function loadCatalogue(path = CATALOGUE_PATH): Catalogue {
   return catalogue;
 }
 
-export function requirementById(id: string, catalogue = loadCatalogue()): Requirement {
-  const found = catalogue.requirements.find((r) => r.id === id);
-  if (!found) throw new Error(`unknown requirement ID ${id}: not in spec/requirements.yaml`);
-  return found;
-}
-
 /** Whether a requirement can be checked from outside at all (a test must then exist for it). */
 export function isCheckable(r: Requirement): boolean {
   return r.check !== 'client-side' && r.check !== 'not-checkable';

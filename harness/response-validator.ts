@@ -47,11 +47,6 @@ export class ResponseValidator {
     }
   }
 
-  /** The requirement IDs the operation names in x-requirements. */
-  requirementsOf(operationId: OperationId): string[] {
-    return ((this.operations.get(operationId) as Record<string, unknown> | undefined)?.['x-requirements'] as string[]) ?? [];
-  }
-
   validate(operationId: OperationId, response: ObservedResponse, numbersItemsPath?: string | null): Violation[] {
     const op = this.operations.get(operationId);
     if (!op) throw new Error(`operation ${operationId} is not in spec/openapi.yaml`);
