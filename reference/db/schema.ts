@@ -33,6 +33,9 @@ CREATE TABLE IF NOT EXISTS tokens (
   expires_at    INTEGER NOT NULL
 ) WITHOUT ROWID;
 
+-- messages and webhook_outbox are keyed by time-ordered ids (reference/ids.ts), so a table
+-- clustered on its key (WITHOUT ROWID) is appended to at its end like a rowid table, and each
+-- insert writes one b-tree instead of the table and a separate index on the key.
 CREATE TABLE IF NOT EXISTS messages (
   message_id         TEXT PRIMARY KEY,
   api_client_id      TEXT NOT NULL,
@@ -48,7 +51,7 @@ CREATE TABLE IF NOT EXISTS messages (
   created_at         INTEGER NOT NULL,
   sent_at            INTEGER,
   completed_at       INTEGER
-);
+) WITHOUT ROWID;
 
 -- A rowid table: clients choose keys at random (UUIDs, as the Idempotency-Key draft suggests), so
 -- the key index takes inserts all over; kept apart from the stored answers it stays narrow, and
@@ -78,6 +81,6 @@ CREATE TABLE IF NOT EXISTS webhook_outbox (
   last_result     TEXT,
   created_at      INTEGER NOT NULL,
   updated_at      INTEGER NOT NULL
-);
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS webhook_outbox_pending ON webhook_outbox(next_attempt_at) WHERE state = 'pending';
 `;

@@ -64,11 +64,11 @@ const RESET_TABLES = ['tokens', 'messages', 'idempotency', 'webhook_outbox'] as 
 
 const HANDLERS: Handlers = {
   acceptSend(stores, { apiClientId, idempotencyKey, nowMs, expiresAt, rows }) {
-    const existing = stores.idempotency.find(apiClientId, idempotencyKey, nowMs);
-    if (existing || !rows) return { stored: false, record: existing ?? null };
+    if (!rows || !stores.idempotency.claim(apiClientId, idempotencyKey, rows.record, expiresAt, nowMs)) {
+      return { stored: false, record: stores.idempotency.find(apiClientId, idempotencyKey, nowMs) ?? null };
+    }
     for (const message of rows.messages) stores.messages.insertOutbound(message);
     for (const event of rows.events) stores.outbox.insert(event);
-    stores.idempotency.insert(apiClientId, idempotencyKey, rows.record, expiresAt);
     return { stored: true };
   },
   insertToken(stores, { hash, apiClientId, expiresAt }) {
