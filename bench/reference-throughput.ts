@@ -14,16 +14,21 @@ import { startChildServer, type RunningServer } from './childServer.ts';
 // side by side with a fastify hello-world on the same machine, then the delivery-webhook latency
 // from acceptance to callback on loopback at a moderate, steady rate. Prints figures, including
 // where the CPU time goes; it is not a test and asserts nothing.
-//   npx tsx bench/reference-throughput.ts [--duration 10] [--connections 50] [--webhooks 2000] [--webhook-rate 200]
+// Both servers run throughout and are loaded in turns (hello, send, hello, send, ...): on a
+// shared machine the speed drifts by a third within a minute, and a ratio of two measurements
+// taken seconds apart drifts much less than one of measurements taken far apart.
+//   npx tsx bench/reference-throughput.ts [--rounds 3] [--duration 5] [--connections 50] [--webhooks 2000] [--webhook-rate 200]
 
 const { values } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     webhooks: { type: 'string', default: '2000' },
     'webhook-rate': { type: 'string', default: '200' },
   },
 });
+const rounds = Number(values.rounds);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const webhookCount = Number(values.webhooks);
@@ -56,8 +61,18 @@ function threadCpu(pid: number): Map<string, number> {
   return times;
 }
 
+interface Round {
+  requests: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  cpuMs: { main: number; busiestOther: number; rest: number; loadGenerator: number };
+}
+
 /** Runs autocannon and measures the CPU time the server's threads and this process spent meanwhile. */
-async function measure(server: RunningServer, options: Parameters<typeof autocannon>[0]) {
+async function measure(server: RunningServer, options: Parameters<typeof autocannon>[0]): Promise<Round> {
   const pid = server.process.pid!;
   const before = threadCpu(pid);
   const ownBefore = process.cpuUsage();
@@ -65,34 +80,55 @@ async function measure(server: RunningServer, options: Parameters<typeof autocan
   const own = process.cpuUsage(ownBefore);
   const after = threadCpu(pid);
   const spent = [...after].map(([tid, ms]) => ({ main: tid === String(pid), ms: ms - (before.get(tid) ?? 0) }));
-  const perRequest = (ms: number) => (ms * 1000) / Math.max(1, result.requests.total);
-  const main = spent.filter((t) => t.main).reduce((sum, t) => sum + t.ms, 0);
   const others = spent.filter((t) => !t.main).sort((a, b) => b.ms - a.ms);
   return {
-    result,
+    requests: result.requests.total,
+    perSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    cpuMs: {
+      main: spent.filter((t) => t.main).reduce((sum, t) => sum + t.ms, 0),
+      busiestOther: others[0]?.ms ?? 0,
+      rest: others.slice(1).reduce((sum, t) => sum + t.ms, 0),
+      loadGenerator: (own.user + own.system) / 1000,
+    },
+  };
+}
+
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+
+/** The rounds of one server: median rate and latencies, CPU per request over all of them. */
+function summary(runs: Round[]) {
+  const requests = runs.reduce((sum, r) => sum + r.requests, 0);
+  const perRequest = (pick: (cpu: Round['cpuMs']) => number) => (runs.reduce((sum, r) => sum + pick(r.cpuMs), 0) * 1000) / Math.max(1, requests);
+  return {
+    perSecond: median(runs.map((r) => r.perSecond)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
     cpu: {
-      mainUs: perRequest(main),
-      busiestOtherUs: perRequest(others[0]?.ms ?? 0),
-      restUs: perRequest(others.slice(1).reduce((sum, t) => sum + t.ms, 0)),
-      loadGeneratorUs: (own.user + own.system) / Math.max(1, result.requests.total),
+      mainUs: perRequest((c) => c.main),
+      busiestOtherUs: perRequest((c) => c.busiestOther),
+      restUs: perRequest((c) => c.rest),
+      loadGeneratorUs: perRequest((c) => c.loadGenerator),
     },
   };
 }
 
 const workDir = mkdtempSync(join(tmpdir(), 'reference-bench-'));
+const servers: RunningServer[] = [];
 
 try {
-  // 1. Hello-world baseline.
   const hello = await startChildServer('bench/helloServer.ts');
-  await autocannon({ url: hello.baseUrl, connections, duration: 2 }); // warm-up
-  const helloRun = await measure(hello, { url: hello.baseUrl, connections, duration });
-  await hello.stop();
-
-  // 2. The reference's durable send.
+  servers.push(hello);
   const fixturesOut = join(workDir, 'fixtures.json');
   const reference = await startChildServer('reference/main.ts', [
     '--port', '0', '--db', join(workDir, 'bench.db'), '--fresh', '--control', '--log-level', 'warn', '--fixtures-out', fixturesOut,
   ]);
+  servers.push(reference);
   const fixtures = JSON.parse(readFileSync(fixturesOut, 'utf8')) as Fixtures;
   const primary = fixtures.clients.find((client) => client.role === 'primary')!;
   const tokenResponse = await request(`${reference.baseUrl}/api/auth/token`, {
@@ -120,8 +156,19 @@ try {
       return spec;
     },
   };
-  await autocannon({ url: reference.baseUrl, connections, duration: 2, requests: [sendRequest] }); // warm-up
-  const sendRun = await measure(reference, { url: reference.baseUrl, connections, duration, requests: [sendRequest] });
+  const helloOptions = { url: hello.baseUrl, connections, duration };
+  const sendOptions = { url: reference.baseUrl, connections, duration, requests: [sendRequest] };
+
+  // 1 and 2. Hello-world and durable sends in turns, after a warm-up of each.
+  await autocannon({ ...helloOptions, duration: 2 });
+  await autocannon({ ...sendOptions, duration: 2 });
+  const helloRuns: Round[] = [];
+  const sendRuns: Round[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    helloRuns.push(await measure(hello, helloOptions));
+    sendRuns.push(await measure(reference, sendOptions));
+  }
+  await hello.stop();
 
   // 3. Delivery-webhook latency at a steady moderate rate (not under saturation): from the
   // request's start and from its acceptance (the 202 arriving) to the callback's arrival.
@@ -183,34 +230,36 @@ try {
   fromStart.sort((a, b) => a - b);
   fromAcceptance.sort((a, b) => a - b);
 
-  const helloResult = helloRun.result;
-  const sendResult = sendRun.result;
-  const ratio = sendResult.requests.average / helloResult.requests.average;
-  console.log(`reference throughput benchmark (${connections} connections, ${duration} s each, autocannon in this process)`);
+  const helloSummary = summary(helloRuns);
+  const sendSummary = summary(sendRuns);
+  const ratios = helloRuns.map((helloRound, i) => sendRuns[i]!.perSecond / helloRound.perSecond);
+  console.log(`reference throughput benchmark (${connections} connections, ${rounds} rounds of ${duration} s per server, autocannon in this process)`);
   console.log('');
-  console.log('                              req/s     p50 ms   p99 ms   non-2xx  errors');
-  const row = (name: string, r: typeof helloResult) =>
+  console.log('                              req/s     p50 ms   p99 ms   non-2xx  errors   (medians of the rounds)');
+  const row = (name: string, r: typeof helloSummary) =>
     console.log(
-      `${name.padEnd(28)} ${fmt(r.requests.average, 0).padStart(7)}   ${fmt(r.latency.p50).padStart(6)}   ${fmt(r.latency.p99).padStart(6)}   ${String(r.non2xx).padStart(7)}  ${String(r.errors).padStart(6)}`,
+      `${name.padEnd(28)} ${fmt(r.perSecond, 0).padStart(7)}   ${fmt(r.p50).padStart(6)}   ${fmt(r.p99).padStart(6)}   ${String(r.non2xx).padStart(7)}  ${String(r.errors).padStart(6)}`,
     );
-  row('fastify hello-world', helloResult);
-  row('durable send (sync=FULL)', sendResult);
+  row('fastify hello-world', helloSummary);
+  row('durable send (sync=FULL)', sendSummary);
   console.log('');
-  console.log(`durable sends/s as a share of hello-world req/s: ${fmt(ratio * 100)} %  (target >= 30 %)`);
+  console.log(`rounds, sends/s : hello req/s: ${helloRuns.map((h, i) => `${fmt(sendRuns[i]!.perSecond, 0)} : ${fmt(h.perSecond, 0)} = ${fmt(ratios[i]! * 100)} %`).join(';  ')}`);
+  console.log(`durable sends/s as a share of hello-world req/s: ${fmt(median(ratios) * 100)} % (median of the rounds; target >= 30 %)`);
   console.log('');
   console.log('CPU time per request, microseconds (2 cores = 2,000,000 us/s to share):');
   console.log('                              server main   server other threads      autocannon');
-  const cpuRow = (name: string, c: typeof helloRun.cpu) =>
+  const cpuRow = (name: string, c: typeof helloSummary.cpu) =>
     console.log(
       `${name.padEnd(28)} ${fmt(c.mainUs).padStart(12)}   ${`${fmt(c.busiestOtherUs)} + ${fmt(c.restUs)}`.padStart(20)}   ${fmt(c.loadGeneratorUs).padStart(13)}`,
     );
-  cpuRow('fastify hello-world', helloRun.cpu);
-  cpuRow('durable send (sync=FULL)', sendRun.cpu);
+  cpuRow('fastify hello-world', helloSummary.cpu);
+  cpuRow('durable send (sync=FULL)', sendSummary.cpu);
   console.log('  (other threads: the busiest one, for the send the writer thread, + the rest)');
   console.log('');
   console.log(`delivery webhooks: ${arrivals.size} of ${webhookCount} received (sends paced at ${webhookRate}/s)`);
   console.log(`  acceptance    -> callback:  p50 ${fmt(percentile(fromAcceptance, 50))} ms   p99 ${fmt(percentile(fromAcceptance, 99))} ms   (target p99 <= 50 ms)`);
   console.log(`  request start -> callback:  p50 ${fmt(percentile(fromStart, 50))} ms   p99 ${fmt(percentile(fromStart, 99))} ms`);
 } finally {
+  await Promise.all(servers.map((server) => server.stop()));
   rmSync(workDir, { recursive: true, force: true });
 }
