@@ -1,5 +1,6 @@
 // Turns what the reporter collected into the report: pure, so the verdict rules can be tested
 // without running Playwright.
+import { causeOfTest, testFor, type FailureCause } from './attribution.ts';
 import { REQUIREMENT_ID } from './catalogue.ts';
 import { verdictOf } from './verdict.ts';
 import type { Catalogue, Level, LevelCounts, Report, RequirementResult, RunVerdict, Target, TestRecord } from './types.ts';
@@ -53,22 +54,46 @@ export function consistencyErrors(catalogue: Catalogue, tests: readonly TestReco
   return [...new Set(errors)];
 }
 
+/**
+ * The tests each requirement is judged by, each read for that requirement (attribution.ts):
+ * the tests tagged with it, and any other test whose failure names it (a schema violation of
+ * ERR-004 found by a token test fails ERR-004, not the token requirement).
+ */
+function testsByRequirement(tests: readonly TestRecord[], causes: ReadonlyMap<TestRecord, FailureCause | null>): Map<string, TestRecord[]> {
+  const byId = new Map<string, TestRecord[]>();
+  const add = (id: string, t: TestRecord) => byId.set(id, [...(byId.get(id) ?? []), testFor(id, t, causes.get(t) ?? null)]);
+  for (const t of tests) {
+    const tags = requirementTags(t.tags);
+    for (const id of tags) add(id, t);
+    const cause = causes.get(t);
+    if (cause?.kind === 'requirements') for (const id of cause.ids.filter((named) => !tags.includes(named))) add(id, t);
+  }
+  return byId;
+}
+
+/** Tests the harness stopped: the run could not check what they were for. */
+function harnessStops(tests: readonly TestRecord[], causes: ReadonlyMap<TestRecord, FailureCause | null>): string[] {
+  return tests.flatMap((t) => {
+    const cause = causes.get(t);
+    return cause?.kind === 'harness' ? [`${t.file}:${t.line} "${t.title}" was stopped by the harness: ${cause.message}`] : [];
+  });
+}
+
 export function buildReport(input: BuildInput): Report {
   const { catalogue, tests } = input;
-  const testsById = new Map<string, TestRecord[]>();
-  for (const t of tests) {
-    for (const id of requirementTags(t.tags)) testsById.set(id, [...(testsById.get(id) ?? []), t]);
-  }
+  const knownIds = new Set(catalogue.requirements.map((r) => r.id));
+  const causes = new Map(tests.map((t) => [t, causeOfTest(t, knownIds)]));
+  const testsById = testsByRequirement(tests, causes);
 
   const ctx = { strict: input.strict, targetProfile: input.target.profile, catalogueProfile: catalogue.profile };
   const requirements: RequirementResult[] = catalogue.requirements
     .filter((r) => !r.withdrawn)
     .map((r) => {
-      const tagged = testsById.get(r.id) ?? [];
-      const v = verdictOf(r, tagged, ctx);
+      const judgedBy = testsById.get(r.id) ?? [];
+      const v = verdictOf(r, judgedBy, ctx);
       return {
         id: r.id, area: r.area, level: r.level, check: r.check, source: r.source, statement: r.statement,
-        verdict: v.verdict, reasons: v.reasons, notes: v.notes, tests: tagged,
+        verdict: v.verdict, reasons: v.reasons, notes: v.notes, tests: judgedBy,
       };
     });
 
@@ -83,7 +108,7 @@ export function buildReport(input: BuildInput): Report {
     else c.notRun++;
   }
 
-  const errors = [...input.errors, ...consistencyErrors(catalogue, tests)];
+  const errors = [...input.errors, ...consistencyErrors(catalogue, tests), ...harnessStops(tests, causes)];
   if (input.playwrightStatus === 'interrupted') errors.push('the run was interrupted before every test ended');
   if (input.playwrightStatus === 'timedout') errors.push('the run hit its global timeout before every test ended');
   if (!tests.some((t) => t.attempts.length > 0 && t.outcome !== 'did-not-run')) errors.push('no test ran');

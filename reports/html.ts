@@ -88,7 +88,8 @@ function attemptHtml(a: Attempt, many: boolean): string {
 
 function testHtml(t: TestRecord): string {
   const where = `${t.file}:${t.line}${t.project ? ` [${t.project}]` : ''}`;
-  const reason = t.reason ? ` — ${esc(t.reason)}` : '';
+  const failedOn = t.failedOn ? ` — failed on ${esc(t.failedOn.join(', '))}` : '';
+  const reason = t.reason ? ` — ${esc(t.reason)}` : failedOn;
   const attempts = t.attempts.map((a) => attemptHtml(a, t.attempts.length > 1)).join('');
   return `<div class="test"><div><strong>${esc(t.titlePath.join(' › ') || t.title)}</strong> <span class="lvl">${esc(where)}</span></div>`
     + `<div>Outcome: ${esc(t.outcome)}${reason}</div>${attempts}</div>`;

@@ -30,8 +30,12 @@ export interface Exchange {
   error?: string;
 }
 
-/** How one test ended, seen from the requirement it is tagged with. */
-export type TestOutcome = 'passed' | 'failed' | 'flaky' | 'not-testable' | 'skipped' | 'did-not-run';
+/**
+ * How one test ended, seen from the requirement it is listed under. `stopped`: it failed on
+ * another requirement (named in failedOn) before it checked this one. `harness-error`: the
+ * harness stopped it (send guard, configuration), so it checked nothing.
+ */
+export type TestOutcome = 'passed' | 'failed' | 'flaky' | 'stopped' | 'harness-error' | 'not-testable' | 'skipped' | 'did-not-run';
 
 export interface Attempt {
   retry: number;
@@ -51,8 +55,10 @@ export interface TestRecord {
   project: string;
   tags: string[];
   outcome: TestOutcome;
-  /** The not-testable annotation's description, or the skip reason. */
+  /** The not-testable annotation's description, the skip reason, or the harness's refusal. */
   reason?: string;
+  /** The requirements a failing test's failure names (absent when it names none). */
+  failedOn?: string[];
   attempts: Attempt[];
 }
 

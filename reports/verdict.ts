@@ -63,10 +63,19 @@ export function verdictOf(req: Requirement, tests: readonly TestRecord[], ctx: V
   if (notTestable.length > 0) {
     return { verdict: 'not testable here', reasons: unique(notTestable.map((t) => t.reason ?? 'not testable (no reason given)')), notes: partly };
   }
-  const reasons = unique(
-    tests
-      .filter((t) => t.outcome === 'skipped' || t.outcome === 'did-not-run')
-      .map((t) => (t.outcome === 'skipped' ? `skipped: ${t.reason ?? 'no reason given'}` : 'did not run: the run ended before it')),
-  );
+  const reasons = unique(tests.filter((t) => t.outcome !== 'passed').map(whyNotRun));
   return { verdict: 'not run', reasons, notes: partly };
+}
+
+function whyNotRun(t: TestRecord): string {
+  switch (t.outcome) {
+    case 'skipped':
+      return `skipped: ${t.reason ?? 'no reason given'}`;
+    case 'stopped':
+      return `stopped: "${t.title}" failed on ${(t.failedOn ?? []).join(', ')} before it checked this requirement`;
+    case 'harness-error':
+      return `the harness stopped "${t.title}": ${t.reason ?? 'no reason given'}`;
+    default:
+      return 'did not run: the run ended before it';
+  }
 }

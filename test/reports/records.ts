@@ -6,7 +6,7 @@ export function req(id: string, level: Level, extra: Partial<Requirement> = {}):
 }
 
 export function rec(ids: string[], outcome: TestOutcome, extra: Partial<TestRecord> = {}): TestRecord {
-  const status = { passed: 'passed', failed: 'failed', flaky: 'passed', 'not-testable': 'skipped', skipped: 'skipped', 'did-not-run': 'interrupted' }[outcome];
+  const status = { passed: 'passed', failed: 'failed', flaky: 'passed', stopped: 'failed', 'harness-error': 'failed', 'not-testable': 'skipped', skipped: 'skipped', 'did-not-run': 'interrupted' }[outcome];
   const attempts =
     outcome === 'flaky'
       ? [{ retry: 0, status: 'failed', durationMs: 5, errors: ['Error: first try failed'], evidence: [] }, { retry: 1, status: 'passed', durationMs: 5, errors: [], evidence: [] }]
