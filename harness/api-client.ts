@@ -85,6 +85,20 @@ export interface ApiClientOptions {
 }
 
 /**
+ * The answer of a call even when it breaks the OpenAPI document, with the violation kept for the
+ * caller to raise after the check that must come first: a route answering 404 at the
+ * document's path fails VER-001, whatever its 404 body says about the error contract.
+ */
+export async function answerOf(call: Promise<ApiResponse>): Promise<{ res: ApiResponse; violation: SchemaViolationError | null }> {
+  try {
+    return { res: await call, violation: null };
+  } catch (error) {
+    if (error instanceof SchemaViolationError) return { res: error.response, violation: error };
+    throw error;
+  }
+}
+
+/**
  * The validating client: every answer it receives is checked against spec/openapi.yaml
  * (status allowed by the operation, JSON content, schema for that status) and recorded,
  * redacted, as evidence. A violation fails the test at once, naming the requirement.

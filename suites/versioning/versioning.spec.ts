@@ -1,4 +1,4 @@
-import type { ApiResponse } from '../../harness/api-client.ts';
+import { answerOf, type ApiResponse } from '../../harness/api-client.ts';
 import type { OperationId } from '../../harness/config.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { acceptedRequestFor, ownNumberId, smsPayload } from '../bearer/core-routes.ts';
@@ -26,25 +26,29 @@ function expectUnversioned(op: OperationId, path: string): void {
   else expect(path.startsWith('/api/core/'), `VER-001: the ${op} path ${path} lies under /api/core/`).toBe(true);
 }
 
-/** The route is served where it was asked: not a 404 or 405 from a router that does not know it. */
-function expectServed(res: ApiResponse, op: OperationId): void {
+/**
+ * The route is served where it was asked: not a 404 or 405 from a router that does not know it.
+ * Checked before the answer's schema, which a router's 404 body breaks too.
+ */
+async function servedAnswer(call: Promise<ApiResponse>, op: OperationId): Promise<ApiResponse> {
+  const { res, violation } = await answerOf(call);
   expect([404, 405], `VER-001: ${op} answers at ${new URL(res.request.url).pathname}; got ${res.describe()} ${res.text.slice(0, 200)}`).not.toContain(res.status);
+  if (violation) throw violation;
+  return res;
 }
 
 test.describe('9 Versioning: paths carry no version segment', () => {
   test('the token endpoint answers at /api/auth/token', { tag: ['@VER-001'] }, async ({ api, target }) => {
     expectUnversioned('token', target.routes.token.path);
     const { clientId, clientSecret } = target.clients.primary;
-    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
-    expectServed(res, 'token');
+    const res = await servedAnswer(api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }), 'token');
     expect(res).toSucceed('VER-001: a token is issued at the unversioned path');
   });
 
   for (const op of ['whoami', 'numbers', 'search', 'update'] as const) {
     test(`${op} answers at an /api/core/ path with no version segment`, { tag: ['@VER-001'] }, async ({ api, target, knownNumbers, newKey }) => {
       expectUnversioned(op, target.routes[op].path);
-      const res = await api.call(op, await acceptedRequestFor(op, { api, target, knownNumbers, newKey }));
-      expectServed(res, op);
+      const res = await servedAnswer(api.call(op, await acceptedRequestFor(op, { api, target, knownNumbers, newKey })), op);
       expect(res).toSucceed(`VER-001: ${op} succeeds at the unversioned path`);
     });
   }
@@ -52,8 +56,7 @@ test.describe('9 Versioning: paths carry no version segment', () => {
   test('send answers at /api/core/messages/send', { tag: ['@VER-001'] }, async ({ api, target, knownNumbers }) => {
     expectUnversioned('send', target.routes.send.path);
     // Without an Idempotency-Key nothing is queued (4.6 rule 1), yet the answer shows the route exists.
-    const res = await api.call('send', { json: smsPayload(target, ownNumberId(knownNumbers), 'ver') });
-    expectServed(res, 'send');
+    const res = await servedAnswer(api.call('send', { json: smsPayload(target, ownNumberId(knownNumbers), 'ver') }), 'send');
     expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'VER-001: the send route answers at the unversioned path (a send without Idempotency-Key is 400 INVALID_REQUEST, rule 1)');
   });
 });

@@ -1,7 +1,7 @@
 import { expect, request, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiClient, SchemaViolationError } from '../../harness/api-client.ts';
+import { ApiClient, SchemaViolationError, answerOf } from '../../harness/api-client.ts';
 import { resolveTarget } from '../../harness/config.ts';
 import { EvidenceLog, REDACTED } from '../../harness/evidence.ts';
 import { ResponseValidator } from '../../harness/response-validator.ts';
@@ -84,6 +84,42 @@ for (const transport of ['playwright', 'undici'] as const) {
       const { api } = await clientFor(transport);
       next = { status: 302, body: '{}' };
       await expect(api.call('token', { form: { grant_type: 'client_credentials' } })).rejects.toThrow(/status 302 is not one operation token allows/);
+    });
+
+    test('an OAuth error body sent with status 200 is a token error that is not 4xx (TOKEN-010), not a token response missing fields', async () => {
+      const { api } = await clientFor(transport);
+      next = { status: 200, body: JSON.stringify({ error: 'invalid_client', error_description: 'no' }) };
+      await expect(api.call('token', { form: { grant_type: 'client_credentials' } })).rejects.toThrow(/^TOKEN-010:/);
+      next = { status: 200, body: JSON.stringify({ token_type: 'bearer' }) };
+      await expect(api.call('token', { form: { grant_type: 'client_credentials' } })).rejects.toThrow(/^TOKEN-002:/);
+    });
+
+    test('a 404 or 405 at the token path means the endpoint is not served there (VER-001)', async () => {
+      const { api } = await clientFor(transport);
+      for (const status of [404, 405]) {
+        next = { status, body: coreError('NOT_FOUND') };
+        await expect(api.call('token', { form: { grant_type: 'client_credentials' } })).rejects.toThrow(/^VER-001:/);
+      }
+    });
+
+    test('a number without a numberId string breaks NUM-001; its other fields, NUM-005', async () => {
+      const { api } = await clientFor(transport);
+      const number = { numberId: 'num_1', phoneNumber: '+12025550100', campaignregId: null, smsEnabled: true, mmsEnabled: false, webhookInboundOverride: null, webhookDeliveryOverride: null };
+      const { numberId: _, ...withoutId } = number;
+      next = { status: 200, body: JSON.stringify({ numbers: [withoutId] }) };
+      await expect(api.call('numbers')).rejects.toThrow(/^NUM-001:[\s\S]*item 0: numberId is missing/);
+      next = { status: 200, body: JSON.stringify({ numbers: [{ ...number, smsEnabled: 'yes' }] }) };
+      await expect(api.call('numbers')).rejects.toThrow(/^NUM-005:/);
+    });
+
+    test('answerOf hands back the answer of a call that broke the document, with the violation to raise', async () => {
+      const { api } = await clientFor(transport);
+      next = { status: 200, body: JSON.stringify({ token_type: 'bearer' }) };
+      const { res, violation } = await answerOf(api.call('token', { form: { grant_type: 'client_credentials' } }));
+      expect(res.status).toBe(200);
+      expect(new Set(violation?.violations.map((v) => v.requirement))).toEqual(new Set(['TOKEN-002']));
+      next = { status: 200, body: JSON.stringify({ access_token: 'a', token_type: 'bearer', expires_in: 60 }) };
+      expect((await answerOf(api.call('token', { form: { grant_type: 'client_credentials' } }))).violation).toBeNull();
     });
 
     test('an HTML answer is caught as not JSON (ERR-004)', async () => {
