@@ -14,7 +14,13 @@ declare module 'fastify' {
 // RFC 6750 2.1: b64token.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-/** RFC 6750 3: no error code when no credentials were sent; invalid_token when one failed. */
+// The scheme of an Authorization header: its first token (RFC 9110 11.4).
+const SCHEME = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)/;
+
+/**
+ * RFC 6750 3: no error code when no bearer credentials were sent (no header, or another scheme
+ * such as Basic: an unsupported authentication method); invalid_token when a bearer token failed.
+ */
 function unauthorized(message: string, tokenSent: boolean): CoreError {
   const challenge = tokenSent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"';
   return new CoreError('UNAUTHORIZED', message, {}, { 'www-authenticate': challenge });
@@ -27,7 +33,10 @@ export function bearerAuthentication(clients: ClientStore, faults: ReadonlySet<F
     const match = BEARER.exec(header);
     // Kill-matrix fault (reference/faults.ts): a Bearer header the parser cannot read is taken for a server failure.
     if (!match && faults.has('auth.malformed-bearer-500') && /^bearer\b/i.test(header)) throw new Error('cannot parse the bearer credentials');
-    if (!match) throw unauthorized('The Authorization header is not a bearer token.', true);
+    if (!match) {
+      const bearerScheme = SCHEME.exec(header)?.[1]?.toLowerCase() === 'bearer';
+      throw unauthorized(bearerScheme ? 'The Authorization header is not a well-formed bearer token.' : 'The Authorization header does not use the Bearer scheme.', bearerScheme);
+    }
     // Kill-matrix fault: tokens are looked up as of the epoch, so none has expired yet.
     const client = clients.byTokenHash(tokenHash(match[1]!), faults.has('auth.expired-token-accepted') ? 0 : Date.now());
     // Kill-matrix fault: a token that was never issued (not merely expired) is taken for a lack of permission.

@@ -87,6 +87,20 @@ test.describe('RFC 6750 3: with no credentials the challenge carries no error co
   }
 });
 
+test.describe('RFC 6750 3: a request using another authentication scheme lacks bearer credentials', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} challenges Basic credentials with no error code`, { tag: ['@AUTH-105'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const { clientId, clientSecret } = target.clients.primary;
+      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: basicCredentials(clientId, clientSecret) } });
+      expect(res).toHaveStatus(401, `AUTH-105: ${op} with Basic credentials`);
+      const challenge = challengeOf(res);
+      expect(challenge, `AUTH-105: ${op}: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
+      expect(challenge!.params.error, `AUTH-105: ${op}: the "Bearer" challenge ${shown(res)} carries no error parameter`).toBeUndefined();
+    });
+  }
+});
+
 test.describe('RFC 6750 2.1 / RFC 9110 11.1: the scheme name is case-insensitive', () => {
   for (const op of CORE_OPERATIONS) {
     for (const scheme of ['bearer', 'BEARER']) {

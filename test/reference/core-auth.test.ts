@@ -47,6 +47,19 @@ test.describe('bearer authentication on core routes', () => {
     });
   }
 
+  for (const authorization of ['Basic abc', 'Token abc']) {
+    test(`another scheme (${JSON.stringify(authorization)}) is a lack of bearer credentials: no error code in the challenge (RFC 6750 3)`, async ({ server }) => {
+      const response = await server.app.inject({ method: 'GET', url: '/api/core/whoami', headers: { authorization } });
+      expectCoreError(response, 401, 'UNAUTHORIZED');
+      expect(response.headers['www-authenticate']).toBe('Bearer realm="api"');
+    });
+  }
+
+  test('a malformed Bearer header is a failed token: invalid_token in the challenge', async ({ server }) => {
+    const response = await server.app.inject({ method: 'GET', url: '/api/core/whoami', headers: { authorization: 'Bearer a b' } });
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
+  });
+
   test('the Bearer scheme name is case-insensitive (RFC 9110 11.1)', async ({ server }) => {
     const token = await server.token();
     const response = await server.app.inject({ method: 'GET', url: '/api/core/whoami', headers: { authorization: `bearer ${token}` } });
