@@ -4,20 +4,13 @@
 import type { Area, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
 
 // The catalogue's own shapes have one definition, the harness's.
-export type { Area, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
+export type { Area, Catalogue, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
 export type Verdict = 'pass' | 'fail' | 'non-strict fail' | 'not testable here' | 'not run';
 export type RunVerdict = 'conformant' | 'not conformant' | 'harness error';
 
 export const LEVELS: readonly Level[] = ['document', 'standard', 'profile'];
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'non-strict fail', 'not testable here', 'not run'];
 
-export interface Catalogue {
-  interface: string;
-  /** The profile whose `profile`-level requirements this catalogue holds (spec/profile.yaml). */
-  profile: string;
-  areas: Area[];
-  requirements: Requirement[];
-}
 
 /** One recorded HTTP exchange, as the validating client attaches it (already redacted). */
 export interface Exchange {
