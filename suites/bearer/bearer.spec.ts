@@ -1,7 +1,7 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, tamperedToken, unknownToken } from './core-routes.ts';
+import { CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, tamperedToken, unknownToken } from '../support/core-routes.ts';
 
 // Section 5 rules 2 and 3 (and the 7.2 row "invalid or missing bearer token gives 401
 // UNAUTHORIZED"): every /api/core route, one test per route per case, so a verdict names the

@@ -2,7 +2,7 @@ import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { ApiResponse } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { bearerChallenge, parseChallenges, type Challenge } from './challenge.ts';
-import { CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, unknownToken } from './core-routes.ts';
+import { CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, unknownToken } from '../support/core-routes.ts';
 
 // What RFC 6750 and RFC 9110 add to the document's "401 UNAUTHORIZED": the challenge a 401
 // carries and the case-insensitive scheme name. Level standard.

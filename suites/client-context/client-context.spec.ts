@@ -1,7 +1,7 @@
 import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
 import type { ControlClient } from '../../harness/control.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { issueToken } from '../bearer/core-routes.ts';
+import { issueToken } from '../support/core-routes.ts';
 
 // Sections 2 and 4.2: the API client context. The method and success status are not shown, so
 // success is any 2xx; the seven fields and their types are what the document shows.

@@ -1,5 +1,5 @@
 import type { CallOptions } from '../../harness/api-client.ts';
-import { CORE_OPERATIONS, type CoreOperation, type RouteContext, noOpUpdate, ownNumberId, requestFor, smsPayload, unknownToken } from '../bearer/core-routes.ts';
+import { CORE_OPERATIONS, type CoreOperation, type RouteContext, noOpUpdate, ownNumberId, requestFor, smsPayload, unknownToken } from '../support/core-routes.ts';
 import { unknownNumberIdLike } from '../update/update-support.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
-import { BODY_OPERATIONS } from '../bearer/core-routes.ts';
+import { BODY_OPERATIONS } from '../support/core-routes.ts';
 import { ERROR_PROBES, MALFORMED_JSON, malformedRequest } from './error-probes.ts';
 
 // The reference profile's error format (spec/profile.yaml errors.format): malformed JSON is

@@ -1,6 +1,6 @@
 import type { ApiResponse } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, requestFor } from '../bearer/core-routes.ts';
+import { BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, requestFor } from '../support/core-routes.ts';
 import { ERROR_PROBES, MALFORMED_JSON, malformedRequest } from './error-probes.ts';
 
 // Section 7.2 (the CORE wrapper and its status table) and 7.3 (malformed JSON is a request

@@ -1,6 +1,6 @@
 import type { CallOptions } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { ownNumberId, requestFor, type CoreOperation, type RouteContext } from '../bearer/core-routes.ts';
+import { ownNumberId, requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
 import { ERROR_PROBES, type ErrorProbe } from './error-probes.ts';
 
 // Standards guide, "Errors and tenancy": error bodies never carry stack traces or internals.

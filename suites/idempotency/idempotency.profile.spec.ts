@@ -1,5 +1,5 @@
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../send/send-support.ts';
+import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../support/sends.ts';
 
 // The reference profile's answers for rule 8 (spec/profile.yaml send.unsafeRetry, send.replay).
 test.beforeEach(({ target }) => profileOnly(target));

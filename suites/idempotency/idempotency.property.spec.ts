@@ -3,7 +3,7 @@ import { test } from '../../harness/fixtures.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
 import { idempotencyCommands, runIdempotencyModel, type IdempotencyScenario } from '../../generators/idempotency-commands.ts';
 import { apiSendPort, payloadConstraints, recordRun } from '../send/property-support.ts';
-import { smsNumber } from '../send/send-support.ts';
+import { smsNumber } from '../support/sends.ts';
 
 // Section 4.6 rule 8 as a model: generated runs of sends, safe retries and unsafe retries over
 // a few keys, each answer checked against what the model says the key must hold

@@ -3,7 +3,7 @@ import { test } from '../../harness/fixtures.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
 import { idempotencyCommands, runIdempotencyModel } from '../../generators/idempotency-commands.ts';
 import { apiSendPort, payloadConstraints, recordRun } from '../send/property-support.ts';
-import { smsNumber } from '../send/send-support.ts';
+import { smsNumber } from '../support/sends.ts';
 
 // The idempotency model with concurrent bursts (Idempotency-Key draft 2.6 and 2.7): n
 // identical requests with one new key at once must queue one operation, every 2xx carrying

@@ -1,5 +1,5 @@
 import { expect, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, externalRef, messageIdsOf, send, smsBody, smsNumber, sorted } from '../send/send-support.ts';
+import { deliveredRecipients, expectQueued, externalRef, messageIdsOf, send, smsBody, smsNumber, sorted } from '../support/sends.ts';
 
 // Section 4.6 rule 8 and section 7.3: the same key with the same payload is the safe retry;
 // the same key with a changed payload is an unsafe retry. The document shows neither the

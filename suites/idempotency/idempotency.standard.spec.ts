@@ -1,5 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, messageIdsOf, send, smsBody, smsNumber, sorted } from '../send/send-support.ts';
+import { deliveredRecipients, expectQueued, messageIdsOf, send, smsBody, smsNumber, sorted } from '../support/sends.ts';
 
 // What the Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header-07) adds where
 // rule 8 leaves the answers open. Level standard.

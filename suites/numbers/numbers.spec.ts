@@ -1,6 +1,6 @@
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { smsPayload } from '../bearer/core-routes.ts';
+import { smsPayload } from '../support/core-routes.ts';
 
 // Sections 1, 2 and 4.3: the numbers list. Its method and envelope are not shown: the api
 // client reads the items where the target's config says they are (routes.numbers.itemsPath).

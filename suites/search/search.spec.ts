@@ -1,6 +1,6 @@
 import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { SEARCH_CANDIDATES, SEARCH_PROBE, acceptedSearch } from '../bearer/core-routes.ts';
+import { SEARCH_CANDIDATES, SEARCH_PROBE, acceptedSearch } from '../support/core-routes.ts';
 
 // Section 4.4: the number search. Its path, method and success status come from the target's
 // config; which request fields are required is not shown, so a search the target accepts is

@@ -1,5 +1,5 @@
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectCorrectedRetryIsFirstAttempt, externalRef, messageIdsOf, send, smsBody, smsNumber } from './send-support.ts';
+import { deliveredRecipients, expectCorrectedRetryIsFirstAttempt, externalRef, messageIdsOf, send, smsBody, smsNumber } from '../support/sends.ts';
 
 // The reference profile's answers where section 4.6 leaves a choice open
 // (spec/profile.yaml send.successStatus, send.items, send.media, send.limits).

@@ -7,7 +7,7 @@ import { INVALID_RECIPIENT_CLASSES, invalidRecipient, type InvalidRecipient } fr
 import { singleDefectPayload, type SingleDefectPayloadConstraints, type SingleDefectRequirement } from '../../generators/single-defect-payload.ts';
 import { validSendPayload } from '../../generators/valid-send-payload.ts';
 import { asRequest, check, payloadConstraints, recordRun } from './property-support.ts';
-import { deliveredRecipients, messageIdsOf, reportsQueued, send, smsBody, smsNumber } from './send-support.ts';
+import { deliveredRecipients, messageIdsOf, reportsQueued, send, smsBody, smsNumber } from '../support/sends.ts';
 
 // Section 4.6 with generated inputs. Every property runs CONFORMANCE_RUNS cases (quick by
 // default, CONFORMANCE_DEPTH=deep for certification); a failure prints the seed, the shrunk

@@ -8,7 +8,7 @@ import {
   send,
   smsBody,
   smsNumber,
-} from './send-support.ts';
+} from '../support/sends.ts';
 
 // Section 4.6, the document's own rules. The success status, the fields of result items and
 // the status of most invalid requests are not shown: success is any 2xx, "invalid" is any

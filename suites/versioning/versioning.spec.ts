@@ -1,7 +1,7 @@
 import { answerOf, type ApiResponse } from '../../harness/api-client.ts';
 import type { OperationId } from '../../harness/config.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { acceptedRequestFor, ownNumberId, smsPayload } from '../bearer/core-routes.ts';
+import { acceptedRequestFor, ownNumberId, smsPayload } from '../support/core-routes.ts';
 
 // Section 9: the paths carry no version segment. The document fixes four paths outright
 // (/api/auth/token, /api/core/whoami, /api/core/numbers, /api/core/messages/send); search and

@@ -3,7 +3,7 @@ import type { ControlClient } from '../../harness/control.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
-import { mentions } from '../send/send-support.ts';
+import { mentions } from '../support/sends.ts';
 
 /** Point a number's delivery callbacks at `url`; the settings fixture restores the old target. */
 export async function deliverTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
 import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
-import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../send/send-support.ts';
+import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../support/sends.ts';
 import { deliverTo, expectCallbacks, inboundTo, reportsMessage, settle } from './webhook-support.ts';
 
 // The reference profile's webhook payloads and test outcomes (spec/profile.yaml

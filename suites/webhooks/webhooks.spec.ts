@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../send/send-support.ts';
+import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, inboundTo, namesMessage, reportsMessage, settle, withClientWebhooks } from './webhook-support.ts';
 
 // Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending

@@ -1,6 +1,6 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
-import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../send/send-support.ts';
+import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from './webhook-support.ts';
 
 // What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
