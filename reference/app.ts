@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { ReferenceContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
 import { startWriter, type Writer } from './db/writer.ts';
@@ -9,6 +9,7 @@ import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
 import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
 import { newId } from './ids.ts';
+import { LazyRequestLogger } from './log.ts';
 import { startSweeper } from './maintenance.ts';
 import { CORE_BODY_LIMIT_BYTES, DEFAULTS, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
@@ -104,6 +105,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: CORE_BODY_LIMIT_BYTES,
     genReqId: () => newId('req'),
+    childLoggerFactory: (logger, bindings, options) => new LazyRequestLogger(logger as Logger, bindings, options) as unknown as FastifyBaseLogger,
     // A request id is ours to assign: a client-sent x-request-id is not trusted.
     requestIdHeader: false,
     onProtoPoisoning: 'error',
