@@ -37,8 +37,8 @@ type ChildLogger = ReturnType<Logger['child']>;
 /**
  * A request's logger that becomes a real pino child (with the request id bound) only when the
  * request logs something at an enabled level. Fastify makes a child logger for every request,
- * and with redaction configured pino redacts the child's bindings as it makes it: about 5% of a
- * durable send's cost, spent on requests that at the usual levels never log.
+ * and with redaction configured pino redacts the child's bindings as it makes it: a few percent
+ * of a durable send's cost, spent on requests that at the usual levels never log.
  */
 export class LazyRequestLogger {
   private made: ChildLogger | undefined;

@@ -2,6 +2,7 @@
 // and stops at its first failed check, so "the test failed" says little about each tag. Every
 // check of the harness leads its failure message with the requirement it checks (the matchers,
 // the validating client, checkProperty), so the message names it; this reads that name back.
+import { REQUIREMENT_ID } from './catalogue.ts';
 import type { TestRecord } from './types.ts';
 
 /**
@@ -15,7 +16,9 @@ const HARNESS_REFUSAL_LINE = new RegExp(`^\\s*(?:${HARNESS_REFUSALS.join('|')}):
 // "Error: ", "SchemaViolationError: ", "PropertyFailure: " and the like before the message's own text.
 const ERROR_NAME = /^[A-Za-z]*(?:Error|Failure): /;
 const PROPERTY_FAILED = /^Property failed: /;
-const LEADING_IDS = /^([A-Z][A-Z0-9]*-\d{3}(?:, [A-Z][A-Z0-9]*-\d{3})*)(?=:|\s|$)/;
+// One or more catalogue-shaped IDs, comma-separated, ending the message's lead.
+const ID = REQUIREMENT_ID.source.replace(/^\^|\$$/g, '');
+const LEADING_IDS = new RegExp(`^(${ID}(?:, ${ID})*)(?=:|\\s|$)`);
 
 export type FailureCause =
   /** The failure names these requirements (all known to the catalogue). */
