@@ -1,5 +1,6 @@
 import type { CallOptions } from '../../harness/api-client.ts';
-import { CORE_OPERATIONS, type CoreOperation, type RouteContext, noOpUpdate, ownNumberId, requestFor, smsPayload, unknownToken } from '../support/core-routes.ts';
+import { CORE_OPERATIONS, type CoreOperation, type RouteContext, noOpUpdate, requestFor, unknownToken } from '../support/core-routes.ts';
+import { anyOwnNumber, deliveredRecipients, smsPayload } from '../support/sends.ts';
 import { unknownNumberIdLike } from '../update/update-support.ts';
 
 /**
@@ -57,7 +58,7 @@ export const ERROR_PROBES: readonly ErrorProbe[] = [
     name: 'update of a numberId that does not exist',
     op: 'update',
     build: async (ctx) => {
-      const own = ownNumberId(ctx.knownNumbers);
+      const own = anyOwnNumber(ctx.knownNumbers);
       return { params: { numberId: unknownNumberIdLike(own) }, json: await noOpUpdate(ctx.api, own) };
     },
   },
@@ -65,19 +66,19 @@ export const ERROR_PROBES: readonly ErrorProbe[] = [
     // Long enough to trip a router's or framework's own limits, whose errors must still be CORE's.
     name: 'update of a 2048-character numberId',
     op: 'update',
-    build: async (ctx) => ({ params: { numberId: 'n'.repeat(2048) }, json: await noOpUpdate(ctx.api, ownNumberId(ctx.knownNumbers)) }),
+    build: async (ctx) => ({ params: { numberId: 'n'.repeat(2048) }, json: await noOpUpdate(ctx.api, anyOwnNumber(ctx.knownNumbers)) }),
   },
   {
     name: 'send without an Idempotency-Key',
     op: 'send',
-    build: async (ctx) => ({ json: smsPayload(ctx.target, ownNumberId(ctx.knownNumbers), 'no-key') }),
+    build: async (ctx) => ({ json: smsPayload(anyOwnNumber(ctx.knownNumbers), deliveredRecipients(ctx.target), 'no-key') }),
   },
   {
     name: 'send with an E.164 number as sendFrom',
     op: 'send',
     build: async (ctx) => {
       const phone = ctx.knownNumbers.primary.map((n) => n.phoneNumber).find((p): p is string => typeof p === 'string' && /^\+[1-9]\d{1,14}$/.test(p));
-      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(ctx.target, phone ?? '+12025550142', 'e164-sendfrom') };
+      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(phone ?? '+12025550142', deliveredRecipients(ctx.target), 'e164-sendfrom') };
     },
   },
   {
@@ -86,7 +87,7 @@ export const ERROR_PROBES: readonly ErrorProbe[] = [
     op: 'send',
     build: async (ctx) => ({
       headers: { 'idempotency-key': ctx.newKey() },
-      json: smsPayload(ctx.target, unknownNumberIdLike(ownNumberId(ctx.knownNumbers)), 'unknown-sendfrom'),
+      json: smsPayload(unknownNumberIdLike(anyOwnNumber(ctx.knownNumbers)), deliveredRecipients(ctx.target), 'unknown-sendfrom'),
     }),
   },
 ];

@@ -1,6 +1,7 @@
 import type { CallOptions } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { ownNumberId, requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
+import { requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
+import { anyOwnNumber } from '../support/sends.ts';
 import { ERROR_PROBES, type ErrorProbe } from './error-probes.ts';
 
 // Standards guide, "Errors and tenancy": error bodies never carry stack traces or internals.
@@ -53,7 +54,7 @@ const HOSTILE_PROBES: readonly ErrorProbe[] = [
   {
     name: 'update with a numberId followed by a trailing slash and more',
     op: 'update',
-    build: async (ctx) => ({ params: { numberId: `${ownNumberId(ctx.knownNumbers)}/x/y` }, json: { smsEnabled: true } }),
+    build: async (ctx) => ({ params: { numberId: `${anyOwnNumber(ctx.knownNumbers)}/x/y` }, json: { smsEnabled: true } }),
   },
 ];
 

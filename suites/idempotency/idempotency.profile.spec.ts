@@ -1,5 +1,5 @@
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../support/sends.ts';
+import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
 
 // The reference profile's answers for rule 8 (spec/profile.yaml send.unsafeRetry, send.replay).
 test.beforeEach(({ target }) => profileOnly(target));
@@ -7,7 +7,7 @@ test.beforeEach(({ target }) => profileOnly(target));
 test.describe('profile send.unsafeRetry', () => {
   test('an unsafe retry is 409 CONFLICT', { tag: ['@IDEM-201'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
-    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'conflict');
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'conflict');
     expectQueued(await send(api, key, body), 'IDEM-201: the first send');
     const changed = await send(api, key, { ...body, text: `${body.text} (changed)` });
     expect(changed).toBeCoreError(409, 'CONFLICT', 'IDEM-201: the same key with a changed payload is 409 CONFLICT');
@@ -17,7 +17,7 @@ test.describe('profile send.unsafeRetry', () => {
 test.describe('profile send.replay', () => {
   test('a replay carries Idempotent-Replayed: true and the first answer does not', { tag: ['@IDEM-202'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
-    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'replayed-header');
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'replayed-header');
     const first = await send(api, key, body);
     expectQueued(first, 'IDEM-202: the first send');
     expect(first.headers['idempotent-replayed'], 'IDEM-202: a first answer carries no Idempotent-Replayed header').toBeUndefined();
@@ -27,7 +27,7 @@ test.describe('profile send.replay', () => {
 
   test('a corrected send after a rejection is a first answer, not a replay', { tag: ['@IDEM-202'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
-    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'replayed-after-reject');
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'replayed-after-reject');
     const rejected = await send(api, key, { ...body, to: [] });
     expect(rejected).toBeCoreError(400, 'INVALID_REQUEST', 'IDEM-202: precondition: an empty to array is rejected');
     expect(rejected.headers['idempotent-replayed'], 'IDEM-202: a rejection is a first answer').toBeUndefined();

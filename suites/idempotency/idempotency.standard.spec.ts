@@ -1,5 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, messageIdsOf, send, smsBody, smsNumber, sorted } from '../support/sends.ts';
+import { deliveredRecipients, expectQueued, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
 // What the Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header-07) adds where
 // rule 8 leaves the answers open. Level standard.
@@ -7,7 +7,7 @@ import { deliveredRecipients, expectQueued, messageIdsOf, send, smsBody, smsNumb
 test.describe('Idempotency-Key draft 2.6: a retry after completion', () => {
   test('the safe retry returns the earlier status and body', { tag: ['@IDEM-101'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
-    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target, 2), 'replay-body');
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target, 2), 'replay-body');
     const first = await send(api, key, body);
     expectQueued(first, 'IDEM-101: the first send');
     const replay = await send(api, key, body);
@@ -19,7 +19,7 @@ test.describe('Idempotency-Key draft 2.6: a retry after completion', () => {
 test.describe('Idempotency-Key draft 2.7: the unsafe retry', () => {
   test('the same key with a changed payload is answered 409 or 422', { tag: ['@IDEM-102'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
-    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'unsafe-status');
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'unsafe-status');
     expectQueued(await send(api, key, body), 'IDEM-102: the first send');
     const changed = await send(api, key, { ...body, text: `${body.text} (changed)` });
     expect([409, 422], `IDEM-102: an unsafe retry is 409 or 422, got ${changed.describe()} ${changed.text.slice(0, 200)}`).toContain(changed.status);
@@ -32,10 +32,10 @@ test.describe('Idempotency-Key draft 5: keys are scoped per client', () => {
     if (!knownNumbers.foreign) notTestable("needs a number of the second client to send from (numbers.foreign in the target config)");
     const key = newKey();
     const to = deliveredRecipients(target);
-    const primaryBody = smsBody(smsNumber(knownNumbers), to, 'scope-primary');
+    const primaryBody = smsPayload(smsNumber(knownNumbers), to, 'scope-primary');
     const mine = expectQueued(await send(api, key, primaryBody), 'IDEM-103: the primary client sends');
     // A different payload under the same key: were keys global, this would be an unsafe retry.
-    const theirs = await send(api, key, smsBody(knownNumbers.foreign, to, 'scope-secondary'), 'secondary');
+    const theirs = await send(api, key, smsPayload(knownNumbers.foreign, to, 'scope-secondary'), 'secondary');
     const theirIds = expectQueued(theirs, 'IDEM-103: the second client sends under the same key as a first attempt');
     expect(theirIds.filter((id) => mine.includes(id)), "IDEM-103: the second client's send is its own, not a replay of the first client's").toEqual([]);
     // And the second client's use of the key left the first client's record alone.
@@ -48,7 +48,7 @@ test.describe('Idempotency-Key draft 5: keys are scoped per client', () => {
 test.describe('Idempotency-Key draft 2.6 and 2.7: concurrent requests with one key', () => {
   test('a burst of identical sends with one key queues one operation; other answers are replays or 409', { tag: ['@IDEM-104'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
-    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'burst');
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'burst');
     const answers = await Promise.all(Array.from({ length: 20 }, () => send(api, key, body)));
     const succeeded = answers.filter((res) => res.status >= 200 && res.status < 300);
     const others = answers.filter((res) => !(res.status >= 200 && res.status < 300));

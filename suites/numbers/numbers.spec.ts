@@ -1,6 +1,6 @@
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { smsPayload } from '../support/core-routes.ts';
+import { deliveredRecipients, smsPayload } from '../support/sends.ts';
 
 // Sections 1, 2 and 4.3: the numbers list. Its method and envelope are not shown: the api
 // client reads the items where the target's config says they are (routes.numbers.itemsPath).
@@ -43,7 +43,7 @@ test.describe('4.3 List active numbers', () => {
     const usable = (await readNumbers(api)).filter((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false);
     if (usable.length === 0) notTestable('no listed number has a campaignregId with SMS enabled, so none is expected to be usable as sendFrom');
     for (const { numberId } of usable) {
-      const res = await api.call('send', { headers: { 'idempotency-key': newKey() }, json: smsPayload(target, numberId, 'num-002') });
+      const res = await api.call('send', { headers: { 'idempotency-key': newKey() }, json: smsPayload(numberId, deliveredRecipients(target), 'num-002') });
       expect.soft(res).toSucceed(`NUM-002: a send from listed number ${numberId} is accepted`);
       const ids = Array.isArray(res.body?.results) ? res.body.results.map((r: { messageId?: unknown }) => r?.messageId).filter((m: unknown) => typeof m === 'string') : [];
       expect.soft(ids.length, `NUM-002: the send from ${numberId} returns a messageId; body ${res.text.slice(0, 200)}`).toBeGreaterThan(0);

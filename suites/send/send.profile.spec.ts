@@ -1,5 +1,5 @@
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectCorrectedRetryIsFirstAttempt, externalRef, messageIdsOf, send, smsBody, smsNumber } from '../support/sends.ts';
+import { deliveredRecipients, expectCorrectedRetryIsFirstAttempt, externalRef, messageIdsOf, send, smsNumber, smsPayload } from '../support/sends.ts';
 
 // The reference profile's answers where section 4.6 leaves a choice open
 // (spec/profile.yaml send.successStatus, send.items, send.media, send.limits).
@@ -15,7 +15,7 @@ function fictionalRecipients(count: number): string[] {
 
 test.describe('profile send.successStatus', () => {
   test('a successful send answers 202', { tag: ['@SEND-201'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const res = await send(api, newKey(), smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'status-202'));
+    const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'status-202'));
     expect(res).toHaveStatus(202, 'SEND-201: a queued send is 202 Accepted');
   });
 });
@@ -23,7 +23,7 @@ test.describe('profile send.successStatus', () => {
 test.describe('profile send.items', () => {
   test('results hold one {to, messageId, status QUEUED} item per recipient', { tag: ['@SEND-202'] }, async ({ api, target, knownNumbers, newKey }) => {
     const to = deliveredRecipients(target, 3);
-    const res = await send(api, newKey(), smsBody(smsNumber(knownNumbers), to, 'items'));
+    const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), to, 'items'));
     expect(res).toHaveStatus(202, 'SEND-202');
     const results: any[] = res.body.results;
     expect(results.map((r) => r.to).sort(), 'SEND-202: one result item per recipient, naming it in `to`').toEqual([...to].sort());
@@ -36,7 +36,7 @@ test.describe('profile send.items', () => {
 
   test('a repeated recipient is accepted once and each repeat is reported as DUPLICATE_RECIPIENT', { tag: ['@SEND-202'] }, async ({ api, target, knownNumbers, newKey }) => {
     const [a, b] = deliveredRecipients(target, 2);
-    const res = await send(api, newKey(), smsBody(smsNumber(knownNumbers), [a!, b!, a!, a!], 'duplicate'));
+    const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), [a!, b!, a!, a!], 'duplicate'));
     expect(res).toHaveStatus(202, 'SEND-202');
     const results: any[] = res.body.results;
     expect(results.map((r) => r.to).sort(), 'SEND-202: each distinct recipient has exactly one result item').toEqual([a, b].sort());
@@ -64,7 +64,7 @@ test.describe('profile send.media and send.limits: invalid sends are 400 INVALID
   ];
   for (const [defect, breakIt] of documentDefects) {
     test(`${defect} is 400 INVALID_REQUEST`, { tag: ['@SEND-203'] }, async ({ api, target, knownNumbers, newKey }) => {
-      const valid = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'profile-invalid');
+      const valid = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'profile-invalid');
       const res = await send(api, newKey(), breakIt({ ...valid }, { media: target.mediaSample, mmsNumber: knownNumbers.mms }));
       expect(res).toBeCoreError(400, 'INVALID_REQUEST', `SEND-203: ${defect} is 400 INVALID_REQUEST`);
     });
@@ -98,14 +98,14 @@ test.describe('profile send.media and send.limits: invalid sends are 400 INVALID
     const to = fictionalRecipients(101);
     const allowed = new RegExp(target.recipients.allowPattern);
     if (!to.every((r) => allowed.test(r))) notTestable('recipients.allowPattern does not admit 101 fictional NANP numbers (+1 NPA 555 0100..0149)');
-    const over = await send(api, newKey(), smsBody(smsNumber(knownNumbers), to, 'recipients-101'));
+    const over = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), to, 'recipients-101'));
     expect(over).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-203: more than 100 recipients is 400 INVALID_REQUEST');
-    const at = await send(api, newKey(), smsBody(smsNumber(knownNumbers), to.slice(0, 100), 'recipients-100'));
+    const at = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), to.slice(0, 100), 'recipients-100'));
     expect(at).toHaveStatus(202, 'SEND-203: 100 recipients are within the limit');
   });
 
   test('text over 1600 characters is refused and 1600 is accepted', { tag: ['@SEND-203'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'text-limit');
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'text-limit');
     const over = await send(api, newKey(), { ...body, text: 'x'.repeat(1601) });
     expect(over).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-203: text of 1601 characters is 400 INVALID_REQUEST');
     const at = await send(api, newKey(), { ...body, externalReference: externalRef('text-1600'), text: 'x'.repeat(1600) });
@@ -126,7 +126,7 @@ test.describe('profile send.replay: a rejected send does not claim its key', () 
   ];
   for (const [defect, breakIt] of defects) {
     test(`after a send rejected for ${defect}, the corrected send with the same key is a first attempt`, { tag: ['@IDEM-203'] }, async ({ api, target, knownNumbers, newKey }) => {
-      const valid = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'corrected');
+      const valid = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'corrected');
       const key = newKey();
       const rejected = await send(api, key, breakIt({ ...valid }));
       expect(rejected).toHaveStatus(400, `IDEM-203: precondition: the send with ${defect} is rejected`);

@@ -7,7 +7,7 @@ import { INVALID_RECIPIENT_CLASSES, invalidRecipient, type InvalidRecipient } fr
 import { singleDefectPayload, type SingleDefectPayloadConstraints, type SingleDefectRequirement } from '../../generators/single-defect-payload.ts';
 import { validSendPayload } from '../../generators/valid-send-payload.ts';
 import { asRequest, check, payloadConstraints, recordRun } from './property-support.ts';
-import { deliveredRecipients, messageIdsOf, reportsQueued, send, smsBody, smsNumber } from '../support/sends.ts';
+import { deliveredRecipients, messageIdsOf, reportsQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
 
 // Section 4.6 with generated inputs. Every property runs CONFORMANCE_RUNS cases (quick by
 // default, CONFORMANCE_DEPTH=deep for certification); a failure prints the seed, the shrunk
@@ -27,7 +27,7 @@ test.describe('4.6 rule 6, generated: recipients that are not E.164', () => {
       const sendFrom = smsNumber(knownNumbers);
       const [valid] = deliveredRecipients(target);
       // Alone, or beside a valid recipient: rule 6 makes the whole request invalid either way.
-      const body = (bad: InvalidRecipient, alone: boolean) => ({ ...smsBody(sendFrom, [], `invalid-${invalidClass}`), to: alone ? [bad.value] : [valid, bad.value] });
+      const body = (bad: InvalidRecipient, alone: boolean) => ({ ...smsPayload(sendFrom, [], `invalid-${invalidClass}`), to: alone ? [bad.value] : [valid, bad.value] });
       const property = fc.asyncProperty(invalidRecipient({ classes: [invalidClass] }), fc.boolean(), async (bad, alone) => {
         const res = await send(api, newKey(), body(bad, alone));
         check(isClientError(res.status), `SEND-007: recipient ${JSON.stringify(bad.value)} (${invalidClass}) was answered ${res.status}, expected a 4xx: ${res.text.slice(0, 200)}`);
@@ -43,10 +43,10 @@ test.describe('4.6 rule 6, generated: sendFrom given as an E.164 number', () => 
     const owned = knownNumbers.primary.map((n) => n.phoneNumber).filter((p): p is string => typeof p === 'string');
     const to = deliveredRecipients(target);
     const property = fc.asyncProperty(e164SendFrom({ ownedPhoneNumbers: owned }), async (sendFrom) => {
-      const res = await send(api, newKey(), smsBody(sendFrom, to, 'e164-send-from'));
+      const res = await send(api, newKey(), smsPayload(sendFrom, to, 'e164-send-from'));
       check(isClientError(res.status), `SEND-006: sendFrom ${sendFrom} was answered ${res.status}, expected a 4xx: ${res.text.slice(0, 200)}`);
     });
-    const toRequests = ([sendFrom]: [string]) => [asRequest(smsBody(sendFrom, to, 'e164-send-from'))];
+    const toRequests = ([sendFrom]: [string]) => [asRequest(smsPayload(sendFrom, to, 'e164-send-from'))];
     recordRun(await checkProperty('SEND-006', property, { toRequests }));
   });
 });

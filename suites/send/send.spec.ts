@@ -6,8 +6,8 @@ import {
   externalRef,
   messageIdsOf,
   send,
-  smsBody,
   smsNumber,
+  smsPayload,
 } from '../support/sends.ts';
 
 // Section 4.6, the document's own rules. The success status, the fields of result items and
@@ -17,14 +17,14 @@ import {
 
 test.describe('4.6 rule 1: the Idempotency-Key header is required', () => {
   test('a send without Idempotency-Key is 400 INVALID_REQUEST', { tag: ['@SEND-001'] }, async ({ api, target, knownNumbers }) => {
-    const res = await send(api, undefined, smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'no-key'));
+    const res = await send(api, undefined, smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'no-key'));
     expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-001: a missing Idempotency-Key is 400 INVALID_REQUEST');
   });
 });
 
 test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
   test('an SMS carrying media is rejected', { tag: ['@SEND-002'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const valid = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'sms-with-media');
+    const valid = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'sms-with-media');
     if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config) to attach to the SMS');
     const res = await send(api, newKey(), { ...valid, media: target.mediaSample });
     expect(res).toBeRejected('SEND-002: an SMS with media is invalid');
@@ -32,7 +32,7 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
 
   test('an SMS carrying an empty media array is rejected', { tag: ['@SEND-002'] }, async ({ api, target, knownNumbers, newKey }) => {
     // "Must be omitted" for SMS: an empty array is still a media field that is present.
-    const res = await send(api, newKey(), { ...smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'sms-empty-media'), media: [] });
+    const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'sms-empty-media'), media: [] });
     expect(res).toBeRejected('SEND-002: an SMS with media present (even empty) is invalid');
   });
 
@@ -48,7 +48,7 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
 test.describe('4.6 rule 4: sendFrom ownership', () => {
   test('a sendFrom owned by another client is 403 FORBIDDEN', { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey }) => {
     if (!knownNumbers.foreign) notTestable("needs a number of a second client (clients.secondary or numbers.foreign in the target config)");
-    const res = await send(api, newKey(), smsBody(knownNumbers.foreign, deliveredRecipients(target), 'foreign-send-from'));
+    const res = await send(api, newKey(), smsPayload(knownNumbers.foreign, deliveredRecipients(target), 'foreign-send-from'));
     expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom not owned by the client is 403 FORBIDDEN');
   });
 });
@@ -63,7 +63,7 @@ test.describe('4.6 rule 5: sendFrom needs a campaignregId', () => {
       const cleared = await settings.change(sendFrom, { campaignregId: null });
       expect(cleared).toSucceed('SEND-005: precondition: clearing campaignregId through the update route');
     }
-    const res = await send(api, newKey(), smsBody(sendFrom, deliveredRecipients(target), 'no-campaign'));
+    const res = await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 'no-campaign'));
     expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-005: a sendFrom without campaignregId is 400 INVALID_REQUEST');
   });
 });
@@ -74,7 +74,7 @@ test.describe('4.6 rule 5, live: clearing campaignregId', () => {
     const sendFrom = smsNumber(knownNumbers);
     const cleared = await settings.change(sendFrom, { campaignregId: null });
     expect(cleared).toSucceed('SEND-005: precondition: clearing campaignregId through the update route');
-    const res = await send(api, newKey(), smsBody(sendFrom, deliveredRecipients(target), 'cleared-campaign'));
+    const res = await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 'cleared-campaign'));
     expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-005: a sendFrom whose campaignregId was cleared is 400 INVALID_REQUEST');
   });
 });
@@ -82,7 +82,7 @@ test.describe('4.6 rule 5, live: clearing campaignregId', () => {
 test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () => {
   test('an E.164 number given as sendFrom is rejected', { tag: ['@SEND-006'] }, async ({ api, target, newKey }) => {
     const [to] = deliveredRecipients(target);
-    const res = await send(api, newKey(), smsBody('+12025550199', [to!], 'e164-send-from'));
+    const res = await send(api, newKey(), smsPayload('+12025550199', [to!], 'e164-send-from'));
     expect(res).toBeRejected('SEND-006: an E.164 number as sendFrom is invalid');
   });
 
@@ -90,7 +90,7 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
     // A server that quietly maps its own phone numbers to numberIds still breaks rule 6.
     const own = knownNumbers.primary.map((n) => n.phoneNumber).find((p): p is string => typeof p === 'string' && /^\+[1-9]\d{1,14}$/.test(p));
     if (!own) notTestable("the numbers list shows no E.164 form of the client's numbers (the field is not shown by the document)");
-    const res = await send(api, newKey(), smsBody(own, deliveredRecipients(target), 'own-e164-send-from'));
+    const res = await send(api, newKey(), smsPayload(own, deliveredRecipients(target), 'own-e164-send-from'));
     expect(res).toBeRejected(`SEND-006: the client's own number ${own} as sendFrom is invalid`);
   });
 
@@ -112,7 +112,7 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
   ];
   for (const [what, value] of invalidRecipients) {
     test(`a recipient ${what} makes the request invalid`, { tag: ['@SEND-007'] }, async ({ api, knownNumbers, newKey }) => {
-      const res = await send(api, newKey(), { ...smsBody(smsNumber(knownNumbers), [], 'invalid-recipient'), to: [value] });
+      const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), [], 'invalid-recipient'), to: [value] });
       expect(res).toBeRejected(`SEND-007: recipient ${JSON.stringify(value)} is not E.164`);
     });
   }
@@ -120,7 +120,7 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
   test('one invalid recipient among valid ones makes the whole request invalid', { tag: ['@SEND-007'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Rule 6 says the request is invalid, not that the bad recipient alone is dropped.
     const valid = deliveredRecipients(target, 2);
-    const res = await send(api, newKey(), { ...smsBody(smsNumber(knownNumbers), [], 'mixed-recipients'), to: [valid[0], '12025550100', valid[1]] });
+    const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), [], 'mixed-recipients'), to: [valid[0], '12025550100', valid[1]] });
     expect(res).toBeRejected('SEND-007: one recipient without + makes the request invalid');
     expect(messageIdsOf(res), 'SEND-007: no message is reported accepted').toEqual([]);
   });
@@ -128,13 +128,13 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
 
 test.describe('4.6 rule 7: synchronous acceptance', () => {
   test('a valid SMS is accepted with status QUEUED and a messageId', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const res = await send(api, newKey(), smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'valid'));
+    const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'valid'));
     expectQueued(res, 'SEND-008');
   });
 
   test('a valid SMS to several recipients is accepted with a messageId for each accepted message', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {
     const to = deliveredRecipients(target, 2);
-    const res = await send(api, newKey(), smsBody(smsNumber(knownNumbers), to, 'valid-many'));
+    const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), to, 'valid-many'));
     const ids = expectQueued(res, 'SEND-008');
     // Whether two recipients make one message or two is not shown; the identifiers given must
     // each name one message.
@@ -142,7 +142,7 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
   });
 
   test('two sends with different keys are two operations with different messageIds', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const body = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'two-operations');
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'two-operations');
     const first = expectQueued(await send(api, newKey(), body), 'SEND-008');
     const second = expectQueued(await send(api, newKey(), { ...body, externalReference: externalRef('two-operations') }), 'SEND-008');
     expect(second.filter((id) => first.includes(id)), 'SEND-008: a new operation gets new messageIds').toEqual([]);
@@ -151,7 +151,7 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
 
 test.describe('4.6 response body', () => {
   test('a successful send answers results and errors arrays, errors empty when nothing failed', { tag: ['@SEND-009'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const res = await send(api, newKey(), smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'body-shape'));
+    const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'body-shape'));
     expect(res).toSucceed('SEND-009');
     expect(Array.isArray(res.body?.results), 'SEND-009: results is an array').toBe(true);
     expect(Array.isArray(res.body?.errors), 'SEND-009: errors is an array').toBe(true);
@@ -175,26 +175,26 @@ test.describe('4.6 request fields', () => {
   });
 
   test('an empty to array is rejected', { tag: ['@SEND-011'] }, async ({ api, knownNumbers, newKey }) => {
-    const res = await send(api, newKey(), smsBody(smsNumber(knownNumbers), [], 'empty-to'));
+    const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), [], 'empty-to'));
     expect(res).toBeRejected('SEND-011: to must not be empty');
   });
 
   for (const messageType of ['TEXT', 'sms', 'RCS', '']) {
     test(`messageType ${JSON.stringify(messageType)} is rejected`, { tag: ['@SEND-012'] }, async ({ api, target, knownNumbers, newKey }) => {
-      const res = await send(api, newKey(), { ...smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'bad-type'), messageType });
+      const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'bad-type'), messageType });
       expect(res).toBeRejected(`SEND-012: messageType ${JSON.stringify(messageType)} is neither SMS nor MMS`);
     });
   }
 
   test('a send without externalReference is rejected', { tag: ['@SEND-013'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const { externalReference: _dropped, ...body } = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), 'no-reference');
+    const { externalReference: _dropped, ...body } = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'no-reference');
     const res = await send(api, newKey(), body);
     expect(res).toBeRejected('SEND-013: externalReference is required');
   });
 
   for (const field of ['sendFrom', 'to', 'messageType'] as const) {
     test(`a send without ${field} is rejected`, { tag: ['@SEND-014'] }, async ({ api, target, knownNumbers, newKey }) => {
-      const { [field]: _dropped, ...body } = smsBody(smsNumber(knownNumbers), deliveredRecipients(target), `no-${field}`);
+      const { [field]: _dropped, ...body } = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), `no-${field}`);
       const res = await send(api, newKey(), body);
       expect(res).toBeRejected(`SEND-014: ${field} is required`);
     });
@@ -218,9 +218,9 @@ test.describe('7.3 a rejected send queues nothing', () => {
       const channel = webhooks.channel('rejected');
       await deliverTo(settings, numberId, channel.url, 'SEND-015');
       const rejectedRef = externalRef('rejected');
-      const rejected = await send(api, newKey(), breakIt({ ...smsBody(numberId, deliveredRecipients(target), 'rejected'), externalReference: rejectedRef }));
+      const rejected = await send(api, newKey(), breakIt({ ...smsPayload(numberId, deliveredRecipients(target), 'rejected'), externalReference: rejectedRef }));
       expect(rejected).toBeRejected(`SEND-015: precondition: the send with ${defect} is rejected`);
-      const controlIds = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'control')), 'SEND-015: the control send');
+      const controlIds = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'control')), 'SEND-015: the control send');
       for (const id of controlIds) await awaitCallback(channel, id, target.webhooks.timeoutMs, 'SEND-015: the control send is reported, so callbacks reach the receiver');
       await settle(500);
       // Payload fields are open (section 6): anything that is not about the control messages is stray.

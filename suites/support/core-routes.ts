@@ -3,6 +3,7 @@ import type { ApiClient, ApiResponse, CallOptions } from '../../harness/api-clie
 import type { OperationId, Target } from '../../harness/config.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
 import { readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
+import { anyOwnNumber, deliveredRecipients, smsNumber, smsPayload } from './sends.ts';
 
 /**
  * The /api/core routes and, for each, a request that is right in every respect but the one a
@@ -41,20 +42,6 @@ export const SEARCH_CANDIDATES: ReadonlyArray<Record<string, string>> = [
 /** The search body used where only the credentials are under test: its acceptance does not matter. */
 export const SEARCH_PROBE = SEARCH_CANDIDATES[0]!;
 
-/** A number of the primary client for routes that name one: the ordinary send number first. */
-export function ownNumberId(known: KnownNumbers): string {
-  const id = known.sms ?? known.primary[0]?.numberId;
-  if (!id) notTestable('needs at least one number assigned to the primary client');
-  return id!;
-}
-
-/** The first recipient the target delivers to (the api client refuses any other). */
-export function recipient(target: Target): string {
-  const to = target.recipients.delivered[0];
-  if (!to) notTestable('needs a recipient in recipients.delivered of the target config');
-  return to!;
-}
-
 /**
  * An update body that sets a field to the value it already has, so a server that wrongly
  * accepts the request changes nothing. Read fresh: other tests change and restore settings.
@@ -72,17 +59,6 @@ export function noOpPatchOf(record: NumberRecord | undefined): Record<string, un
   return {};
 }
 
-/** A valid SMS from `sendFrom` to the first test recipient (section 4.6). */
-export function smsPayload(target: Target, sendFrom: string, label: string): Record<string, unknown> {
-  return {
-    sendFrom,
-    to: [recipient(target)],
-    messageType: 'SMS',
-    text: `Conformance check ${label}`,
-    externalReference: `conformance-${label}-${randomBytes(4).toString('hex')}`,
-  };
-}
-
 /**
  * A request to `op` that is valid in everything but its credentials: the caller adds
  * `as` and, where it tests a credential, the Authorization header. For send it carries an
@@ -97,11 +73,11 @@ export async function requestFor(op: CoreOperation, ctx: RouteContext): Promise<
     case 'search':
       return { json: SEARCH_PROBE };
     case 'update': {
-      const numberId = ownNumberId(ctx.knownNumbers);
+      const numberId = anyOwnNumber(ctx.knownNumbers);
       return { params: { numberId }, json: await noOpUpdate(ctx.api, numberId) };
     }
     case 'send':
-      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(ctx.target, ownNumberId(ctx.knownNumbers), 'bearer') };
+      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(anyOwnNumber(ctx.knownNumbers), deliveredRecipients(ctx.target), 'bearer') };
   }
 }
 
@@ -116,10 +92,8 @@ export async function acceptedRequestFor(op: CoreOperation, ctx: RouteContext): 
       if (!found.body) notTestable('no search body among the candidates was accepted with the managed token, so no search is known to succeed (SEARCH-001 reports why)');
       return { json: found.body };
     }
-    case 'send': {
-      if (!ctx.knownNumbers.sms) notTestable('needs a primary number with a campaignregId that can send SMS (numbers.sms in the target config)');
-      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(ctx.target, ctx.knownNumbers.sms!, 'accepted') };
-    }
+    case 'send':
+      return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(smsNumber(ctx.knownNumbers), deliveredRecipients(ctx.target), 'accepted') };
     default:
       return requestFor(op, ctx);
   }

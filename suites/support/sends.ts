@@ -3,21 +3,13 @@ import type { ApiClient, ApiResponse, ClientRole } from '../../harness/api-clien
 import type { Target } from '../../harness/config.ts';
 import type { KnownNumbers } from '../../harness/known-numbers.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
+import type { SendPayload } from '../../generators/send-payload.ts';
 
 /**
- * Small helpers shared by the send, idempotency and webhook suites. They read a send answer
- * the way the document allows it to look (result item fields beyond messageId are open), and
- * build payloads that send only to the target's test recipients.
+ * Small helpers shared by the suites that send. They name the numbers and recipients a test
+ * uses, build payloads that send only to the target's test recipients, and read a send answer
+ * the way the document allows it to look (result item fields beyond messageId are open).
  */
-
-export interface SendBody {
-  sendFrom: string;
-  to: string[];
-  messageType: 'SMS' | 'MMS';
-  text?: string;
-  media?: unknown[];
-  externalReference: string;
-}
 
 /** A caller-side correlation key that names the test run, unique per call. */
 export function externalRef(label: string): string {
@@ -30,6 +22,17 @@ export function smsNumber(known: KnownNumbers): string {
   return known.sms!;
 }
 
+/**
+ * A number of the primary client, for a request that must name one but need not succeed (an
+ * update, or a send refused for its credentials or its form): the SMS number when there is
+ * one, else any. Unlike smsNumber, a target without an SMS number can still run such a test.
+ */
+export function anyOwnNumber(known: KnownNumbers): string {
+  const id = known.sms ?? known.primary[0]?.numberId;
+  if (!id) notTestable('needs at least one number assigned to the primary client');
+  return id!;
+}
+
 /** The first `count` recipients the target delivers to; without enough the test is not testable. */
 export function deliveredRecipients(target: Target, count = 1): string[] {
   const list = target.recipients.delivered;
@@ -37,8 +40,8 @@ export function deliveredRecipients(target: Target, count = 1): string[] {
   return list.slice(0, count);
 }
 
-/** A valid SMS: nothing in it breaks a rule of section 4.6. */
-export function smsBody(sendFrom: string, to: string[], label = 'sms'): SendBody {
+/** A valid SMS from `sendFrom` to `to`: nothing in it breaks a rule of section 4.6. */
+export function smsPayload(sendFrom: string, to: string[], label = 'sms'): SendPayload {
   return { sendFrom, to, messageType: 'SMS', text: `Conformance check ${label}`, externalReference: externalRef(label) };
 }
 

@@ -1,7 +1,8 @@
 import { answerOf, type ApiResponse } from '../../harness/api-client.ts';
 import type { OperationId } from '../../harness/config.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { acceptedRequestFor, ownNumberId, smsPayload } from '../support/core-routes.ts';
+import { acceptedRequestFor } from '../support/core-routes.ts';
+import { anyOwnNumber, deliveredRecipients, smsPayload } from '../support/sends.ts';
 
 // Section 9: the paths carry no version segment. The document fixes four paths outright
 // (/api/auth/token, /api/core/whoami, /api/core/numbers, /api/core/messages/send); search and
@@ -56,7 +57,7 @@ test.describe('9 Versioning: paths carry no version segment', () => {
   test('send answers at /api/core/messages/send', { tag: ['@VER-001'] }, async ({ api, target, knownNumbers }) => {
     expectUnversioned('send', target.routes.send.path);
     // Without an Idempotency-Key nothing is queued (4.6 rule 1), yet the answer shows the route exists.
-    const res = await servedAnswer(api.call('send', { json: smsPayload(target, ownNumberId(knownNumbers), 'ver') }), 'send');
+    const res = await servedAnswer(api.call('send', { json: smsPayload(anyOwnNumber(knownNumbers), deliveredRecipients(target), 'ver') }), 'send');
     expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'VER-001: the send route answers at the unversioned path (a send without Idempotency-Key is 400 INVALID_REQUEST, rule 1)');
   });
 });

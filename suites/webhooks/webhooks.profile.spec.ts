@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
 import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
-import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../support/sends.ts';
+import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { deliverTo, expectCallbacks, inboundTo, reportsMessage, settle } from './webhook-support.ts';
 
 // The reference profile's webhook payloads and test outcomes (spec/profile.yaml
@@ -23,7 +23,7 @@ test.describe('profile webhook.payload: delivery events', () => {
     const channel = webhooks.channel('profile-delivery');
     await deliverTo(settings, numberId, channel.url, 'WH-201');
     const to = deliveredRecipients(target, 2);
-    const body = smsBody(numberId, to, 'wh-profile');
+    const body = smsPayload(numberId, to, 'wh-profile');
     const res = await send(api, newKey(), body);
     expectQueued(res, 'WH-201: the send');
     const byRecipient = new Map<string, string>(res.body.results.map((r: { to: string; messageId: string }) => [r.to, r.messageId]));
@@ -53,7 +53,7 @@ test.describe('profile message.testOutcomes', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('profile-failed');
     await deliverTo(settings, numberId, channel.url, 'WH-202');
-    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, [failing!], 'wh-failed')), 'WH-202: the send');
+    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, [failing!], 'wh-failed')), 'WH-202: the send');
     const event = await deliveryEventFor(channel, messageId!, 'WH-202', target.webhooks.timeoutMs);
     expect(event.json?.data?.status, `WH-202: ${failing} ends FAILED`).toBe('FAILED');
     expect(event.json?.data?.errorCode, `WH-202: ${failing} fails with errorCode UNDELIVERABLE`).toBe('UNDELIVERABLE');
@@ -64,7 +64,7 @@ test.describe('profile message.testOutcomes', () => {
     const channel = webhooks.channel('profile-delivered');
     await deliverTo(settings, numberId, channel.url, 'WH-202');
     const [recipient] = deliveredRecipients(target);
-    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, [recipient!], 'wh-delivered')), 'WH-202: the send');
+    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, [recipient!], 'wh-delivered')), 'WH-202: the send');
     const event = await deliveryEventFor(channel, messageId!, 'WH-202', target.webhooks.timeoutMs);
     expect(event.json?.data?.status, `WH-202: ${recipient} ends DELIVERED`).toBe('DELIVERED');
     expect(event.json?.data?.errorCode, `WH-202: a delivered message carries no errorCode`).toBeUndefined();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, send, smsBody, smsNumber } from '../support/sends.ts';
+import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, inboundTo, namesMessage, reportsMessage, settle, withClientWebhooks } from './webhook-support.ts';
 
 // Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending
@@ -14,7 +14,7 @@ test.describe('6 delivery outcomes by webhook', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('override');
     await deliverTo(settings, numberId, channel.url, 'WH-001');
-    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-override')), 'WH-001: the send');
+    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-override')), 'WH-001: the send');
     const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-001');
     expect(callback.method, 'WH-001: the outcome is reported by a POST').toBe('POST');
     expect(channel.unique().filter(namesMessage(messageId!)).length, 'WH-001: the override received the outcome').toBeGreaterThan(0);
@@ -24,7 +24,7 @@ test.describe('6 delivery outcomes by webhook', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('override-many');
     await deliverTo(settings, numberId, channel.url, 'WH-001');
-    const ids = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target, 2), 'wh-override-many')), 'WH-001: the send');
+    const ids = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target, 2), 'wh-override-many')), 'WH-001: the send');
     for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-001');
   });
 
@@ -35,7 +35,7 @@ test.describe('6 delivery outcomes by webhook', () => {
     const clientHook = webhooks.channel('client');
     await deliverTo(settings, numberId, override.url, 'WH-001');
     await withClientWebhooks(api, control, target.clients.primary.clientId, { delivery: clientHook.url }, 'WH-001', async () => {
-      const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-precedence')), 'WH-001: the send');
+      const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence')), 'WH-001: the send');
       await awaitCallback(override, messageId!, target.webhooks.timeoutMs, 'WH-001');
       await settle(1_000);
       expect(clientHook.received.filter(namesMessage(messageId!)), "WH-001: the client's delivery webhook gets nothing when the number overrides it").toEqual([]);
@@ -48,7 +48,7 @@ test.describe('6 delivery outcomes by webhook', () => {
     const channel = webhooks.channel('client-delivery');
     await deliverTo(settings, numberId, null, 'WH-002');
     await withClientWebhooks(api, control, target.clients.primary.clientId, { delivery: channel.url }, 'WH-002', async () => {
-      const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-client')), 'WH-002: the send');
+      const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-client')), 'WH-002: the send');
       const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-002');
       expect(callback.method, 'WH-002: the outcome is reported by a POST').toBe('POST');
     });
@@ -60,7 +60,7 @@ test.describe('6 what a delivery callback carries', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('payload');
     await deliverTo(settings, numberId, channel.url, 'WH-003');
-    const [messageId] = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target), 'wh-payload')), 'WH-003: the send');
+    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-payload')), 'WH-003: the send');
     const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-003');
     expect(callback.json, `WH-003: the callback body is JSON; got ${callback.text.slice(0, 200)}`).not.toBeUndefined();
     expect(reportsMessage(messageId!)(callback), `WH-003: the JSON body holds the messageId ${messageId} as a value; got ${callback.text.slice(0, 300)}`).toBe(true);
@@ -70,7 +70,7 @@ test.describe('6 what a delivery callback carries', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('payload-many');
     await deliverTo(settings, numberId, channel.url, 'WH-003');
-    const ids = expectQueued(await send(api, newKey(), smsBody(numberId, deliveredRecipients(target, 2), 'wh-payload-many')), 'WH-003: the send');
+    const ids = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target, 2), 'wh-payload-many')), 'WH-003: the send');
     for (const messageId of ids) {
       await expectCallbacks(channel, 'WH-003', `a JSON callback holding ${messageId}`, reportsMessage(messageId), { timeoutMs: target.webhooks.timeoutMs });
     }
