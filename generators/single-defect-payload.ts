@@ -52,8 +52,8 @@ export interface SingleDefectPayload {
 export interface SingleDefectPayloadConstraints extends ValidSendPayloadConstraints {
   /**
    * Requirements to break.
-   * @defaultValue every one of SINGLE_DEFECT_REQUIREMENTS the other constraints allow
-   *   (SEND-004 and SEND-005 only when their numberIds are given)
+   * @defaultValue breakableRequirements(constraints): every one of SINGLE_DEFECT_REQUIREMENTS
+   *   the other constraints allow (SEND-004 and SEND-005 only when their numberIds are given)
    */
   requirementIds?: readonly SingleDefectRequirement[];
   /**
@@ -188,24 +188,37 @@ function rules(c: SingleDefectPayloadConstraints): Record<SingleDefectRequiremen
   };
 }
 
+/** The numbers a rule needs to be broken alone, and the constraint that gives them. */
+function numbersNeeded(constraints: SingleDefectPayloadConstraints): Partial<Record<SingleDefectRequirement, [readonly string[], string]>> {
+  const smsNumbers = constraints.numberIds ?? ['num_01'];
+  return {
+    'SEND-002': [smsNumbers, 'numberIds'],
+    'SEND-003': [constraints.mmsNumberIds ?? smsNumbers, 'mmsNumberIds'],
+    'SEND-004': [constraints.foreignNumberIds ?? [], 'foreignNumberIds'],
+    'SEND-005': [constraints.unregisteredNumberIds ?? [], 'unregisteredNumberIds'],
+  };
+}
+
+/**
+ * The requirements singleDefectPayload can break alone under these constraints, in the order
+ * of SINGLE_DEFECT_REQUIREMENTS: a rule is left out when the numbers it needs are not given.
+ */
+export function breakableRequirements(constraints: SingleDefectPayloadConstraints = {}): SingleDefectRequirement[] {
+  const needs = numbersNeeded(constraints);
+  return SINGLE_DEFECT_REQUIREMENTS.filter((id) => (needs[id]?.[0].length ?? 1) > 0);
+}
+
 /**
  * A valid send request (section 4.6) with exactly one rule broken, carrying the requirement
  * it breaks and the answer it must get, so a negative test knows its expectation without
  * restating the document.
  */
 export function singleDefectPayload(constraints: SingleDefectPayloadConstraints = {}): fc.Arbitrary<SingleDefectPayload> {
-  // A rule can only be broken alone when the numbers it needs are there.
-  const smsNumbers = constraints.numberIds ?? ['num_01'];
-  const needs: Partial<Record<SingleDefectRequirement, [readonly string[], string]>> = {
-    'SEND-002': [smsNumbers, 'numberIds'],
-    'SEND-003': [constraints.mmsNumberIds ?? smsNumbers, 'mmsNumberIds'],
-    'SEND-004': [constraints.foreignNumberIds ?? [], 'foreignNumberIds'],
-    'SEND-005': [constraints.unregisteredNumberIds ?? [], 'unregisteredNumberIds'],
-  };
-  const available = SINGLE_DEFECT_REQUIREMENTS.filter((id) => (needs[id]?.[0].length ?? 1) > 0);
+  const available = breakableRequirements(constraints);
   const requested = constraints.requirementIds ?? available;
   const missing = requested.filter((id) => !available.includes(id));
   if (missing.length > 0) {
+    const needs = numbersNeeded(constraints);
     throw new Error(`singleDefectPayload: ${missing.map((id) => `${id} needs ${needs[id]?.[1]}`).join(', ')} from the target`);
   }
   if (requested.length === 0) throw new Error('singleDefectPayload: requirementIds must not be empty');

@@ -4,7 +4,13 @@ import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
 import { e164SendFrom } from '../../generators/e164-send-from.ts';
 import { INVALID_RECIPIENT_CLASSES, invalidRecipient, type InvalidRecipient } from '../../generators/invalid-recipient.ts';
-import { singleDefectPayload, type SingleDefectPayloadConstraints, type SingleDefectRequirement } from '../../generators/single-defect-payload.ts';
+import {
+  SINGLE_DEFECT_REQUIREMENTS,
+  breakableRequirements,
+  singleDefectPayload,
+  type SingleDefectPayloadConstraints,
+  type SingleDefectRequirement,
+} from '../../generators/single-defect-payload.ts';
 import { validSendPayload } from '../../generators/valid-send-payload.ts';
 import { asRequest, check, payloadConstraints, recordRun } from './property-support.ts';
 import { deliveredRecipients, messageIdsOf, reportsQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
@@ -63,11 +69,7 @@ function defectSetup(target: Target, knownNumbers: Known): { constraints: Single
     unregisteredNumberIds: knownNumbers.withoutCampaign ? [knownNumbers.withoutCampaign] : [],
     ownedPhoneNumbers: knownNumbers.primary.map((n) => n.phoneNumber).filter((p): p is string => typeof p === 'string'),
   };
-  const available: SingleDefectRequirement[] = ['SEND-001', 'SEND-002', 'SEND-006', 'SEND-007', 'SEND-011', 'SEND-012', 'SEND-013', 'SEND-014'];
-  if ((base.mmsNumberIds ?? []).length > 0) available.push('SEND-003');
-  if (knownNumbers.foreign) available.push('SEND-004');
-  if (knownNumbers.withoutCampaign) available.push('SEND-005');
-  return { constraints, available };
+  return { constraints, available: breakableRequirements(constraints) };
 }
 
 /**
@@ -108,8 +110,7 @@ async function constraintsFor(id: SingleDefectRequirement, target: Target, known
 }
 
 test.describe('4.6, generated: a payload with exactly one rule broken gets the answer for that rule', () => {
-  const ids: SingleDefectRequirement[] = ['SEND-001', 'SEND-002', 'SEND-003', 'SEND-004', 'SEND-005', 'SEND-006', 'SEND-007', 'SEND-011', 'SEND-012', 'SEND-013', 'SEND-014'];
-  for (const id of ids) {
+  for (const id of SINGLE_DEFECT_REQUIREMENTS) {
     test(`single-defect payloads breaking ${id} get the document's answer`, { tag: [`@${id}`] }, async ({ api, target, knownNumbers, settings }) => {
       const constraints = await constraintsFor(id, target, knownNumbers, settings);
       const property = fc.asyncProperty(singleDefectPayload({ ...constraints, requirementIds: [id] }), async (c) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { SINGLE_DEFECT_REQUIREMENTS, singleDefectPayload } from '../../generators/single-defect-payload.ts';
+import { SINGLE_DEFECT_REQUIREMENTS, breakableRequirements, singleDefectPayload, type ExpectedAnswer, type SingleDefectRequirement } from '../../generators/single-defect-payload.ts';
 import { brokenRules, type SenderKnowledge } from './send-rules.ts';
 
 const SENDERS: SenderKnowledge = { sendable: ['num_01', 'num_02'], foreign: ['num_other'], unregistered: ['num_nocampaign'] };
@@ -34,12 +34,16 @@ for (const requirementId of SINGLE_DEFECT_REQUIREMENTS) {
 test('each case carries the answer the document requires', () => {
   const byId = new Map(fc.sample(singleDefectPayload(CONSTRAINTS), 600).map((c) => [c.requirementId, c]));
   expect([...byId.keys()].sort()).toEqual([...SINGLE_DEFECT_REQUIREMENTS].sort());
-  expect(byId.get('SEND-001')?.expected).toEqual({ status: 400, code: 'INVALID_REQUEST' });
-  expect(byId.get('SEND-004')?.expected).toEqual({ status: 403, code: 'FORBIDDEN' });
-  expect(byId.get('SEND-005')?.expected).toEqual({ status: 400, code: 'INVALID_REQUEST' });
-  for (const id of ['SEND-002', 'SEND-003', 'SEND-006', 'SEND-007', 'SEND-011', 'SEND-012', 'SEND-013', 'SEND-014'] as const) {
-    expect(byId.get(id)?.expected).toEqual({ status: '4xx' });
-    expect(byId.get(id)?.referenceProfile).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+  // The document names the answer to three of the rules; breaking any other makes the request
+  // "invalid", any 4xx, which the reference profile answers 400 INVALID_REQUEST.
+  const named: Partial<Record<SingleDefectRequirement, ExpectedAnswer>> = {
+    'SEND-001': { status: 400, code: 'INVALID_REQUEST' },
+    'SEND-004': { status: 403, code: 'FORBIDDEN' },
+    'SEND-005': { status: 400, code: 'INVALID_REQUEST' },
+  };
+  for (const id of SINGLE_DEFECT_REQUIREMENTS) {
+    expect(byId.get(id)?.expected, id).toEqual(named[id] ?? { status: '4xx' });
+    expect(byId.get(id)?.referenceProfile, id).toEqual(named[id] ?? { status: 400, code: 'INVALID_REQUEST' });
   }
 });
 
@@ -53,6 +57,13 @@ test('keys are fresh for every case, and only SEND-001 goes without one', () => 
 test('invalid-recipient cases name their class', () => {
   const variants = new Set(fc.sample(singleDefectPayload({ requirementIds: ['SEND-007'] }), 500).map((c) => c.variant));
   expect(variants.size).toBeGreaterThan(15);
+});
+
+test('a rule is breakable only when the numbers it needs are given, listed in the order of SINGLE_DEFECT_REQUIREMENTS', () => {
+  expect(breakableRequirements({ ...CONSTRAINTS, mmsNumberIds: ['num_02'] })).toEqual([...SINGLE_DEFECT_REQUIREMENTS]);
+  expect(breakableRequirements({ numberIds: ['num_01'], mmsNumberIds: [] })).toEqual(
+    SINGLE_DEFECT_REQUIREMENTS.filter((id) => !['SEND-003', 'SEND-004', 'SEND-005'].includes(id)),
+  );
 });
 
 test('SEND-004 and SEND-005 need numberIds from the target', () => {
