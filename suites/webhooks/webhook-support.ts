@@ -57,6 +57,17 @@ export function settle(ms: number): Promise<void> {
 }
 
 /**
+ * Before asserting that a callback did not arrive at `channel`: wait for the callback of a
+ * control message sent after the stray one would have been, which a target that delivers its
+ * callbacks in order sends after the stray one. Never waits longer than `atMostMs` and never
+ * fails: the control only bounds the wait, and whether it is reported is another check's
+ * business, so a target that does not report it within `atMostMs` gets that fixed wait.
+ */
+export async function untilControlCallback(channel: WebhookChannel, controlId: string, atMostMs: number): Promise<void> {
+  await channel.waitFor(`the control callback naming ${controlId}`, namesMessage(controlId), { timeoutMs: atMostMs }).catch(() => undefined);
+}
+
+/**
  * Point the client's own webhooks somewhere for the duration of `fn`, through the test-control
  * hook, and clear them afterwards. The interface shows only whether a client webhook is
  * configured (whoami), not where, so only a client that had none can be put back exactly: a

@@ -38,6 +38,8 @@ test.describe('profile webhook.payload: delivery events', () => {
       });
     }
     // Redeliveries share a webhook-id; a second distinct event for one message would be two outcomes.
+    // The wait stays fixed: a second outcome can be decided after the first, later than any
+    // control message's, so no later callback bounds it.
     await settle(500);
     for (const recipient of to) {
       const distinct = channel.unique().filter(reportsMessage(byRecipient.get(recipient)!));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '../../harness/fixtures.ts';
 import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
-import { awaitCallback, deliverTo, expectCallbacks, inboundTo, namesMessage, reportsMessage, settle, withClientWebhooks } from './webhook-support.ts';
+import { awaitCallback, deliverTo, expectCallbacks, inboundTo, namesMessage, reportsMessage, untilControlCallback, withClientWebhooks } from './webhook-support.ts';
 
 // Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending
 // number's webhookDeliveryOverride or else the client's delivery webhook; inbound traffic
@@ -37,7 +37,13 @@ test.describe('6 delivery outcomes by webhook', () => {
     await withClientWebhooks(api, control, target.clients.primary.clientId, { delivery: clientHook.url }, 'WH-001', async () => {
       const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence')), 'WH-001: the send');
       await awaitCallback(override, messageId!, target.webhooks.timeoutMs, 'WH-001');
-      await settle(1_000);
+      // A copy wrongly sent to the client's webhook goes out with the override's. A control
+      // message sent now with the override cleared is reported to that webhook (WH-002) after
+      // the copy by a server that delivers in order, so its callback bounds the wait, which is
+      // never longer than the one second this check used to wait.
+      await deliverTo(settings, numberId, null, 'WH-001');
+      const [controlId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence-control')), 'WH-001: the control send');
+      await untilControlCallback(clientHook, controlId!, 1_000);
       expect(clientHook.received.filter(namesMessage(messageId!)), "WH-001: the client's delivery webhook gets nothing when the number overrides it").toEqual([]);
     });
   });

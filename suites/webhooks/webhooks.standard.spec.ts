@@ -66,7 +66,8 @@ test.describe('Standard Webhooks: retries', () => {
     await deliverTo(settings, numberId, late.url, 'WH-104');
     const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-unreachable')), 'WH-104: the send');
     // Long enough for the first attempt (made at once) to fail to connect; short enough that
-    // the exponential backoff still comes back within the callback timeout.
+    // the exponential backoff still comes back within the callback timeout. The wait is fixed
+    // because nothing listens on the port: a refused connection leaves no event to wait for.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(late.received, 'WH-104: precondition: nothing could arrive while the receiver was down').toEqual([]);
     await late.open();
