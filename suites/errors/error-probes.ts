@@ -1,7 +1,6 @@
 import type { CallOptions } from '../../harness/api-client.ts';
-import { CORE_OPERATIONS, type CoreOperation, type RouteContext, noOpUpdate, requestFor, unknownToken } from '../support/core-routes.ts';
+import { CORE_OPERATIONS, type CoreOperation, type RouteContext, noOpUpdate, requestFor, unknownNumberIdLike, unknownToken } from '../support/core-routes.ts';
 import { anyOwnNumber, deliveredRecipients, smsPayload } from '../support/sends.ts';
-import { unknownNumberIdLike } from '../update/update-support.ts';
 
 /**
  * Requests every conforming server answers with an error, whatever its profile: each breaks one

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { test } from '../../harness/fixtures.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
 import { idempotencyCommands, runIdempotencyModel, type IdempotencyScenario } from '../../generators/idempotency-commands.ts';
-import { apiSendPort, payloadConstraints, recordRun } from '../send/property-support.ts';
+import { apiSendPort, payloadConstraints, recordRun } from '../support/properties.ts';
 import { smsNumber } from '../support/sends.ts';
 
 // Section 4.6 rule 8 as a model: generated runs of sends, safe retries and unsafe retries over

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { test } from '../../harness/fixtures.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
 import { idempotencyCommands, runIdempotencyModel } from '../../generators/idempotency-commands.ts';
-import { apiSendPort, payloadConstraints, recordRun } from '../send/property-support.ts';
+import { apiSendPort, payloadConstraints, recordRun } from '../support/properties.ts';
 import { smsNumber } from '../support/sends.ts';
 
 // The idempotency model with concurrent bursts (Idempotency-Key draft 2.6 and 2.7): n

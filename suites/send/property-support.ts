@@ -1,63 +1,14 @@
-import fc from 'fast-check';
-import type { ApiClient } from '../../harness/api-client.ts';
-import type { Target } from '../../harness/config.ts';
-import type { KnownNumbers } from '../../harness/known-numbers.ts';
-import { test } from '../../harness/fixtures.ts';
-import type { PropertyRun } from '../../harness/property.ts';
-import { TEST_AREA_CODES, TEST_OUTCOME_LINES } from '../../generators/nanp-test-number.ts';
 import type { HttpRequest } from '../../generators/http-request.ts';
 import { SEND_PATH } from '../../generators/send-payload.ts';
-import type { SendPort } from '../../generators/send-port.ts';
-import type { ValidSendPayloadConstraints } from '../../generators/valid-send-payload.ts';
 
 /**
- * Recipients a property may send to: the configured delivered recipients and every fictional
- * NANP number of the delivered range that the target's allowPattern admits. Real numbers from
- * the numbering plans are never sent to (the send guard would refuse them anyway).
+ * The send property suite's own helpers. What it shares with the idempotency properties (the
+ * generators' constraints for a target, the send port, recordRun) is in ../support/properties.ts.
  */
-export function testRecipient(target: Target): fc.Arbitrary<string> {
-  const allowed = new RegExp(target.recipients.allowPattern);
-  const { min, max } = TEST_OUTCOME_LINES.DELIVERED;
-  const fictional = TEST_AREA_CODES.flatMap((npa) =>
-    Array.from({ length: max - min + 1 }, (_, i) => `+1${npa}555${String(min + i).padStart(4, '0')}`),
-  ).filter((n) => allowed.test(n));
-  return fc.constantFrom(...new Set([...target.recipients.delivered, ...fictional]));
-}
-
-/**
- * Valid-payload constraints for this target. MMS media and long texts follow the reference
- * profile's shape and limits, which the document leaves open, so they are drawn only for a
- * target that declares the profile; any other target gets SMS with texts of one segment.
- */
-export function payloadConstraints(target: Target, known: KnownNumbers, sms: string): ValidSendPayloadConstraints {
-  const profile = target.profile === 'reference';
-  return {
-    numberIds: [sms],
-    mmsNumberIds: profile && known.mms ? [known.mms] : [],
-    recipient: testRecipient(target),
-    maxRecipients: 3,
-    ...(profile ? {} : { text: { maxLength: 160, longBodies: false } }),
-  };
-}
-
-/** The send route as the generators' SendPort: key and body in, status, body and headers out. */
-export function apiSendPort(api: ApiClient): SendPort {
-  return {
-    async send(key, body) {
-      const res = await api.call('send', { headers: { 'idempotency-key': key }, json: body });
-      return { status: res.status, body: res.body, headers: res.headers };
-    },
-  };
-}
 
 /** A send body as the request a failure report shows for replay (with a fresh key, as it was sent). */
 export function asRequest(body: unknown): HttpRequest {
   return { method: 'POST', path: SEND_PATH, headers: { 'Idempotency-Key': '<a fresh key>' }, body };
-}
-
-/** Record how a passing property ran, so a run with a random seed can be repeated. */
-export function recordRun(run: PropertyRun): void {
-  test.info().annotations.push({ type: 'property', description: `seed ${run.seed}, ${run.numRuns} runs (replay with CONFORMANCE_SEED=${run.seed})` });
 }
 
 /** A failure inside a property: thrown, so fast-check shrinks it; the message starts with the ID. */

@@ -1,5 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { awaitCallback, deliverTo } from '../webhooks/webhook-support.ts';
+import { awaitCallback, deliverTo } from '../support/callbacks.ts';
 import {
   deliveredRecipients,
   expectQueued,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { ApiClient, ApiResponse, CallOptions } from '../../harness/api-client.ts';
 import type { OperationId, Target } from '../../harness/config.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
@@ -7,8 +7,9 @@ import { anyOwnNumber, deliveredRecipients, smsNumber, smsPayload } from './send
 
 /**
  * The /api/core routes and, for each, a request that is right in every respect but the one a
- * test is about. Shared by the bearer, errors and versioning suites, so "every core route"
- * means the same five routes everywhere. Routes are resolved by the api client from the
+ * test is about, and credentials and numberIds the target never issued. Shared by the bearer,
+ * client-context, errors, search, update and versioning suites, so "every core route" means
+ * the same five routes everywhere. Routes are resolved by the api client from the
  * target's config; nothing here names a method or a path the document leaves open.
  */
 
@@ -122,6 +123,22 @@ export async function issueToken(api: ApiClient, clientId: string, clientSecret:
 /** A well-formed bearer token (RFC 6750 b64token, 43 base64url characters) the server never issued. */
 export function unknownToken(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/**
+ * A numberId the target never issued, shaped like `like` (same length, prefix and character
+ * classes), so a server cannot tell it from a real one by its form.
+ */
+export function unknownNumberIdLike(like: string): string {
+  const cut = like.lastIndexOf('_') + 1;
+  const swap = (c: string): string => {
+    if (/[0-9]/.test(c)) return String((Number(c) + 1 + randomInt(8)) % 10);
+    if (/[a-f]/.test(c)) return 'abcdef'[('abcdef'.indexOf(c) + 1 + randomInt(5)) % 6]!;
+    if (/[a-z]/.test(c)) return String.fromCharCode(97 + ((c.charCodeAt(0) - 97 + 1 + randomInt(25)) % 26));
+    if (/[A-Z]/.test(c)) return String.fromCharCode(65 + ((c.charCodeAt(0) - 65 + 1 + randomInt(25)) % 26));
+    return c;
+  };
+  return like.slice(0, cut) + [...like.slice(cut)].map(swap).join('');
 }
 
 /**

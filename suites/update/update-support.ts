@@ -69,19 +69,3 @@ export async function guardFields(
   expect(res).toSucceed(`${requirement}: precondition: the ${as} client sets ${fields.join(', ')} of its number ${numberId} to the current value`);
   return record;
 }
-
-/**
- * A numberId the target never issued, shaped like `like` (same length, prefix and character
- * classes), so a server cannot tell it from a real one by its form.
- */
-export function unknownNumberIdLike(like: string): string {
-  const cut = like.lastIndexOf('_') + 1;
-  const swap = (c: string): string => {
-    if (/[0-9]/.test(c)) return String((Number(c) + 1 + randomInt(8)) % 10);
-    if (/[a-f]/.test(c)) return 'abcdef'[('abcdef'.indexOf(c) + 1 + randomInt(5)) % 6]!;
-    if (/[a-z]/.test(c)) return String.fromCharCode(97 + ((c.charCodeAt(0) - 97 + 1 + randomInt(25)) % 26));
-    if (/[A-Z]/.test(c)) return String.fromCharCode(65 + ((c.charCodeAt(0) - 65 + 1 + randomInt(25)) % 26));
-    return c;
-  };
-  return like.slice(0, cut) + [...like.slice(cut)].map(swap).join('');
-}

@@ -1,7 +1,8 @@
 import type { ApiResponse } from '../../harness/api-client.ts';
 import type { NumberRecord } from '../../harness/known-numbers.ts';
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
-import { SETTABLE_FIELDS, guardFields, recordOf, scratchNumber, unknownNumberIdLike, type SettableField } from './update-support.ts';
+import { unknownNumberIdLike } from '../support/core-routes.ts';
+import { SETTABLE_FIELDS, guardFields, recordOf, scratchNumber, type SettableField } from './update-support.ts';
 
 // The reference profile's update (spec/profile.yaml update.route, update.foreignNumber):
 // PATCH /api/core/numbers/{numberId}, 200 with the updated Number; another client's number is

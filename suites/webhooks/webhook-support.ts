@@ -3,13 +3,13 @@ import type { ControlClient } from '../../harness/control.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { namesMessage } from '../support/callbacks.ts';
 import { mentions } from '../support/sends.ts';
 
-/** Point a number's delivery callbacks at `url`; the settings fixture restores the old target. */
-export async function deliverTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
-  const res = await settings.change(numberId, { webhookDeliveryOverride: url });
-  expect(res).toSucceed(`${id}: precondition: setting webhookDeliveryOverride of ${numberId}`);
-}
+/**
+ * The webhook suites' own helpers. Pointing delivery callbacks at a channel and waiting for
+ * them, which the send suite does too, is in ../support/callbacks.ts.
+ */
 
 /** Point a number's inbound callbacks at `url`; the settings fixture restores the old target. */
 export async function inboundTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
@@ -17,38 +17,9 @@ export async function inboundTo(settings: SettingsGuard, numberId: string, url: 
   expect(res).toSucceed(`${id}: precondition: setting webhookInboundOverride of ${numberId}`);
 }
 
-/** A callback whose raw body names `messageId` (the document shows no payload fields). */
-export function namesMessage(messageId: string): (c: ReceivedCallback) => boolean {
-  return (c) => c.text.includes(messageId);
-}
-
 /** A callback whose JSON body holds `messageId` as a value somewhere. */
 export function reportsMessage(messageId: string): (c: ReceivedCallback) => boolean {
   return (c) => c.json !== undefined && mentions(c.json, messageId);
-}
-
-/**
- * Wait until `count` callbacks on `channel` satisfy `predicate`; on timeout the failure starts
- * with the requirement ID and lists what did arrive (WebhookChannel.waitFor's message).
- */
-export async function expectCallbacks(
-  channel: WebhookChannel,
-  id: string,
-  description: string,
-  predicate: (c: ReceivedCallback) => boolean,
-  options: { timeoutMs: number; count?: number },
-): Promise<ReceivedCallback[]> {
-  try {
-    return await channel.waitFor(description, predicate, options);
-  } catch (e) {
-    throw new Error(`${id}: ${(e as Error).message}`);
-  }
-}
-
-/** Wait for the first callback naming `messageId` on `channel`. */
-export async function awaitCallback(channel: WebhookChannel, messageId: string, timeoutMs: number, id: string): Promise<ReceivedCallback> {
-  const [first] = await expectCallbacks(channel, id, `a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs });
-  return first!;
 }
 
 /** Let late callbacks arrive before asserting that one did not. */

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
 import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
 import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
-import { deliverTo, expectCallbacks, inboundTo, reportsMessage, settle } from './webhook-support.ts';
+import { deliverTo, expectCallbacks } from '../support/callbacks.ts';
+import { inboundTo, reportsMessage, settle } from './webhook-support.ts';
 
 // The reference profile's webhook payloads and test outcomes (spec/profile.yaml
 // webhook.payload, message.transitions, message.testOutcomes).

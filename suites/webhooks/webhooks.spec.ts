@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '../../harness/fixtures.ts';
 import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
-import { awaitCallback, deliverTo, expectCallbacks, inboundTo, namesMessage, reportsMessage, untilControlCallback, withClientWebhooks } from './webhook-support.ts';
+import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
+import { inboundTo, reportsMessage, untilControlCallback, withClientWebhooks } from './webhook-support.ts';
 
 // Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending
 // number's webhookDeliveryOverride or else the client's delivery webhook; inbound traffic

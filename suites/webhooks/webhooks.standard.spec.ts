@@ -1,7 +1,7 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
 import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
-import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from './webhook-support.ts';
+import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
 
 // What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
 // response. Level standard.

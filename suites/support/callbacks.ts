@@ -1,0 +1,44 @@
+import { expect } from '../../harness/fixtures.ts';
+import type { SettingsGuard } from '../../harness/settings-guard.ts';
+import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
+
+/**
+ * Delivery callbacks, for the suites that check them (send, webhooks): point a number's
+ * delivery callbacks at a channel of the harness's receiver, and wait for the ones that name a
+ * message, with failures that start with the requirement ID.
+ */
+
+/** Point a number's delivery callbacks at `url`; the settings fixture restores the old target. */
+export async function deliverTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
+  const res = await settings.change(numberId, { webhookDeliveryOverride: url });
+  expect(res).toSucceed(`${id}: precondition: setting webhookDeliveryOverride of ${numberId}`);
+}
+
+/** A callback whose raw body names `messageId` (the document shows no payload fields). */
+export function namesMessage(messageId: string): (c: ReceivedCallback) => boolean {
+  return (c) => c.text.includes(messageId);
+}
+
+/**
+ * Wait until `count` callbacks on `channel` satisfy `predicate`; on timeout the failure starts
+ * with the requirement ID and lists what did arrive (WebhookChannel.waitFor's message).
+ */
+export async function expectCallbacks(
+  channel: WebhookChannel,
+  id: string,
+  description: string,
+  predicate: (c: ReceivedCallback) => boolean,
+  options: { timeoutMs: number; count?: number },
+): Promise<ReceivedCallback[]> {
+  try {
+    return await channel.waitFor(description, predicate, options);
+  } catch (e) {
+    throw new Error(`${id}: ${(e as Error).message}`);
+  }
+}
+
+/** Wait for the first callback naming `messageId` on `channel`. */
+export async function awaitCallback(channel: WebhookChannel, messageId: string, timeoutMs: number, id: string): Promise<ReceivedCallback> {
+  const [first] = await expectCallbacks(channel, id, `a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs });
+  return first!;
+}
