@@ -4,7 +4,7 @@ import type { ReferenceContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
 import { startWriter, type Writer } from './db/writer.ts';
 import { SimulatedCarrier } from './delivery/carrier.ts';
-import { assertKnownFaults, type FaultName } from './faults.ts';
+import { assertKnownFaults, type FaultName } from './faults/index.ts';
 import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
 import { seedFixtures, type SeededClient } from './fixtures/seed.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError } from './errors.ts';
-import type { FaultName } from './faults.ts';
+import type { FaultName } from './faults/index.ts';
 import type { Acceptance } from './send/accept.ts';
 import { checkRecipients, resolveSendFrom } from './send/checks.ts';
 import { payloadFingerprint } from './send/fingerprint.ts';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError } from '../errors.ts';
-import type { FaultName } from '../faults.ts';
+import type { FaultName } from '../faults/index.ts';
 import type { ClientStore, ClientRecord } from '../store/clients.ts';
 import { tokenHash } from './tokenHash.ts';
 

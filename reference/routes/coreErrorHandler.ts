@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError, coreErrorBody } from '../errors.ts';
-import type { FaultName } from '../faults.ts';
+import type { FaultName } from '../faults/index.ts';
 
 /** Turns anything a core route (or the control plane) throws into the CORE wrapper. */
 function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): CoreError {

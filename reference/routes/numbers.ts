@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { bearerAuthentication, callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
-import type { FaultName } from '../faults.ts';
+import type { FaultName } from '../faults/index.ts';
 import { numberJson, type NumberSettings } from '../store/numbers.ts';
 import type { SearchCriteria } from '../upstream/inventory.ts';
 

@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import type { Logger } from 'pino';
-import type { FaultName } from '../faults.ts';
+import type { FaultName } from '../faults/index.ts';
 import type { DueWebhook, OutboxStore } from '../store/outbox.ts';
 import type { Writes } from '../store/writes.ts';
 import { signedHeaders } from './sign.ts';

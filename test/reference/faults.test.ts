@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { buildApp } from '../../reference/app.ts';
 import { parseCommandLine } from '../../reference/cli/args.ts';
 import { ConfigError } from '../../reference/errors.ts';
-import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults.ts';
+import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults/index.ts';
 import { test, expect, sendBody, startReceiver, type TestServer } from './helpers.ts';
 import { runServer } from './serverProcess.ts';
 

@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../errors.ts';
 
 // The fault catalogue: deliberate misbehaviours of the reference server, one requirement each,
 // that the kill matrix (`npm run sensitivity`, cli/sensitivity.ts) switches on one at a time to
