@@ -4,7 +4,9 @@ import type { ReferenceContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
 import { startWriter, type Writer } from './db/writer.ts';
 import { SimulatedCarrier } from './delivery/carrier.ts';
+import { referenceBehaviour } from './behaviour.ts';
 import { assertKnownFaults, type FaultName } from './faults/index.ts';
+import { behaviourWith, registerFaultHooks } from './faults/inject.ts';
 import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
 import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
@@ -81,6 +83,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
     const ctx: ReferenceContext = {
       options,
+      behaviour: behaviourWith(options.faults, referenceBehaviour(), { stores, seeded }),
       logger,
       db,
       writes,
@@ -124,6 +127,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     describe: (baseUrl: string) => describeTarget(ctx.seeded, ctx.stores, baseUrl, ctx.options.control),
   } satisfies ReferenceHandle);
 
+  registerFaultHooks(app, ctx);
   app.setErrorHandler(coreErrorHandler);
   app.setNotFoundHandler(coreNotFoundHandler);
   await app.register(tokenRoutes, { ctx });

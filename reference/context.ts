@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Behaviour } from './behaviour.ts';
 import type { Db } from './db/open.ts';
 import type { SimulatedCarrier } from './delivery/carrier.ts';
 import type { SeededClient } from './fixtures/seed.ts';
@@ -12,6 +13,8 @@ import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 /** What the route plugins share; built once by buildApp and passed to each plugin. */
 export interface ReferenceContext {
   options: ReferenceOptions;
+  /** What the server does where a fault may do otherwise (reference/behaviour.ts). */
+  behaviour: Behaviour;
   logger: Logger;
   db: Db;
   writes: Writes;

@@ -4,16 +4,18 @@ import { hashSecret, verifySecret } from '../auth/secretHash.ts';
 import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
 import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
 import type { ReferenceContext } from '../context.ts';
-import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
+import { OAuthError } from '../errors.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
 // Profile token.headers: on every answer of the token endpoint, success or error.
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
+/** Profile token.errorStatus: the challenge of every invalid_client (always 401). */
+export const TOKEN_CHALLENGE = 'Basic realm="token"';
+
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   const headers: Record<string, string> = { ...NO_STORE };
-  // Profile token.errorStatus: invalid_client is always 401, with a Basic challenge.
-  if (error.status === 401) headers['www-authenticate'] = 'Basic realm="token"';
+  if (error.status === 401) headers['www-authenticate'] = TOKEN_CHALLENGE;
   return reply.code(error.status).headers(headers).send({ error: error.code, error_description: error.message });
 }
 
@@ -40,28 +42,15 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     (_request, body, done) => done(null, FormParameters.parse(body as string)),
   );
 
-  // Kill-matrix fault (reference/faults.ts): the token endpoint carries a version segment.
-  app.post(ctx.options.faults.has('versioning.v1-prefix-only') ? '/api/v1/auth/token' : '/api/auth/token', { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
+  app.post(ctx.behaviour.paths.token, { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     if ('client_secret' in query || 'client_id' in query) {
       throw new OAuthError('invalid_request', 'Client credentials must not be sent in the URI (RFC 6749 2.3.1).');
     }
     const parameters = readTokenParameters(request.body);
     if (parameters.grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
-    const { faults } = ctx.options;
-    // Kill-matrix fault (reference/faults.ts): only JSON bodies and HTTP Basic carry credentials.
-    // Kill-matrix faults: JSON body credentials refused; no Authorization header taken for a missing bearer token.
-    if (faults.has('token.json-credentials-refused') && !(request.body instanceof FormParameters) && (parameters.clientId !== undefined || parameters.clientSecret !== undefined)) {
-      throw new OAuthError('invalid_request', 'Client credentials in a JSON body are not supported.');
-    }
-    if (faults.has('token.bearer-token-required') && request.headers.authorization === undefined) throw new OAuthError('invalid_client', 'A bearer token is required.');
-    if (faults.has('token.form-credentials-refused') && request.body instanceof FormParameters && (parameters.clientId !== undefined || parameters.clientSecret !== undefined)) {
-      throw new OAuthError('invalid_request', 'Client credentials in a form-encoded body are not supported.');
-    }
 
     const basic = parseBasicCredentials(request.headers.authorization);
-    // Kill-matrix fault: HTTP Basic client authentication is not supported.
-    if (faults.has('token.basic-refused') && basic !== undefined) throw new OAuthError('invalid_client', 'HTTP Basic client authentication is not supported.');
     if (request.headers.authorization !== undefined && basic === undefined) {
       throw new OAuthError('invalid_client', 'Only HTTP Basic client authentication is supported in the Authorization header.');
     }
@@ -70,41 +59,29 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
       throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or body credentials, not both (RFC 6749 2.3).');
     }
     if (parameters.grantType !== 'client_credentials') {
-      // Kill-matrix fault: the wrong OAuth error code for a grant type that is not supported.
-      throw new OAuthError(faults.has('token.unsupported-grant-wrong-code') ? 'invalid_request' : 'unsupported_grant_type', 'grant_type must be client_credentials.');
+      throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials.');
     }
     const clientId = basic ? basic.clientId : parameters.clientId;
     const clientSecret = basic ? basic.clientSecret : parameters.clientSecret;
-    // Kill-matrix fault: a request with no client credentials at all gets the core API's error wrapper.
-    if (faults.has('token.core-error-shape') && clientId === undefined && clientSecret === undefined) {
-      const error = new CoreError('INVALID_REQUEST', 'client_id and client_secret are required.');
-      return reply.code(error.status).headers(NO_STORE).send(coreErrorBody(error, request.id));
-    }
     if (clientId === undefined || clientSecret === undefined) {
-      // Kill-matrix fault: a missing credential gets the code of a failed authentication.
-      throw new OAuthError(faults.has('token.missing-credential-wrong-code') ? 'invalid_client' : 'invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
+      throw new OAuthError('invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
     }
 
     const client = ctx.stores.clients.byClientId(clientId);
     const valid = await verifySecret(clientSecret, client?.secretHash ?? (await decoyHash()));
-    // Kill-matrix faults: a failed authentication gets the wrong code, or a 200 status.
-    if (!client || !valid) {
-      if (faults.has('token.failed-auth-wrong-code')) throw new OAuthError('invalid_request', 'Client authentication failed.');
-      throw new OAuthError('invalid_client', 'Client authentication failed.', faults.has('token.invalid-client-status-200') ? 200 : undefined);
-    }
+    if (!client || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
 
     const token = newAccessToken();
     const ttl = ctx.options.tokenTtlSeconds;
     const expiresAt = Date.now() + ttl * 1000;
     await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt });
-    // Kill-matrix fault: the token's lifetime left out.
-    return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', ...(!faults.has('token.expires-in-missing') && { expires_in: ttl }) });
+    return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
   });
 
   // RFC 6749 3.2: the token request is a POST.
   app.route({
     method: ['GET', 'PUT', 'PATCH', 'DELETE'],
-    url: '/api/auth/token',
+    url: ctx.behaviour.paths.token,
     handler: async (_request, reply) => {
       reply.header('allow', 'POST');
       throw new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405);

@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Behaviour } from '../behaviour.ts';
+import type { ReferenceContext } from '../context.ts';
+
+/** The one requirement (spec/requirements.yaml) a fault breaks, and what the broken server does. */
+export interface Fault {
+  /** The one requirement (spec/requirements.yaml) the fault breaks. */
+  breaks: [string];
+  /** What the broken server does, as a reader of the kill matrix needs to know it. */
+  description: string;
+}
+
+/** What a fault may use when it replaces a member of the behaviour: the server's seeded state. */
+export type FaultDeps = Pick<ReferenceContext, 'stores' | 'seeded'>;
+
+/**
+ * A route as fastify registered it, `METHOD /path` (`PATCH /api/core/numbers/:numberId`), or a
+ * pattern matched against that.
+ */
+export type Route = string | RegExp;
+
+/** An answer on its way out, its JSON body parsed; a fault rewrites status, body and headers in place. */
+export interface Answer {
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  status: number;
+  /** The parsed JSON body; the fault knows its shape from the route it names. */
+  body: Record<string, any>;
+  /** What the route or one of its hooks threw, when this is an error answer. */
+  readonly error: unknown;
+}
+
+/** A hook before the route's handler: it may change the request, or refuse it by throwing. */
+export type RequestHook = (request: FastifyRequest, ctx: ReferenceContext) => void | Promise<void>;
+
+/**
+ * A fault: its catalogue entry and how it breaks the server, in one of three ways that leave
+ * the clean code paths alone.
+ * - `behaviour` replaces members of the behaviour object (reference/behaviour.ts) that the
+ *   routes and services read. It is given the behaviour so far, so it may wrap a member.
+ * - `onRequest`, `preValidation`, `preHandler` run before the handler of `route` (fastify's
+ *   hooks of those names: before authentication, before the body schema, before the handler)
+ *   and change or refuse the request.
+ * - `answer` rewrites the answer of `route` (fastify's onSend hook).
+ * The hooks exist only on a server with at least one fault that uses them.
+ */
+export interface FaultDefinition extends Fault {
+  behaviour?: (behaviour: Behaviour, deps: FaultDeps) => Partial<Behaviour>;
+  /** The route the hooks below run for; required with any of them. */
+  route?: Route;
+  onRequest?: RequestHook;
+  preValidation?: RequestHook;
+  preHandler?: RequestHook;
+  answer?: (answer: Answer, ctx: ReferenceContext) => void;
+}
