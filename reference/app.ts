@@ -83,7 +83,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
     const ctx: ReferenceContext = {
       options,
-      behaviour: behaviourWith(options.faults, referenceBehaviour(), { stores, seeded }),
+      behaviour: behaviourWith(options.faults, referenceBehaviour(stores), { stores, seeded }),
       logger,
       db,
       writes,

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.ts';
 import type { Fault, FaultDefinition } from './fault.ts';
+import { AUTH_FAULTS } from './auth.ts';
 import { TOKEN_FAULTS } from './token.ts';
 import { VERSIONING_FAULTS } from './versioning.ts';
 
@@ -123,28 +124,6 @@ const NOT_YET_MOVED = {
     description: 'the numbers list is answered with Content-Type text/plain (the body is still JSON)',
   },
 
-  // ── bearer authentication (section 5) ──────────────────────────────────────
-  'auth.malformed-bearer-500': {
-    breaks: ['AUTH-002'],
-    description: 'an Authorization header that starts with Bearer but is not one well-formed token is answered 500',
-  },
-  'auth.expired-token-accepted': {
-    breaks: ['AUTH-003'],
-    description: 'an expired access token is still accepted',
-  },
-  'auth.missing-token-accepted-on-numbers': {
-    breaks: ['AUTH-001'],
-    description: "the numbers list without an Authorization header is answered with the first client\'s numbers",
-  },
-  'auth.unknown-token-forbidden': {
-    breaks: ['AUTH-004'],
-    description: 'a well-formed token the server never issued is answered 403 FORBIDDEN instead of 401',
-  },
-  'auth.update-refuses-tokens': {
-    breaks: ['AUTH-005'],
-    description: 'the number update route answers 401 to every bearer token, however freshly issued',
-  },
-
   // ── client context (sections 2, 4.2) ────────────────────────────────────────
   'whoami.field-missing': {
     breaks: ['CTX-001'],
@@ -246,7 +225,7 @@ const NOT_YET_MOVED = {
 } satisfies Record<string, FaultDefinition>;
 
 /** Every fault with the code that breaks the server, in the order of the README's table. */
-export const DEFINITIONS = { ...NOT_YET_MOVED, ...TOKEN_FAULTS, ...VERSIONING_FAULTS };
+export const DEFINITIONS = { ...NOT_YET_MOVED, ...TOKEN_FAULTS, ...AUTH_FAULTS, ...VERSIONING_FAULTS };
 
 export type FaultName = keyof typeof DEFINITIONS;
 

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { bearerAuthentication, callerOf } from '../auth/bearer.ts';
+import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 
 /** GET /api/core/whoami (section 4.2; profile whoami.route and whoami.fields). */
 export async function clientContextRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
-  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients, ctx.options.faults));
+  app.addHook('onRequest', ctx.behaviour.authenticate);
 
   app.get('/whoami', async (request) => {
     const client = callerOf(request);

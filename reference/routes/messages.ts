@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { bearerAuthentication, callerOf } from '../auth/bearer.ts';
+import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { checkMediaRule } from '../send/checks.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
@@ -13,7 +13,7 @@ import { answerBody, idempotencyKeyHook, IdempotencyFaults, mediaRuleWaived, sen
  * ownership (403), campaign registration, recipient format, and acceptance.
  */
 export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
-  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients, ctx.options.faults));
+  app.addHook('onRequest', ctx.behaviour.authenticate);
   // Kill-matrix faults (reference/faults.ts, reference/sendFaults.ts): each call below is the
   // ordinary behaviour unless its fault is on.
   const { faults } = ctx.options;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { bearerAuthentication, callerOf } from '../auth/bearer.ts';
+import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import type { FaultName } from '../faults/index.ts';
@@ -9,19 +9,7 @@ import type { SearchCriteria } from '../upstream/inventory.ts';
 /** The numbers resource: list (4.3), search (4.4) and update (4.5). */
 export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   const { faults } = ctx.options;
-  const authenticate = bearerAuthentication(ctx.stores.clients, faults);
-  app.addHook('onRequest', async (request, reply) => {
-    // Kill-matrix faults (reference/faults.ts): the list is served without a token, as the first
-    // client; the update route refuses every token.
-    if (faults.has('auth.missing-token-accepted-on-numbers') && request.method === 'GET' && request.headers.authorization === undefined) {
-      request.apiClient = ctx.stores.clients.byApiClientId(ctx.seeded[0]!.apiClientId)!;
-      return;
-    }
-    if (faults.has('auth.update-refuses-tokens') && request.method === 'PATCH') {
-      throw new CoreError('UNAUTHORIZED', 'The bearer token is unknown or expired.', {}, { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' });
-    }
-    return authenticate(request, reply);
-  });
+  app.addHook('onRequest', ctx.behaviour.authenticate);
 
   // Profile numbers.route: GET, 200, {numbers: [Number]}; the caller's numbers only.
   app.get('/numbers', async (request, reply) => {
