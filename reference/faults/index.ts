@@ -1,7 +1,12 @@
 import { ConfigError } from '../errors.ts';
 import type { Fault, FaultDefinition } from './fault.ts';
 import { AUTH_FAULTS } from './auth.ts';
+import { CONTEXT_FAULTS } from './context.ts';
+import { ERRORS_FAULTS } from './errors.ts';
+import { NUMBERS_FAULTS } from './numbers.ts';
+import { SEARCH_FAULTS } from './search.ts';
 import { TOKEN_FAULTS } from './token.ts';
+import { UPDATE_FAULTS } from './update.ts';
 import { VERSIONING_FAULTS } from './versioning.ts';
 
 // The fault catalogue: deliberate misbehaviours of the reference server, one requirement each,
@@ -119,77 +124,9 @@ const NOT_YET_MOVED = {
     breaks: ['ERR-003'],
     description: 'a core request with malformed JSON is answered 500 SERVER_ERROR',
   },
-  'errors.text-plain-content-type': {
-    breaks: ['ERR-004'],
-    description: 'the numbers list is answered with Content-Type text/plain (the body is still JSON)',
-  },
-
-  // ── client context (sections 2, 4.2) ────────────────────────────────────────
-  'whoami.field-missing': {
-    breaks: ['CTX-001'],
-    description: 'the client context leaves out apiClientName',
-  },
-  'whoami.field-mistyped': {
-    breaks: ['CTX-001'],
-    description: 'the client context gives capabilities as the JSON text of the stored column instead of an array',
-  },
-  'ctx.same-id-for-every-client': {
-    breaks: ['CTX-002'],
-    description: "the client context gives the first client\'s apiClientId to every client",
-  },
-  'ctx.delivery-flag-always-true': {
-    breaks: ['CTX-003'],
-    description: 'deliveryWebhookConfigured is true even when the client has no delivery webhook',
-  },
-
-  // ── numbers (section 4.3) ───────────────────────────────────────────────────
-  'numbers.list-leaks-other-clients': {
-    breaks: ['NUM-003'],
-    description: "the numbers list holds every client's numbers (the client filter is dropped)",
-  },
-  'numbers.id-missing-when-unregistered': {
-    breaks: ['NUM-001'],
-    description: 'the numbers list leaves numberId out of numbers without a campaignregId',
-  },
   'numbers.sms-only-number-refused': {
     breaks: ['NUM-002'],
     description: "a send from one of the client\'s numbers with MMS disabled is refused 403, even for an SMS",
-  },
-  'numbers.e164-number-ids': {
-    breaks: ['NUM-004'],
-    description: 'the numbers list gives numbers without a campaignregId their phone number as numberId',
-  },
-  'numbers.campaign-field-misspelt': {
-    breaks: ['NUM-005'],
-    description: 'the numbers list carries the campaign registration under campaignRegId as well as campaignregId',
-  },
-
-  // ── update (section 4.5) ────────────────────────────────────────────────────
-  'update.flags-not-persisted': {
-    breaks: ['UPD-001'],
-    description: 'an update of smsEnabled or mmsEnabled is answered with the new value but not stored',
-  },
-  'update.foreign-number-allowed': {
-    breaks: ['UPD-002'],
-    description: "an update of another client's number is applied",
-  },
-  'update.other-fields-reset': {
-    breaks: ['UPD-003'],
-    description: 'an update that does not name smsEnabled or mmsEnabled stores it as false',
-  },
-  'update.null-refused': {
-    breaks: ['UPD-004'],
-    description: 'an update setting campaignregId to null is refused 400',
-  },
-
-  // ── search (section 4.4) ────────────────────────────────────────────────────
-  'search.field-missing': {
-    breaks: ['SEARCH-001'],
-    description: 'the search answer leaves out providerResultCount',
-  },
-  'search.upstream-failure-500': {
-    breaks: ['SEARCH-002'],
-    description: 'an error status from the inventory provider is answered 500 SERVER_ERROR instead of 502 UPSTREAM_ERROR',
   },
 
   // ── webhooks (sections 3, 6; Standard Webhooks) ────────────────────────────
@@ -225,7 +162,17 @@ const NOT_YET_MOVED = {
 } satisfies Record<string, FaultDefinition>;
 
 /** Every fault with the code that breaks the server, in the order of the README's table. */
-export const DEFINITIONS = { ...NOT_YET_MOVED, ...TOKEN_FAULTS, ...AUTH_FAULTS, ...VERSIONING_FAULTS };
+export const DEFINITIONS = {
+  ...NOT_YET_MOVED,
+  ...ERRORS_FAULTS,
+  ...TOKEN_FAULTS,
+  ...AUTH_FAULTS,
+  ...CONTEXT_FAULTS,
+  ...NUMBERS_FAULTS,
+  ...UPDATE_FAULTS,
+  ...SEARCH_FAULTS,
+  ...VERSIONING_FAULTS,
+};
 
 export type FaultName = keyof typeof DEFINITIONS;
 

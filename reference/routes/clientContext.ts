@@ -9,21 +9,18 @@ export async function clientContextRoutes(app: FastifyInstance, { ctx }: { ctx: 
   app.get('/whoami', async (request) => {
     const client = callerOf(request);
     const numbers = ctx.stores.numbers.listForClient(client.apiClientId);
-    const { faults } = ctx.options;
     return {
-      // Kill-matrix faults: every client is named as the first one; the delivery flag is always set.
-      apiClientId: faults.has('ctx.same-id-for-every-client') ? ctx.seeded[0]!.apiClientId : client.apiClientId,
-      // Kill-matrix faults (reference/faults.ts): a field left out, a field of the wrong type.
-      ...(!faults.has('whoami.field-missing') && { apiClientName: client.name }),
+      apiClientId: client.apiClientId,
+      apiClientName: client.name,
       apiClientStatus: client.status,
-      capabilities: faults.has('whoami.field-mistyped') ? JSON.stringify(client.capabilities) : client.capabilities,
+      capabilities: client.capabilities,
       assignedNumbers: {
         total: numbers.length,
         smsEnabled: numbers.filter((number) => number.smsEnabled).length,
         mmsEnabled: numbers.filter((number) => number.mmsEnabled).length,
       },
       inboundWebhookConfigured: client.inboundWebhookUrl !== null,
-      deliveryWebhookConfigured: faults.has('ctx.delivery-flag-always-true') || client.deliveryWebhookUrl !== null,
+      deliveryWebhookConfigured: client.deliveryWebhookUrl !== null,
     };
   });
 }
