@@ -15,11 +15,10 @@ import { LazyRequestLogger } from './log.ts';
 import { startSweeper } from './maintenance.ts';
 import { CORE_BODY_LIMIT_BYTES, DEFAULTS, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
-import { coreErrorHandler, coreNotFoundHandler, routerErrorHandler } from './routes/coreErrorHandler.ts';
+import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
 import { controlRoutes } from './routes/control.ts';
 import { tokenRoutes } from './routes/token.ts';
 import { createAjv } from './spec/ajv.ts';
-import { loadRequestSchemas } from './spec/requestSchemas.ts';
 import { createStores } from './store/index.ts';
 import { Writes } from './store/writes.ts';
 import { UpstreamClient } from './upstream/client.ts';
@@ -88,7 +87,6 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       db,
       writes,
       stores,
-      schemas: loadRequestSchemas(),
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
       dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, options.faults),
@@ -115,7 +113,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     onConstructorPoisoning: 'error',
     // The router's own refusals (an over-long path parameter, a malformed URL) are client
     // errors too, and every /api/core answer is in the CORE wrapper: never fastify's flat body.
-    frameworkErrors: routerErrorHandler(ctx.options.faults),
+    frameworkErrors: ctx.behaviour.frameworkErrors,
   });
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));

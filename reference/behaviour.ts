@@ -3,7 +3,11 @@
 // does, and all an ordinary start ever runs; an active fault replaces one member of it. The
 // routes, services and dispatcher read these members and know nothing of faults.
 
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerAuthentication, type Authenticate } from './auth/bearer.ts';
+import { coreErrorHandler } from './routes/coreErrorHandler.ts';
+import { checkMediaRule, resolveSendFrom } from './send/checks.ts';
+import { loadRequestSchemas, type RequestSchemas } from './spec/requestSchemas.ts';
 import type { Stores } from './store/index.ts';
 
 /** What the reference does where a fault may do otherwise. */
@@ -13,14 +17,26 @@ export interface Behaviour {
     /** VER-001: no version segment. */
     token: string;
   };
+  /** Request schemas: spec/openapi.yaml's, as strict as the profile, and the E.164 pattern recipients must match. */
+  schemas: RequestSchemas;
+  /** How the router's own refusals (a malformed URL, an over-long path parameter) are answered. */
+  frameworkErrors: ((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined;
   /** The bearer authentication every /api/core route runs first. */
   authenticate: Authenticate;
+  /** The send's rules that look at the body and the sendFrom number. */
+  send: {
+    checkMediaRule: typeof checkMediaRule;
+    resolveSendFrom: typeof resolveSendFrom;
+  };
 }
 
 /** The reference's own behaviour: the interface document's rules and the reference profile's choices. */
 export function referenceBehaviour(stores: Stores): Behaviour {
   return {
     paths: { token: '/api/auth/token' },
+    schemas: loadRequestSchemas(),
+    frameworkErrors: coreErrorHandler,
     authenticate: bearerAuthentication(stores.clients),
+    send: { checkMediaRule, resolveSendFrom },
   };
 }

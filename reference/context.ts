@@ -4,7 +4,6 @@ import type { Db } from './db/open.ts';
 import type { SimulatedCarrier } from './delivery/carrier.ts';
 import type { SeededClient } from './fixtures/seed.ts';
 import type { ReferenceOptions } from './options.ts';
-import type { RequestSchemas } from './spec/requestSchemas.ts';
 import type { Stores } from './store/index.ts';
 import type { Writes } from './store/writes.ts';
 import type { UpstreamClient } from './upstream/client.ts';
@@ -19,7 +18,6 @@ export interface ReferenceContext {
   db: Db;
   writes: Writes;
   stores: Stores;
-  schemas: RequestSchemas;
   seeded: readonly SeededClient[];
   upstream: UpstreamClient;
   dispatcher: WebhookDispatcher;

@@ -2,9 +2,11 @@ import { ConfigError } from '../errors.ts';
 import type { Fault, FaultDefinition } from './fault.ts';
 import { AUTH_FAULTS } from './auth.ts';
 import { CONTEXT_FAULTS } from './context.ts';
+import { IDEMPOTENCY_FAULTS } from './idempotency.ts';
 import { ERRORS_FAULTS } from './errors.ts';
 import { NUMBERS_FAULTS } from './numbers.ts';
 import { SEARCH_FAULTS } from './search.ts';
+import { SEND_FAULTS } from './send.ts';
 import { TOKEN_FAULTS } from './token.ts';
 import { UPDATE_FAULTS } from './update.ts';
 import { VERSIONING_FAULTS } from './versioning.ts';
@@ -23,112 +25,6 @@ import { VERSIONING_FAULTS } from './versioning.ts';
 
 // Faults whose code has not moved into a module of their area yet.
 const NOT_YET_MOVED = {
-  // ── send (section 4.6) ──────────────────────────────────────────────────────
-  'send.missing-key-accepted': {
-    breaks: ['SEND-001'],
-    description: 'a send without an Idempotency-Key header is accepted under a key the server makes up',
-  },
-  'send.sms-with-media-accepted': {
-    breaks: ['SEND-002'],
-    description: 'an SMS carrying media is accepted',
-  },
-  'send.mms-without-media-accepted': {
-    breaks: ['SEND-003'],
-    description: 'an MMS without media is accepted',
-  },
-  'send.foreign-send-from-accepted': {
-    breaks: ['SEND-004'],
-    description: "a sendFrom naming another client's number is accepted",
-  },
-  'send.no-campaign-accepted': {
-    breaks: ['SEND-005'],
-    description: 'a sendFrom number without a campaignregId is accepted',
-  },
-  'send.e164-send-from-accepted': {
-    breaks: ['SEND-006'],
-    description: "a sendFrom giving one of the client's own numbers in E.164 form is mapped to its numberId and accepted",
-  },
-  'send.padded-recipient-accepted': {
-    breaks: ['SEND-007'],
-    description: 'a recipient with whitespace around an E.164 number is accepted',
-  },
-  'send.00-prefix-recipient-accepted': {
-    breaks: ['SEND-007'],
-    description: "a recipient written with the international '00' prefix instead of '+' is accepted",
-  },
-  'send.long-recipient-accepted': {
-    breaks: ['SEND-007'],
-    description: 'a recipient of 16 or more digits is accepted (no upper bound on the length)',
-  },
-  'send.status-not-queued': {
-    breaks: ['SEND-008'],
-    description: 'accepted messages are reported with status SENT instead of QUEUED',
-  },
-  'send.errors-array-missing': {
-    breaks: ['SEND-009'],
-    description: 'the send answer leaves out the errors array when nothing failed',
-  },
-  'send.empty-to-accepted': {
-    breaks: ['SEND-011'],
-    description: 'an empty to array is accepted (answered 202 with no results)',
-  },
-  'send.text-type-accepted': {
-    breaks: ['SEND-012'],
-    description: "messageType 'TEXT' is accepted as a third type",
-  },
-  'send.missing-external-reference-accepted': {
-    breaks: ['SEND-013'],
-    description: 'a send without externalReference is accepted',
-  },
-  'send.mms-refused': {
-    breaks: ['SEND-010'],
-    description: 'an MMS is refused as an unknown messageType, even with media from an MMS-capable number',
-  },
-  'send.missing-type-accepted': {
-    breaks: ['SEND-014'],
-    description: 'a send without messageType is accepted and sent as an SMS',
-  },
-  'send.rejected-still-queued': {
-    breaks: ['SEND-015'],
-    description: 'a send refused for an invalid recipient still hands its delivery callbacks to the dispatcher',
-  },
-
-  // ── idempotency (section 4.6 rule 8, Idempotency-Key draft) ─────────────────
-  'idempotency.replay-creates-new': {
-    breaks: ['IDEM-001'],
-    description: 'a retry with the same key and payload queues new messages instead of replaying',
-  },
-  'idempotency.changed-payload-accepted': {
-    breaks: ['IDEM-002'],
-    description: 'a reused key with a changed payload is accepted as a new send',
-  },
-  'idempotency.concurrent-duplicates': {
-    breaks: ['IDEM-104'],
-    description: 'the idempotency record is written in a later step than the lookup, so concurrent sends with one key each queue messages',
-  },
-
-  // ── errors (section 7) ──────────────────────────────────────────────────────
-  'errors.flat-router-errors': {
-    breaks: ['ERR-001'],
-    description: "the router's own refusals (an over-long path parameter) are answered in fastify's flat body, not the CORE wrapper",
-  },
-  'errors.request-id-missing': {
-    breaks: ['ERR-001'],
-    description: "the router's own refusals are answered in the CORE wrapper without requestId",
-  },
-  'errors.forbidden-as-not-found': {
-    breaks: ['ERR-002'],
-    description: 'a sendFrom numberId that does not exist is answered 403 with error.code NOT_FOUND',
-  },
-  'errors.malformed-json-500': {
-    breaks: ['ERR-003'],
-    description: 'a core request with malformed JSON is answered 500 SERVER_ERROR',
-  },
-  'numbers.sms-only-number-refused': {
-    breaks: ['NUM-002'],
-    description: "a send from one of the client\'s numbers with MMS disabled is refused 403, even for an SMS",
-  },
-
   // ── webhooks (sections 3, 6; Standard Webhooks) ────────────────────────────
   'webhooks.override-never-sent': {
     breaks: ['WH-001'],
@@ -163,7 +59,8 @@ const NOT_YET_MOVED = {
 
 /** Every fault with the code that breaks the server, in the order of the README's table. */
 export const DEFINITIONS = {
-  ...NOT_YET_MOVED,
+  ...SEND_FAULTS,
+  ...IDEMPOTENCY_FAULTS,
   ...ERRORS_FAULTS,
   ...TOKEN_FAULTS,
   ...AUTH_FAULTS,
@@ -171,6 +68,7 @@ export const DEFINITIONS = {
   ...NUMBERS_FAULTS,
   ...UPDATE_FAULTS,
   ...SEARCH_FAULTS,
+  ...NOT_YET_MOVED,
   ...VERSIONING_FAULTS,
 };
 

@@ -1,7 +1,8 @@
+import { CoreError } from '../errors.ts';
 import { numberJson } from '../store/numbers.ts';
 import type { FaultDefinition } from './fault.ts';
 
-// Faults of the numbers list (section 4.3): each rewrites the list's answer.
+// Faults of the numbers (section 4.3): the list's answer rewritten, or a listed number refused as sendFrom.
 
 const LIST = 'GET /api/core/numbers';
 
@@ -28,6 +29,20 @@ export const NUMBERS_FAULTS = {
         return rest;
       });
     },
+  },
+  'numbers.sms-only-number-refused': {
+    breaks: ['NUM-002'],
+    description: "a send from one of the client's numbers with MMS disabled is refused 403, even for an SMS",
+    behaviour: ({ send }) => ({
+      send: {
+        ...send,
+        resolveSendFrom: (request, client, numbers) => {
+          const number = send.resolveSendFrom(request, client, numbers);
+          if (!number.mmsEnabled) throw new CoreError('FORBIDDEN', 'This sendFrom number is not assigned to this API client.');
+          return number;
+        },
+      },
+    }),
   },
   'numbers.e164-number-ids': {
     breaks: ['NUM-004'],

@@ -1,4 +1,4 @@
-import { CORE_ERRORS } from '../errors.ts';
+import { CoreError, coreErrorBody } from '../errors.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of the number search (section 4.4): each rewrites the search's answer.
@@ -20,10 +20,11 @@ export const SEARCH_FAULTS = {
     route: SEARCH,
     // A provider's error status (not a timeout or an unreadable answer) is taken for the server's own failure.
     answer(answer) {
-      const { error } = answer.body;
-      if (error?.code !== 'UPSTREAM_ERROR' || typeof error.details.providerStatus !== 'number') return;
-      answer.status = CORE_ERRORS.SERVER_ERROR.status;
-      answer.body.error = { code: 'SERVER_ERROR', message: CORE_ERRORS.SERVER_ERROR.message, details: {} };
+      const { code, details } = answer.body.error ?? {};
+      if (code !== 'UPSTREAM_ERROR' || typeof details.providerStatus !== 'number') return;
+      const error = new CoreError('SERVER_ERROR');
+      answer.status = error.status;
+      answer.body = coreErrorBody(error, answer.request.id);
     },
   },
 } satisfies Record<string, FaultDefinition>;

@@ -1,8 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../context.ts';
 import { clientContextRoutes } from './clientContext.ts';
-import { CoreError } from '../errors.ts';
-import { coreErrorHandler, coreNotFoundHandler, sendCoreError } from './coreErrorHandler.ts';
+import { coreErrorHandler, coreNotFoundHandler } from './coreErrorHandler.ts';
 import { messageRoutes } from './messages.ts';
 import { numberRoutes } from './numbers.ts';
 
@@ -11,17 +10,11 @@ export async function coreRoutes(app: FastifyInstance, { ctx }: { ctx: Reference
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.setErrorHandler(ctx.options.faults.has('errors.malformed-json-500') ? malformedJsonAsServerError : coreErrorHandler);
+  app.setErrorHandler(coreErrorHandler);
   app.setNotFoundHandler(coreNotFoundHandler);
   // Core bodies are JSON only; fastify would otherwise hand a text/plain body to the schema.
   app.removeContentTypeParser('text/plain');
   await app.register(clientContextRoutes, { ctx });
   await app.register(numberRoutes, { ctx });
   await app.register(messageRoutes, { ctx });
-}
-
-/** Kill-matrix fault errors.malformed-json-500 (reference/faults.ts): a body that is not JSON is taken for the server's own failure. */
-function malformedJsonAsServerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return sendCoreError(new CoreError('SERVER_ERROR'), request, reply);
-  return coreErrorHandler(error, request, reply);
 }

@@ -1,9 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError, coreErrorBody } from '../errors.ts';
-import type { FaultName } from '../faults/index.ts';
 
 /** Turns anything a core route (or the control plane) throws into the CORE wrapper. */
-function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): CoreError {
+export function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): CoreError {
   if (error instanceof CoreError) return error;
   if (error.validation) {
     const issue = error.validation[0];
@@ -32,23 +31,4 @@ export function coreErrorHandler(error: FastifyError | CoreError, request: Fasti
 
 export function coreNotFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendCoreError(new CoreError('NOT_FOUND', 'No route matches this method and path.'), request, reply);
-}
-
-type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
-
-/**
- * The handler for the router's own refusals (fastify's frameworkErrors). With a kill-matrix
- * fault (reference/faults.ts) it is left out, so fastify answers in its flat default body, or it
- * answers the CORE wrapper without its requestId.
- */
-export function routerErrorHandler(faults: ReadonlySet<FaultName>): ErrorHandler | undefined {
-  if (faults.has('errors.flat-router-errors')) return undefined;
-  if (faults.has('errors.request-id-missing')) {
-    return (error, request, reply) => {
-      const core = toCoreError(error, request);
-      const { requestId: _dropped, ...body } = coreErrorBody(core, request.id);
-      return reply.code(core.status).header('x-request-id', request.id).send(body);
-    };
-  }
-  return coreErrorHandler;
 }

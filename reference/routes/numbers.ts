@@ -16,12 +16,12 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
   });
 
   // Profile search.route: POST /api/core/numbers/search, 200. The provider is asked over HTTP.
-  app.post('/numbers/search', { schema: { body: ctx.schemas.searchRequest } }, async (request) => ctx.upstream.search(request.body as SearchCriteria));
+  app.post('/numbers/search', { schema: { body: ctx.behaviour.schemas.searchRequest } }, async (request) => ctx.upstream.search(request.body as SearchCriteria));
 
   // Profile update.route: PATCH, 200 with the updated Number; another client's number is 404.
   app.patch(
     '/numbers/:numberId',
-    { schema: { params: ctx.schemas.numberIdParams, body: ctx.schemas.numberSettings } },
+    { schema: { params: ctx.behaviour.schemas.numberIdParams, body: ctx.behaviour.schemas.numberSettings } },
     async (request) => {
       const client = callerOf(request);
       const { numberId } = request.params as { numberId: string };

@@ -5,7 +5,8 @@ import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
 import { payloadFingerprint } from './fingerprint.ts';
 import type { SendRequest } from './sendRequest.ts';
-import { acceptanceWithFaults, checkRecipientsWithFaults, recipientPattern, resolveSendFromWithFaults } from '../sendFaults.ts';
+import { acceptanceWithFaults } from '../sendFaults.ts';
+import { checkRecipients } from './checks.ts';
 
 /** What the route sends back: a first answer, or the stored one replayed. */
 export interface SendAnswer {
@@ -59,17 +60,14 @@ export class SendService {
     // The key's record decides before anything that depends on state (draft 2.6). The writer
     // looks it up in the transaction that would store this send, so the checks below are run
     // now but their refusal is reported only when the key has no record.
-    // Kill-matrix faults (reference/faults.ts): the ordinary checks unless a fault is on.
-    const { faults } = this.ctx.options;
+    const { behaviour } = this.ctx;
     const nowMs = Date.now();
     let acceptance: Acceptance | undefined;
     let refusal: CoreError | undefined;
     try {
-      const number = resolveSendFromWithFaults(request, client, stores.numbers, faults);
-      checkRecipientsWithFaults(request, recipientPattern(this.ctx.schemas.e164, faults), faults, () =>
-        this.ctx.dispatcher.dispatch(buildAcceptance(client, number, request, fingerprint, nowMs).webhooks),
-      );
-      acceptance = acceptanceWithFaults(buildAcceptance(client, number, request, fingerprint, nowMs), client, number, faults);
+      const number = behaviour.send.resolveSendFrom(request, client, stores.numbers);
+      checkRecipients(request, behaviour.schemas.e164);
+      acceptance = acceptanceWithFaults(buildAcceptance(client, number, request, fingerprint, nowMs), client, number, this.ctx.options.faults);
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;
