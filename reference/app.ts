@@ -80,16 +80,17 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     const writes = new Writes(writer, stores);
     simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
+    const behaviour = behaviourWith(options.faults, referenceBehaviour(stores), { stores, seeded });
     const ctx: ReferenceContext = {
       options,
-      behaviour: behaviourWith(options.faults, referenceBehaviour(stores), { stores, seeded }),
+      behaviour,
       logger,
       db,
       writes,
       stores,
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, options.faults),
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, behaviour.webhooks.signedHeaders),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
     return await assemble(ctx, upstreamUrl, simulator);

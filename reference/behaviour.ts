@@ -9,6 +9,7 @@ import { coreErrorHandler } from './routes/coreErrorHandler.ts';
 import { checkMediaRule, resolveSendFrom } from './send/checks.ts';
 import { loadRequestSchemas, type RequestSchemas } from './spec/requestSchemas.ts';
 import type { Stores } from './store/index.ts';
+import { REFERENCE_WEBHOOKS, type WebhookPolicy } from './webhooks/policy.ts';
 
 /** What the reference does where a fault may do otherwise. */
 export interface Behaviour {
@@ -28,6 +29,8 @@ export interface Behaviour {
     checkMediaRule: typeof checkMediaRule;
     resolveSendFrom: typeof resolveSendFrom;
   };
+  /** Where callbacks go, what a delivery event says and how callbacks are signed. */
+  webhooks: WebhookPolicy;
 }
 
 /** The reference's own behaviour: the interface document's rules and the reference profile's choices. */
@@ -38,5 +41,6 @@ export function referenceBehaviour(stores: Stores): Behaviour {
     frameworkErrors: coreErrorHandler,
     authenticate: bearerAuthentication(stores.clients),
     send: { checkMediaRule, resolveSendFrom },
+    webhooks: REFERENCE_WEBHOOKS,
   };
 }

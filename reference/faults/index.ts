@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.ts';
-import type { Fault, FaultDefinition } from './fault.ts';
+import type { Fault } from './fault.ts';
 import { AUTH_FAULTS } from './auth.ts';
 import { CONTEXT_FAULTS } from './context.ts';
 import { IDEMPOTENCY_FAULTS } from './idempotency.ts';
@@ -10,6 +10,7 @@ import { SEND_FAULTS } from './send.ts';
 import { TOKEN_FAULTS } from './token.ts';
 import { UPDATE_FAULTS } from './update.ts';
 import { VERSIONING_FAULTS } from './versioning.ts';
+import { WEBHOOKS_FAULTS } from './webhooks.ts';
 
 // The fault catalogue: deliberate misbehaviours of the reference server, one requirement each,
 // that the kill matrix (`npm run sensitivity`, cli/sensitivity.ts) switches on one at a time to
@@ -23,40 +24,6 @@ import { VERSIONING_FAULTS } from './versioning.ts';
 // callback needs the callback to arrive) or because every response is validated against
 // spec/openapi.yaml.
 
-// Faults whose code has not moved into a module of their area yet.
-const NOT_YET_MOVED = {
-  // ── webhooks (sections 3, 6; Standard Webhooks) ────────────────────────────
-  'webhooks.override-never-sent': {
-    breaks: ['WH-001'],
-    description: "delivery events are handed to the dispatcher only when the client has a delivery webhook, so one addressed to a number's override alone is never sent",
-  },
-  'webhooks.wrong-target': {
-    breaks: ['WH-001'],
-    description: "delivery events go to the client's delivery webhook even when the number has webhookDeliveryOverride set",
-  },
-  'webhooks.message-id-missing': {
-    breaks: ['WH-003'],
-    description: 'delivery events carry a message URL instead of the messageId',
-  },
-  'webhooks.client-delivery-ignored': {
-    breaks: ['WH-002'],
-    description: "delivery events for a number without webhookDeliveryOverride are never sent to the client\'s delivery webhook",
-  },
-  'webhooks.inbound-override-ignored': {
-    breaks: ['WH-004'],
-    description: "inbound messages go to the client\'s inbound webhook even when the number has webhookInboundOverride set",
-  },
-  'webhooks.client-inbound-ignored': {
-    breaks: ['WH-005'],
-    description: "inbound messages for a number without webhookInboundOverride are never sent to the client\'s inbound webhook",
-  },
-  'webhooks.unsigned': {
-    breaks: ['WH-101'],
-    description: 'callbacks are sent without the webhook-signature header',
-  },
-
-} satisfies Record<string, FaultDefinition>;
-
 /** Every fault with the code that breaks the server, in the order of the README's table. */
 export const DEFINITIONS = {
   ...SEND_FAULTS,
@@ -68,7 +35,7 @@ export const DEFINITIONS = {
   ...NUMBERS_FAULTS,
   ...UPDATE_FAULTS,
   ...SEARCH_FAULTS,
-  ...NOT_YET_MOVED,
+  ...WEBHOOKS_FAULTS,
   ...VERSIONING_FAULTS,
 };
 

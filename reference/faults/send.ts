@@ -166,7 +166,7 @@ export const SEND_FAULTS = {
       const client = callerOf(request);
       const send = request.body as SendRequest;
       const number = behaviour.send.resolveSendFrom(send, client, stores.numbers);
-      dispatcher.dispatch(buildAcceptance(client, number, send, '', Date.now()).webhooks);
+      dispatcher.dispatch(buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now()).webhooks);
     },
   },
 } satisfies Record<string, FaultDefinition>;

@@ -5,7 +5,6 @@ import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
 import { payloadFingerprint } from './fingerprint.ts';
 import type { SendRequest } from './sendRequest.ts';
-import { acceptanceWithFaults } from '../sendFaults.ts';
 import { checkRecipients } from './checks.ts';
 
 /** What the route sends back: a first answer, or the stored one replayed. */
@@ -67,7 +66,7 @@ export class SendService {
     try {
       const number = behaviour.send.resolveSendFrom(request, client, stores.numbers);
       checkRecipients(request, behaviour.schemas.e164);
-      acceptance = acceptanceWithFaults(buildAcceptance(client, number, request, fingerprint, nowMs), client, number, this.ctx.options.faults);
+      acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs);
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;
