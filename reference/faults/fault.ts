@@ -53,3 +53,15 @@ export interface FaultDefinition extends Fault {
   preHandler?: RequestHook;
   answer?: (answer: Answer, ctx: ReferenceContext) => void;
 }
+
+/** The members of the behaviour that are groups of members (paths, schemas, send, webhooks). */
+type Group = { [K in keyof Behaviour]: Behaviour[K] extends (...args: never[]) => unknown ? never : Behaviour[K] extends object ? K : never }[keyof Behaviour];
+
+/** A fault's `behaviour` that replaces one member of a group, given the member it replaces. */
+export function replaceMember<G extends Group, M extends keyof Behaviour[G]>(
+  group: G,
+  member: M,
+  replace: (current: Behaviour[G][M], deps: FaultDeps) => Behaviour[G][M],
+): NonNullable<FaultDefinition['behaviour']> {
+  return (behaviour, deps) => ({ [group]: { ...behaviour[group], [member]: replace(behaviour[group][member], deps) } });
+}

@@ -1,6 +1,6 @@
 import { CoreError } from '../errors.ts';
 import { numberJson } from '../store/numbers.ts';
-import type { FaultDefinition } from './fault.ts';
+import { replaceMember, type FaultDefinition } from './fault.ts';
 
 // Faults of the numbers (section 4.3): the list's answer rewritten, or a listed number refused as sendFrom.
 
@@ -33,15 +33,10 @@ export const NUMBERS_FAULTS = {
   'numbers.sms-only-number-refused': {
     breaks: ['NUM-002'],
     description: "a send from one of the client's numbers with MMS disabled is refused 403, even for an SMS",
-    behaviour: ({ send }) => ({
-      send: {
-        ...send,
-        resolveSendFrom: (request, client, numbers) => {
-          const number = send.resolveSendFrom(request, client, numbers);
-          if (!number.mmsEnabled) throw new CoreError('FORBIDDEN', 'This sendFrom number is not assigned to this API client.');
-          return number;
-        },
-      },
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const number = resolveSendFrom(request, client, numbers);
+      if (!number.mmsEnabled) throw new CoreError('FORBIDDEN', 'This sendFrom number is not assigned to this API client.');
+      return number;
     }),
   },
   'numbers.e164-number-ids': {

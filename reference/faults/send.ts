@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
 import { buildAcceptance } from '../send/accept.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { RequestSchemas } from '../spec/requestSchemas.ts';
-import type { FaultDefinition } from './fault.ts';
+import { replaceMember, type FaultDefinition, type RequestHook } from './fault.ts';
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule or the sendFrom resolution; two fill in a field before the
-// schema sees the body, one makes a key up, two rewrite the answer.
+// schema sees the body, one makes a key up; from the answer, two rewrite it and one queues the
+// callbacks of a refused send.
 
 const SEND = 'POST /api/core/messages/send';
 
@@ -20,10 +20,19 @@ function withSendProperty(schemas: RequestSchemas, name: string, change: Schema)
   return { ...schemas, sendRequest: { ...schemas.sendRequest, properties: { ...properties, [name]: { ...properties[name], ...change } } } };
 }
 
-/** The parsed body before the schema, when it is an object that leaves `field` out. */
-function leavesOut(request: FastifyRequest, field: string): Record<string, unknown> | undefined {
-  const body = request.body;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && !(field in body) ? (body as Record<string, unknown>) : undefined;
+/** The media rule (rules 2 and 3) left out for one messageType. */
+function mediaRuleWaivedFor(messageType: SendRequest['messageType']): FaultDefinition['behaviour'] {
+  return replaceMember('send', 'checkMediaRule', (checkMediaRule) => (request) => {
+    if (request.messageType !== messageType) checkMediaRule(request);
+  });
+}
+
+/** A hook that fills `field` in before the schema sees a body that leaves it out. */
+function filledIn(field: string, value: string): RequestHook {
+  return (request) => {
+    const body = request.body;
+    if (typeof body === 'object' && body !== null && !Array.isArray(body) && !(field in body)) (body as Record<string, unknown>)[field] = value;
+  };
 }
 
 export const SEND_FAULTS = {
@@ -38,74 +47,52 @@ export const SEND_FAULTS = {
   'send.sms-with-media-accepted': {
     breaks: ['SEND-002'],
     description: 'an SMS carrying media is accepted',
-    behaviour: ({ send }) => ({
-      send: {
-        ...send,
-        checkMediaRule: (request) => {
-          if (request.messageType !== 'SMS') send.checkMediaRule(request);
-        },
-      },
-    }),
+    behaviour: mediaRuleWaivedFor('SMS'),
   },
   'send.mms-without-media-accepted': {
     breaks: ['SEND-003'],
     description: 'an MMS without media is accepted',
-    behaviour: ({ send }) => ({
-      send: {
-        ...send,
-        checkMediaRule: (request) => {
-          if (request.messageType !== 'MMS') send.checkMediaRule(request);
-        },
-      },
-    }),
+    behaviour: mediaRuleWaivedFor('MMS'),
   },
   'send.foreign-send-from-accepted': {
     breaks: ['SEND-004'],
     description: "a sendFrom naming another client's number is accepted",
-    behaviour: ({ send }) => ({
-      send: {
-        ...send,
-        resolveSendFrom: (request, client, numbers) => {
-          const theirs = numbers.byId(request.sendFrom);
-          return theirs && theirs.apiClientId !== client.apiClientId ? theirs : send.resolveSendFrom(request, client, numbers);
-        },
-      },
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const theirs = numbers.byId(request.sendFrom);
+      return theirs && theirs.apiClientId !== client.apiClientId ? theirs : resolveSendFrom(request, client, numbers);
     }),
   },
   'send.no-campaign-accepted': {
     breaks: ['SEND-005'],
     description: 'a sendFrom number without a campaignregId is accepted',
-    behaviour: ({ send }) => ({
-      send: { ...send, resolveSendFrom: (request, client, numbers) => numbers.findOwned(client.apiClientId, request.sendFrom) ?? send.resolveSendFrom(request, client, numbers) },
-    }),
+    behaviour: replaceMember(
+      'send',
+      'resolveSendFrom',
+      (resolveSendFrom) => (request, client, numbers) => numbers.findOwned(client.apiClientId, request.sendFrom) ?? resolveSendFrom(request, client, numbers),
+    ),
   },
   'send.e164-send-from-accepted': {
     breaks: ['SEND-006'],
     description: "a sendFrom giving one of the client's own numbers in E.164 form is mapped to its numberId and accepted",
-    behaviour: ({ send }) => ({
-      send: {
-        ...send,
-        resolveSendFrom: (request, client, numbers) => {
-          const own = numbers.byPhoneNumber(request.sendFrom);
-          return send.resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
-        },
-      },
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const own = numbers.byPhoneNumber(request.sendFrom);
+      return resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
     }),
   },
   'send.padded-recipient-accepted': {
     breaks: ['SEND-007'],
     description: 'a recipient with whitespace around an E.164 number is accepted',
-    behaviour: ({ schemas }) => ({ schemas: { ...schemas, e164: /^\s*\+[1-9]\d{1,14}\s*$/ } }),
+    behaviour: replaceMember('schemas', 'e164', () => /^\s*\+[1-9]\d{1,14}\s*$/),
   },
   'send.00-prefix-recipient-accepted': {
     breaks: ['SEND-007'],
     description: "a recipient written with the international '00' prefix instead of '+' is accepted",
-    behaviour: ({ schemas }) => ({ schemas: { ...schemas, e164: /^(?:\+|00)[1-9]\d{1,14}$/ } }),
+    behaviour: replaceMember('schemas', 'e164', () => /^(?:\+|00)[1-9]\d{1,14}$/),
   },
   'send.long-recipient-accepted': {
     breaks: ['SEND-007'],
     description: 'a recipient of 16 or more digits is accepted (no upper bound on the length)',
-    behaviour: ({ schemas }) => ({ schemas: { ...schemas, e164: /^\+[1-9]\d{1,}$/ } }),
+    behaviour: replaceMember('schemas', 'e164', () => /^\+[1-9]\d{1,}$/),
   },
   'send.status-not-queued': {
     breaks: ['SEND-008'],
@@ -137,10 +124,7 @@ export const SEND_FAULTS = {
     breaks: ['SEND-013'],
     description: 'a send without externalReference is accepted',
     route: SEND,
-    preValidation(request) {
-      const body = leavesOut(request, 'externalReference');
-      if (body) body.externalReference = '';
-    },
+    preValidation: filledIn('externalReference', ''),
   },
   'send.mms-refused': {
     breaks: ['SEND-010'],
@@ -151,10 +135,7 @@ export const SEND_FAULTS = {
     breaks: ['SEND-014'],
     description: 'a send without messageType is accepted and sent as an SMS',
     route: SEND,
-    preValidation(request) {
-      const body = leavesOut(request, 'messageType');
-      if (body) body.messageType = 'SMS';
-    },
+    preValidation: filledIn('messageType', 'SMS'),
   },
   'send.rejected-still-queued': {
     breaks: ['SEND-015'],
