@@ -18,18 +18,18 @@ export interface Behaviour {
     /** VER-001: no version segment. */
     token: string;
   };
-  /** Request schemas: spec/openapi.yaml's, as strict as the profile, and the E.164 pattern recipients must match. */
+  /** Request schemas: spec/openapi.yaml's, as strict as the profile, and the E.164 pattern recipients must match (SEND-007). */
   schemas: RequestSchemas;
-  /** How the router's own refusals (a malformed URL, an over-long path parameter) are answered. */
+  /** How the router's own refusals (a malformed URL, an over-long path parameter) are answered: the CORE wrapper (ERR-001). */
   frameworkErrors: ((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined;
-  /** The bearer authentication every /api/core route runs first. */
+  /** The bearer authentication every /api/core route runs first (section 5, RFC 6750). */
   authenticate: Authenticate;
-  /** The send's rules that look at the body and the sendFrom number. */
+  /** The send's rules that look at the body and the sendFrom number (section 4.6 rules 2 to 6). */
   send: {
     checkMediaRule: typeof checkMediaRule;
     resolveSendFrom: typeof resolveSendFrom;
   };
-  /** Where callbacks go, what a delivery event says and how callbacks are signed. */
+  /** Where callbacks go (WH-001, WH-002, WH-004, WH-005), what a delivery event says (WH-003) and how callbacks are signed (WH-101). */
   webhooks: WebhookPolicy;
 }
 

@@ -10,15 +10,16 @@ declare module 'fastify' {
   }
 }
 
-// RFC 6750 2.1: b64token.
+// RFC 6750 2.1: b64token; the scheme name in any case (AUTH-104).
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 // The scheme of an Authorization header: its first token (RFC 9110 11.4).
 const SCHEME = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)/;
 
 /**
- * RFC 6750 3: no error code when no bearer credentials were sent (no header, or another scheme
- * such as Basic: an unsupported authentication method); invalid_token when a bearer token failed.
+ * RFC 6750 3: a Bearer challenge on every 401 (AUTH-101); no error code when no bearer
+ * credentials were sent (no header, or another scheme such as Basic: AUTH-103, AUTH-105);
+ * invalid_token when a bearer token failed (AUTH-102).
  */
 export function unauthorized(message: string, tokenSent: boolean): CoreError {
   const challenge = tokenSent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"';
@@ -30,7 +31,11 @@ export function bearerToken(header: string): string | undefined {
   return BEARER.exec(header)?.[1];
 }
 
-/** The onRequest hook of every core route: it sets request.apiClient or refuses the request. */
+/**
+ * The onRequest hook of every core route: it sets request.apiClient or refuses the request.
+ * AUTH-001: no token is 401; AUTH-002: a malformed one is 401; AUTH-003: an expired one is 401;
+ * AUTH-004: an unknown one is 401; AUTH-005: a token of the token endpoint is accepted.
+ */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 export function bearerAuthentication(clients: ClientStore): Authenticate {

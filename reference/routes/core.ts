@@ -5,7 +5,10 @@ import { coreErrorHandler, coreNotFoundHandler } from './coreErrorHandler.ts';
 import { messageRoutes } from './messages.ts';
 import { numberRoutes } from './numbers.ts';
 
-/** Everything under /api/core: the CORE error wrapper and a request id header on every answer. */
+/**
+ * Everything under /api/core (VER-001: no version segment): the CORE error wrapper (ERR-001)
+ * and a request id header on every answer, JSON bodies (ERR-004).
+ */
 export async function coreRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -1,7 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError, coreErrorBody } from '../errors.ts';
 
-/** Turns anything a core route (or the control plane) throws into the CORE wrapper. */
+/**
+ * Turns anything a core route (or the control plane) throws into the CORE wrapper (ERR-001):
+ * malformed JSON and the other request defects are 400 INVALID_REQUEST, never 5xx (ERR-003,
+ * ERR-201); a failure of the server's own is SERVER_ERROR with no internals (ERR-101).
+ */
 export function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): CoreError {
   if (error instanceof CoreError) return error;
   if (error.validation) {
@@ -18,6 +22,7 @@ export function toCoreError(error: FastifyError | CoreError, request: FastifyReq
   return new CoreError('SERVER_ERROR');
 }
 
+/** ERR-201: every CORE error repeats its requestId in x-request-id. */
 export function sendCoreError(error: CoreError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return reply
     .code(error.status)

@@ -22,6 +22,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
     ctx.behaviour.send.checkMediaRule(body);
     const answer = await sends.send(client, request.idempotencyKey!, body);
     reply.code(answer.statusCode).type('application/json; charset=utf-8');
+    // IDEM-202: a replay says so; a first answer does not.
     if (answer.replayed) reply.header('idempotent-replayed', 'true');
     return reply.send(answer.body);
   });

@@ -9,16 +9,19 @@ import type { SearchCriteria } from '../upstream/inventory.ts';
 export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.addHook('onRequest', ctx.behaviour.authenticate);
 
-  // Profile numbers.route: GET, 200, {numbers: [Number]}; the caller's numbers only.
+  // Profile numbers.route: GET, 200, {numbers: [Number]} (NUM-201); the caller's numbers only
+  // (NUM-001, NUM-003).
   app.get('/numbers', async (request) => {
     const client = callerOf(request);
     return { numbers: ctx.stores.numbers.listForClient(client.apiClientId).map(numberJson) };
   });
 
-  // Profile search.route: POST /api/core/numbers/search, 200. The provider is asked over HTTP.
+  // Profile search.route: POST /api/core/numbers/search, 200 (SEARCH-001, SEARCH-201). The
+  // provider is asked over HTTP; its failures are 502 (SEARCH-002, SEARCH-203).
   app.post('/numbers/search', { schema: { body: ctx.behaviour.schemas.searchRequest } }, async (request) => ctx.upstream.search(request.body as SearchCriteria));
 
-  // Profile update.route: PATCH, 200 with the updated Number; another client's number is 404.
+  // Profile update.route: PATCH, 200 with the updated Number (UPD-001, UPD-201); only the fields
+  // named change (UPD-003); another client's number is 404 like a missing one (UPD-002, UPD-202).
   app.patch(
     '/numbers/:numberId',
     { schema: { params: ctx.behaviour.schemas.numberIdParams, body: ctx.behaviour.schemas.numberSettings } },

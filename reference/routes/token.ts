@@ -7,12 +7,13 @@ import type { ReferenceContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
-// Profile token.headers: on every answer of the token endpoint, success or error.
+// Profile token.headers (TOKEN-102, TOKEN-202): on every answer of the token endpoint, success or error.
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
-/** Profile token.errorStatus: the challenge of every invalid_client (always 401). */
+/** Profile token.errorStatus (TOKEN-104, TOKEN-105, TOKEN-201): the challenge of every invalid_client (always 401). */
 export const TOKEN_CHALLENGE = 'Basic realm="token"';
 
+/** TOKEN-006: the OAuth error body {error, error_description}, never the CORE wrapper; TOKEN-010: a 4xx status. */
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   const headers: Record<string, string> = { ...NO_STORE };
   if (error.status === 401) headers['www-authenticate'] = TOKEN_CHALLENGE;
@@ -33,7 +34,10 @@ function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyReq
 let decoy: Promise<string> | undefined;
 const decoyHash = (): Promise<string> => (decoy ??= hashSecret('decoy secret'));
 
-/** POST /api/auth/token: the OAuth 2 client_credentials grant (section 4.1, RFC 6749). */
+/**
+ * POST /api/auth/token: the OAuth 2 client_credentials grant (section 4.1, RFC 6749). TOKEN-001:
+ * credentials, not a bearer token, get a token; VER-001: the path has no version segment.
+ */
 export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.setErrorHandler(oauthErrorHandler);
   app.addContentTypeParser(
@@ -47,34 +51,41 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     if ('client_secret' in query || 'client_id' in query) {
       throw new OAuthError('invalid_request', 'Client credentials must not be sent in the URI (RFC 6749 2.3.1).');
     }
+    // TOKEN-003, TOKEN-004: credentials in a JSON or a form-encoded body.
     const parameters = readTokenParameters(request.body);
     if (parameters.grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
 
+    // TOKEN-005: credentials by HTTP Basic.
     const basic = parseBasicCredentials(request.headers.authorization);
     if (request.headers.authorization !== undefined && basic === undefined) {
       throw new OAuthError('invalid_client', 'Only HTTP Basic client authentication is supported in the Authorization header.');
     }
     if (basic === 'malformed') throw new OAuthError('invalid_client', 'The Basic credentials cannot be decoded.');
+    // TOKEN-106: one authentication method.
     if (basic && (parameters.clientSecret !== undefined || (parameters.clientId !== undefined && parameters.clientId !== basic.clientId))) {
       throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or body credentials, not both (RFC 6749 2.3).');
     }
+    // TOKEN-008.
     if (parameters.grantType !== 'client_credentials') {
       throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials.');
     }
     const clientId = basic ? basic.clientId : parameters.clientId;
     const clientSecret = basic ? basic.clientSecret : parameters.clientSecret;
+    // TOKEN-009.
     if (clientId === undefined || clientSecret === undefined) {
       throw new OAuthError('invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
     }
 
     const client = ctx.stores.clients.byClientId(clientId);
     const valid = await verifySecret(clientSecret, client?.secretHash ?? (await decoyHash()));
+    // TOKEN-007.
     if (!client || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
 
     const token = newAccessToken();
     const ttl = ctx.options.tokenTtlSeconds;
     const expiresAt = Date.now() + ttl * 1000;
     await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt });
+    // TOKEN-002, TOKEN-101; TOKEN-111: no refresh_token.
     return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
   });
 

@@ -21,8 +21,9 @@ export interface Acceptance {
 
 /**
  * The rows of an accepted send: one message per distinct recipient, its delivery event, and the
- * idempotency record holding the exact answer (profile send.items: repeats of a recipient are
- * reported as DUPLICATE_RECIPIENT).
+ * idempotency record holding the exact answer: 202 (SEND-201) with results, each QUEUED with its
+ * messageId (SEND-008), and errors, empty when nothing failed (SEND-009); profile send.items
+ * (SEND-202): repeats of a recipient are reported as DUPLICATE_RECIPIENT.
  */
 export function buildAcceptance(
   policy: Pick<WebhookPolicy, 'deliveryTarget' | 'deliveryEvent'>,

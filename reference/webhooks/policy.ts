@@ -11,12 +11,12 @@ export interface WebhookPolicy {
   signedHeaders: typeof signedHeaders;
 }
 
-/** A delivery event goes to the sending number's webhookDeliveryOverride, else to the client's delivery webhook. */
+/** A delivery event goes to the sending number's webhookDeliveryOverride (WH-001), else to the client's delivery webhook (WH-002). */
 function deliveryTarget(client: ClientRecord, number: NumberRecord): string | null {
   return number.webhookDeliveryOverride ?? client.deliveryWebhookUrl;
 }
 
-/** An inbound message goes to the number's webhookInboundOverride, else to the client's inbound webhook. */
+/** An inbound message goes to the number's webhookInboundOverride (WH-004), else to the client's inbound webhook (WH-005). */
 function inboundTarget(client: ClientRecord, number: NumberRecord): string | null {
   return number.webhookInboundOverride ?? client.inboundWebhookUrl;
 }
