@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Behaviour } from '../behaviour.ts';
 import type { ReferenceContext } from '../context.ts';
 
-/** The one requirement (spec/requirements.yaml) a fault breaks, and what the broken server does. */
+/** A fault's entry in the catalogue (FAULTS). */
 export interface Fault {
   /** The one requirement (spec/requirements.yaml) the fault breaks. */
   breaks: [string];
@@ -34,15 +34,14 @@ export interface Answer {
 export type RequestHook = (request: FastifyRequest, ctx: ReferenceContext) => void | Promise<void>;
 
 /**
- * A fault: its catalogue entry and how it breaks the server, in one of three ways that leave
- * the clean code paths alone.
+ * A fault: its catalogue entry and the code that breaks the server, which leaves the clean code
+ * paths alone in one of two ways.
  * - `behaviour` replaces members of the behaviour object (reference/behaviour.ts) that the
  *   routes and services read. It is given the behaviour so far, so it may wrap a member.
- * - `onRequest`, `preValidation`, `preHandler` run before the handler of `route` (fastify's
- *   hooks of those names: before authentication, before the body schema, before the handler)
- *   and change or refuse the request.
- * - `answer` rewrites the answer of `route` (fastify's onSend hook).
- * The hooks exist only on a server with at least one fault that uses them.
+ * - Hooks around `route`: `onRequest`, `preValidation` and `preHandler` (fastify's hooks of those
+ *   names: before authentication, before the body schema, before the handler) change or refuse
+ *   the request; `answer` rewrites the answer (fastify's onSend). They are registered only on a
+ *   server with an active fault that has one.
  */
 export interface FaultDefinition extends Fault {
   behaviour?: (behaviour: Behaviour, deps: FaultDeps) => Partial<Behaviour>;

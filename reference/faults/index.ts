@@ -2,8 +2,8 @@ import { ConfigError } from '../errors.ts';
 import type { Fault } from './fault.ts';
 import { AUTH_FAULTS } from './auth.ts';
 import { CONTEXT_FAULTS } from './context.ts';
-import { IDEMPOTENCY_FAULTS } from './idempotency.ts';
 import { ERRORS_FAULTS } from './errors.ts';
+import { IDEMPOTENCY_FAULTS } from './idempotency.ts';
 import { NUMBERS_FAULTS } from './numbers.ts';
 import { SEARCH_FAULTS } from './search.ts';
 import { SEND_FAULTS } from './send.ts';
@@ -23,6 +23,10 @@ import { WEBHOOKS_FAULTS } from './webhooks.ts';
 // tests fail too, it is because they use the broken behaviour as a step (a test that reads a
 // callback needs the callback to arrive) or because every response is validated against
 // spec/openapi.yaml.
+//
+// Each area's faults live in its module (send.ts, token.ts, ...), each entry with the code that
+// breaks the server beside its description; fault.ts says how a fault may break it, inject.ts
+// applies the active ones, and this file joins the areas into the catalogue.
 
 /** Every fault with the code that breaks the server, in the order of the README's table. */
 export const DEFINITIONS = {

@@ -8,8 +8,15 @@ import { DEFINITIONS, FAULT_NAMES, type FaultName } from './index.ts';
 // reference knows which faults are on. Without faults, the behaviour is the reference's own and
 // no hook is registered at all.
 
+const REQUEST_HOOKS = ['onRequest', 'preValidation', 'preHandler'] as const;
+
+/** The active faults in catalogue order. */
 function active(faults: ReadonlySet<FaultName>): FaultDefinition[] {
-  return FAULT_NAMES.filter((name) => faults.has(name)).map((name) => DEFINITIONS[name] as FaultDefinition);
+  return FAULT_NAMES.filter((name) => faults.has(name)).map((name) => {
+    const fault: FaultDefinition = DEFINITIONS[name];
+    if (fault.route === undefined && (fault.answer || REQUEST_HOOKS.some((hook) => fault[hook]))) throw new Error(`fault ${name} has hooks but no route`);
+    return fault;
+  });
 }
 
 /** The behaviour with the replacements of the active faults, applied in catalogue order. */
@@ -25,17 +32,12 @@ function runsFor(fault: FaultDefinition, request: FastifyRequest): boolean {
   return typeof fault.route === 'string' ? fault.route === route : fault.route!.test(route);
 }
 
-const REQUEST_HOOKS = ['onRequest', 'preValidation', 'preHandler'] as const;
-
 /**
  * Registers the request and answer hooks of the active faults on the root instance, so they
  * run for every route (before the routes' own hooks). Call before the routes are registered.
  */
 export function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext): void {
   const faults = active(ctx.options.faults);
-  for (const fault of faults) {
-    if (fault.route === undefined && (fault.answer || REQUEST_HOOKS.some((hook) => fault[hook]))) throw new Error(`fault "${fault.description}" has hooks but no route`);
-  }
 
   for (const hook of REQUEST_HOOKS) {
     const hooks = faults.filter((fault) => fault[hook]).map((fault) => [fault, fault[hook]!] as [FaultDefinition, RequestHook]);

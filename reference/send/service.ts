@@ -3,9 +3,9 @@ import { CoreError } from '../errors.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
+import { checkRecipients } from './checks.ts';
 import { payloadFingerprint } from './fingerprint.ts';
 import type { SendRequest } from './sendRequest.ts';
-import { checkRecipients } from './checks.ts';
 
 /** What the route sends back: a first answer, or the stored one replayed. */
 export interface SendAnswer {
