@@ -11,6 +11,7 @@ import type { ClientRecord } from '../reference/store/clients.ts';
 import { applyWrite, type WriteCommand } from '../reference/store/commands.ts';
 import { createStores } from '../reference/store/index.ts';
 import type { NumberRecord } from '../reference/store/numbers.ts';
+import { REFERENCE_WEBHOOKS } from '../reference/webhooks/policy.ts';
 
 // The durable part of a send alone, without HTTP or threads: the rows of an accepted send
 // (buildAcceptance) applied by the reference's own write commands and group commit
@@ -48,7 +49,7 @@ function run(batchSize: number, keys: KeyStyle, dir: string) {
   while (committed < total) {
     for (let i = 0; i < batchSize; i += 1) {
       const nowMs = Date.now();
-      const acceptance = buildAcceptance(client, number, request, 'fingerprint', nowMs);
+      const acceptance = buildAcceptance(REFERENCE_WEBHOOKS, client, number, request, 'fingerprint', nowMs);
       sequence += 1;
       const idempotencyKey = keys === 'time-ordered' ? `key-${String(sequence).padStart(12, '0')}` : randomUUID();
       queue.add({

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
-import { FAULTS, type FaultName } from '../reference/faults.ts';
+import { FAULTS, type FaultName } from '../reference/faults/index.ts';
 
 const USAGE = `Usage: npm run sensitivity -- [--only a,b] [--parallel N] [--full] [--out FILE]
 

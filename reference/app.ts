@@ -4,7 +4,9 @@ import type { ReferenceContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
 import { startWriter, type Writer } from './db/writer.ts';
 import { SimulatedCarrier } from './delivery/carrier.ts';
-import { assertKnownFaults, type FaultName } from './faults.ts';
+import { referenceBehaviour } from './behaviour.ts';
+import { assertKnownFaults, type FaultName } from './faults/index.ts';
+import { behaviourWith, registerFaultHooks } from './faults/inject.ts';
 import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
 import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
@@ -13,11 +15,10 @@ import { LazyRequestLogger } from './log.ts';
 import { startSweeper } from './maintenance.ts';
 import { CORE_BODY_LIMIT_BYTES, DEFAULTS, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
-import { coreErrorHandler, coreNotFoundHandler, routerErrorHandler } from './routes/coreErrorHandler.ts';
+import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
 import { controlRoutes } from './routes/control.ts';
 import { tokenRoutes } from './routes/token.ts';
 import { createAjv } from './spec/ajv.ts';
-import { loadRequestSchemas } from './spec/requestSchemas.ts';
 import { createStores } from './store/index.ts';
 import { Writes } from './store/writes.ts';
 import { UpstreamClient } from './upstream/client.ts';
@@ -79,16 +80,17 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     const writes = new Writes(writer, stores);
     simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
+    const behaviour = behaviourWith(options.faults, referenceBehaviour(stores), { stores, seeded });
     const ctx: ReferenceContext = {
       options,
+      behaviour,
       logger,
       db,
       writes,
       stores,
-      schemas: loadRequestSchemas(),
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, options.faults),
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, behaviour.webhooks.signedHeaders),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
     return await assemble(ctx, upstreamUrl, simulator);
@@ -112,7 +114,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     onConstructorPoisoning: 'error',
     // The router's own refusals (an over-long path parameter, a malformed URL) are client
     // errors too, and every /api/core answer is in the CORE wrapper: never fastify's flat body.
-    frameworkErrors: routerErrorHandler(ctx.options.faults),
+    frameworkErrors: ctx.behaviour.frameworkErrors,
   });
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
@@ -124,6 +126,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     describe: (baseUrl: string) => describeTarget(ctx.seeded, ctx.stores, baseUrl, ctx.options.control),
   } satisfies ReferenceHandle);
 
+  registerFaultHooks(app, ctx);
   app.setErrorHandler(coreErrorHandler);
   app.setNotFoundHandler(coreNotFoundHandler);
   await app.register(tokenRoutes, { ctx });

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
+import type { Behaviour } from './behaviour.ts';
 import type { Db } from './db/open.ts';
 import type { SimulatedCarrier } from './delivery/carrier.ts';
 import type { SeededClient } from './fixtures/seed.ts';
 import type { ReferenceOptions } from './options.ts';
-import type { RequestSchemas } from './spec/requestSchemas.ts';
 import type { Stores } from './store/index.ts';
 import type { Writes } from './store/writes.ts';
 import type { UpstreamClient } from './upstream/client.ts';
@@ -12,11 +12,12 @@ import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 /** What the route plugins share; built once by buildApp and passed to each plugin. */
 export interface ReferenceContext {
   options: ReferenceOptions;
+  /** What the server does where a fault may do otherwise (reference/behaviour.ts). */
+  behaviour: Behaviour;
   logger: Logger;
   db: Db;
   writes: Writes;
   stores: Stores;
-  schemas: RequestSchemas;
   seeded: readonly SeededClient[];
   upstream: UpstreamClient;
   dispatcher: WebhookDispatcher;

@@ -1,5 +1,5 @@
 // The one error catalogue of the reference server: every CORE error code with its HTTP status
-// and its default message (interface section 7.2). Codes outside the section 7.2 table are
+// and its default message (interface section 7.2; ERR-002: status and code agree). Codes outside the section 7.2 table are
 // used only for statuses the table does not cover, and still answer in the CORE wrapper.
 export const CORE_ERRORS = {
   INVALID_REQUEST: { status: 400, message: 'The request is not valid.' },
@@ -42,11 +42,12 @@ export class CoreError extends Error {
   }
 }
 
+/** ERR-001: the CORE wrapper, error.code, error.message and error.details, and requestId. */
 export function coreErrorBody(error: CoreError, requestId: string): CoreErrorBody {
   return { error: { code: error.code, message: error.message, details: error.details }, requestId };
 }
 
-/** The token endpoint's errors (section 7.1) with the statuses of the reference profile (token.errorStatus). */
+/** The token endpoint's errors (section 7.1) with the statuses of the reference profile (token.errorStatus: TOKEN-103, TOKEN-201). */
 export const OAUTH_ERRORS = {
   invalid_request: { status: 400 },
   unsupported_grant_type: { status: 400 },

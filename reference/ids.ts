@@ -21,7 +21,7 @@ function randomHex(length: number): string {
 /**
  * Opaque identifiers: a readable prefix and a UUIDv7 (RFC 9562) in hex, that is the creation
  * time in milliseconds followed by the version and 74 random bits. numberIds are never
- * E.164-shaped. Time first makes each new id sort after the earlier ones, so inserting it
+ * E.164-shaped (NUM-004). Time first makes each new id sort after the earlier ones, so inserting it
  * touches the last pages of an id index instead of a random page per row; with random ids every
  * commit rewrote one page per row and index, which dominated the writer's cost.
  */

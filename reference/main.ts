@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { buildApp } from './app.ts';
 import { parseCommandLine, USAGE } from './cli/args.ts';
 import { ConfigError } from './errors.ts';
-import { faultBanner } from './faults.ts';
+import { faultBanner } from './faults/index.ts';
 import { loadFixturesFile } from './fixtures/load.ts';
 import { createLogger } from './log.ts';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { FaultName } from './faults.ts';
+import type { FaultName } from './faults/index.ts';
 import type { FixtureSet } from './fixtures/schema.ts';
 
 /** Everything buildApp needs; main.ts fills it from the command line, tests fill it directly. */
@@ -20,7 +20,7 @@ export interface ReferenceOptions {
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
   synchronous: 'FULL' | 'NORMAL';
   logger: Logger;
-  /** Deliberate misbehaviours for the kill matrix (reference/faults.ts); empty except with --faults. */
+  /** Deliberate misbehaviours for the kill matrix (reference/faults/); empty except with --faults. */
   faults: ReadonlySet<FaultName>;
 }
 

@@ -9,7 +9,7 @@ function formDecode(value: string): string {
 }
 
 /**
- * RFC 6749 2.3.1: the client id and secret are form-urlencoded, then joined by ':' and base64
+ * TOKEN-005, TOKEN-107 (RFC 6749 2.3.1): the client id and secret are form-urlencoded, then joined by ':' and base64
  * encoded as the Basic credentials. Splitting at the first ':' is safe because an encoded id
  * cannot contain one. Returns undefined when the header is not Basic at all, 'malformed' when
  * it is Basic but cannot be decoded.

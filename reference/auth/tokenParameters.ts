@@ -22,7 +22,8 @@ export interface TokenParameters {
 const NAMES = { grant_type: 'grantType', client_id: 'clientId', client_secret: 'clientSecret' } as const;
 
 /**
- * RFC 6749 3.2: empty parameters count as absent, unknown ones are ignored, none may repeat.
+ * RFC 6749 3.2: empty parameters count as absent (TOKEN-108), unknown ones are ignored
+ * (TOKEN-109), none may repeat (TOKEN-110).
  * JSON bodies (this interface's extension) follow the same rules; a non-string value is invalid.
  */
 export function readTokenParameters(body: unknown): TokenParameters {

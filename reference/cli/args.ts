@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
-import { parseFaults, type FaultName } from '../faults.ts';
+import { parseFaults, type FaultName } from '../faults/index.ts';
 import { DEFAULTS, type ReferenceOptions } from '../options.ts';
 
 export const USAGE = `Usage: npm run serve -- [options]
@@ -21,7 +21,7 @@ Options:
   --upstream-url URL          inventory provider; default: start the bundled simulator on a loopback port
   --upstream-timeout SECONDS  bound on a provider call before answering 502 (default ${DEFAULTS.upstreamTimeoutMs / 1000})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
-  --faults NAME[,NAME]        DELIBERATELY BREAK the server with these faults of reference/faults.ts, for the
+  --faults NAME[,NAME]        DELIBERATELY BREAK the server with these faults of reference/faults/, for the
                               kill matrix (npm run sensitivity) only; an unknown name lists the known ones
   --help                      show this help
 `;
@@ -35,7 +35,7 @@ export interface CliOptions
   fixturesPath?: string;
   fixturesOutPath?: string;
   logLevel: string;
-  /** Faults to inject (reference/faults.ts); empty unless --faults is given. */
+  /** Faults to inject (reference/faults/); empty unless --faults is given. */
   faults: FaultName[];
 }
 

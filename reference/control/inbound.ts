@@ -20,9 +20,7 @@ export async function receiveInbound(ctx: ReferenceContext, inbound: SimulatedIn
   const client = ctx.stores.clients.byApiClientId(number.apiClientId)!;
   const now = Date.now();
   const messageId = newId('msg');
-  // Kill-matrix faults (reference/faults.ts): the override is passed over, or the client's webhook is.
-  const { faults } = ctx.options;
-  const target = (faults.has('webhooks.inbound-override-ignored') ? null : number.webhookInboundOverride) ?? (faults.has('webhooks.client-inbound-ignored') ? null : client.inboundWebhookUrl);
+  const target = ctx.behaviour.webhooks.inboundTarget(client, number);
   const payload = inboundEvent({ messageId, numberId: number.numberId, from: inbound.from, to: number.phoneNumber, text: inbound.text }, now);
   const webhookId = newId('evt');
   const state = await ctx.writes.run({

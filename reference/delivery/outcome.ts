@@ -1,6 +1,6 @@
 import type { FinalStatus } from '../store/messages.ts';
 
-// Profile message.testOutcomes: a recipient +1 NPA 555 0150..0199 (NANP fictional range) ends
+// Profile message.testOutcomes (WH-202): a recipient +1 NPA 555 0150..0199 (NANP fictional range) ends
 // FAILED with UNDELIVERABLE; every other recipient ends DELIVERED.
 const FAILING_RECIPIENT = /^\+1\d{3}55501[5-9]\d$/;
 

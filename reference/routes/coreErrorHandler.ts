@@ -1,9 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError, coreErrorBody } from '../errors.ts';
-import type { FaultName } from '../faults.ts';
 
-/** Turns anything a core route (or the control plane) throws into the CORE wrapper. */
-function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): CoreError {
+/**
+ * Turns anything a core route (or the control plane) throws into the CORE wrapper (ERR-001):
+ * malformed JSON and the other request defects are 400 INVALID_REQUEST, never 5xx (ERR-003,
+ * ERR-201); a failure of the server's own is SERVER_ERROR with no internals (ERR-101).
+ */
+export function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): CoreError {
   if (error instanceof CoreError) return error;
   if (error.validation) {
     const issue = error.validation[0];
@@ -19,6 +22,7 @@ function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): 
   return new CoreError('SERVER_ERROR');
 }
 
+/** ERR-201: every CORE error repeats its requestId in x-request-id. */
 export function sendCoreError(error: CoreError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return reply
     .code(error.status)
@@ -32,23 +36,4 @@ export function coreErrorHandler(error: FastifyError | CoreError, request: Fasti
 
 export function coreNotFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendCoreError(new CoreError('NOT_FOUND', 'No route matches this method and path.'), request, reply);
-}
-
-type ErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
-
-/**
- * The handler for the router's own refusals (fastify's frameworkErrors). With a kill-matrix
- * fault (reference/faults.ts) it is left out, so fastify answers in its flat default body, or it
- * answers the CORE wrapper without its requestId.
- */
-export function routerErrorHandler(faults: ReadonlySet<FaultName>): ErrorHandler | undefined {
-  if (faults.has('errors.flat-router-errors')) return undefined;
-  if (faults.has('errors.request-id-missing')) {
-    return (error, request, reply) => {
-      const core = toCoreError(error, request);
-      const { requestId: _dropped, ...body } = coreErrorBody(core, request.id);
-      return reply.code(core.status).header('x-request-id', request.id).send(body);
-    };
-  }
-  return coreErrorHandler;
 }

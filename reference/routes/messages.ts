@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { bearerAuthentication, callerOf } from '../auth/bearer.ts';
+import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
-import { checkMediaRule } from '../send/checks.ts';
+import { requireIdempotencyKey } from '../send/idempotencyKey.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import { SendService } from '../send/service.ts';
-import { answerBody, idempotencyKeyHook, IdempotencyFaults, mediaRuleWaived, sendRequest, sendSchema } from '../sendFaults.ts';
 
 /**
  * POST /api/core/messages/send (section 4.6). The order of answers is part of the contract the
@@ -13,21 +12,18 @@ import { answerBody, idempotencyKeyHook, IdempotencyFaults, mediaRuleWaived, sen
  * ownership (403), campaign registration, recipient format, and acceptance.
  */
 export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
-  app.addHook('onRequest', bearerAuthentication(ctx.stores.clients, ctx.options.faults));
-  // Kill-matrix faults (reference/faults.ts, reference/sendFaults.ts): each call below is the
-  // ordinary behaviour unless its fault is on.
-  const { faults } = ctx.options;
-  app.addHook('onRequest', idempotencyKeyHook(faults));
+  app.addHook('onRequest', ctx.behaviour.authenticate);
+  app.addHook('onRequest', requireIdempotencyKey);
   const sends = new SendService(ctx);
-  const idempotencyFaults = new IdempotencyFaults(faults, ctx.stores.idempotency);
 
-  app.post('/messages/send', { schema: { body: sendSchema(ctx.schemas.sendRequest, faults) } }, async (request, reply) => {
+  app.post('/messages/send', { schema: { body: ctx.behaviour.schemas.sendRequest } }, async (request, reply) => {
     const client = callerOf(request);
-    const body = sendRequest(request.body as SendRequest, faults);
-    if (!mediaRuleWaived(body, faults)) checkMediaRule(body);
-    const answer = await idempotencyFaults.run(client, request.idempotencyKey!, body, (key) => sends.send(client, key, body));
+    const body = request.body as SendRequest;
+    ctx.behaviour.send.checkMediaRule(body);
+    const answer = await sends.send(client, request.idempotencyKey!, body);
     reply.code(answer.statusCode).type('application/json; charset=utf-8');
+    // IDEM-202: a replay says so; a first answer does not.
     if (answer.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.send(answerBody(answer.body, faults));
+    return reply.send(answer.body);
   });
 }

@@ -1,89 +1,38 @@
 import type { FastifyInstance } from 'fastify';
-import { bearerAuthentication, callerOf } from '../auth/bearer.ts';
+import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
-import type { FaultName } from '../faults.ts';
 import { numberJson, type NumberSettings } from '../store/numbers.ts';
 import type { SearchCriteria } from '../upstream/inventory.ts';
 
 /** The numbers resource: list (4.3), search (4.4) and update (4.5). */
 export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
-  const { faults } = ctx.options;
-  const authenticate = bearerAuthentication(ctx.stores.clients, faults);
-  app.addHook('onRequest', async (request, reply) => {
-    // Kill-matrix faults (reference/faults.ts): the list is served without a token, as the first
-    // client; the update route refuses every token.
-    if (faults.has('auth.missing-token-accepted-on-numbers') && request.method === 'GET' && request.headers.authorization === undefined) {
-      request.apiClient = ctx.stores.clients.byApiClientId(ctx.seeded[0]!.apiClientId)!;
-      return;
-    }
-    if (faults.has('auth.update-refuses-tokens') && request.method === 'PATCH') {
-      throw new CoreError('UNAUTHORIZED', 'The bearer token is unknown or expired.', {}, { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' });
-    }
-    return authenticate(request, reply);
-  });
+  app.addHook('onRequest', ctx.behaviour.authenticate);
 
-  // Profile numbers.route: GET, 200, {numbers: [Number]}; the caller's numbers only.
-  app.get('/numbers', async (request, reply) => {
+  // Profile numbers.route: GET, 200, {numbers: [Number]} (NUM-201); the caller's numbers only
+  // (NUM-001, NUM-003).
+  app.get('/numbers', async (request) => {
     const client = callerOf(request);
-    // Kill-matrix fault (reference/faults.ts): the list forgets its client filter.
-    const owners = faults.has('numbers.list-leaks-other-clients') ? ctx.seeded.map((seeded) => seeded.apiClientId) : [client.apiClientId];
-    const numbers = owners.flatMap((owner) => ctx.stores.numbers.listForClient(owner)).map(numberJson).map((number) => listedWithFaults(number, faults));
-    // Kill-matrix fault: a JSON body labelled as plain text.
-    if (faults.has('errors.text-plain-content-type')) return reply.type('text/plain; charset=utf-8').send(JSON.stringify({ numbers }));
-    return { numbers };
+    return { numbers: ctx.stores.numbers.listForClient(client.apiClientId).map(numberJson) };
   });
 
-  // Profile search.route: POST /api/core/numbers/search, 200. The provider is asked over HTTP.
-  app.post('/numbers/search', { schema: { body: ctx.schemas.searchRequest } }, async (request) => {
-    const result = await ctx.upstream.search(request.body as SearchCriteria).catch((error: unknown) => {
-      // Kill-matrix fault: a provider's error status is taken for the server's own failure.
-      if (faults.has('search.upstream-failure-500') && error instanceof CoreError && typeof error.details.providerStatus === 'number') {
-        throw new CoreError('SERVER_ERROR');
-      }
-      throw error;
-    });
-    if (!faults.has('search.field-missing')) return result;
-    // Kill-matrix fault: a field of the answer left out.
-    const { providerResultCount: _dropped, ...rest } = result;
-    return rest;
-  });
+  // Profile search.route: POST /api/core/numbers/search, 200 (SEARCH-001, SEARCH-201). The
+  // provider is asked over HTTP; its failures are 502 (SEARCH-002, SEARCH-203).
+  app.post('/numbers/search', { schema: { body: ctx.behaviour.schemas.searchRequest } }, async (request) => ctx.upstream.search(request.body as SearchCriteria));
 
-  // Profile update.route: PATCH, 200 with the updated Number; another client's number is 404.
+  // Profile update.route: PATCH, 200 with the updated Number (UPD-001, UPD-201); only the fields
+  // named change (UPD-003); another client's number is 404 like a missing one (UPD-002, UPD-202).
   app.patch(
     '/numbers/:numberId',
-    { schema: { params: ctx.schemas.numberIdParams, body: ctx.schemas.numberSettings } },
+    { schema: { params: ctx.behaviour.schemas.numberIdParams, body: ctx.behaviour.schemas.numberSettings } },
     async (request) => {
       const client = callerOf(request);
       const { numberId } = request.params as { numberId: string };
-      const body = request.body as Partial<NumberSettings>;
-      // Kill-matrix faults: a null campaignregId is refused; the enable flags an update leaves out are stored as false.
-      if (faults.has('update.null-refused') && body.campaignregId === null) throw new CoreError('INVALID_REQUEST', 'campaignregId must be a string.', { field: 'body/campaignregId' });
-      const changes = faults.has('update.other-fields-reset') ? { smsEnabled: false, mmsEnabled: false, ...body } : body;
-      // Kill-matrix faults (reference/faults.ts): the update acts as the number's owner whoever
-      // asks; the enable flags are answered but not stored.
-      const owner = faults.has('update.foreign-number-allowed') ? (ctx.stores.numbers.byId(numberId)?.apiClientId ?? client.apiClientId) : client.apiClientId;
-      const { smsEnabled: _sms, mmsEnabled: _mms, ...withoutFlags } = changes;
-      const stored = faults.has('update.flags-not-persisted') ? withoutFlags : changes;
+      const changes = request.body as Partial<NumberSettings>;
       // The writer reads and writes in one transaction, so two concurrent updates of different fields both land.
-      const updated = await ctx.writes.run({ op: 'updateNumber', apiClientId: owner, numberId, changes: stored });
+      const updated = await ctx.writes.run({ op: 'updateNumber', apiClientId: client.apiClientId, numberId, changes });
       if (!updated) throw new CoreError('NOT_FOUND', 'No number with this numberId is assigned to this API client.');
-      return numberJson(faults.has('update.flags-not-persisted') ? { ...updated, ...changes } : updated);
+      return numberJson(updated);
     },
   );
-}
-
-/**
- * A listed number as the list faults change it: numbers.id-missing-when-unregistered leaves out
- * the numberId of a number without a campaignregId, numbers.e164-number-ids gives such a number
- * its phone number as numberId, numbers.campaign-field-misspelt adds campaignRegId.
- */
-function listedWithFaults(number: ReturnType<typeof numberJson>, faults: ReadonlySet<FaultName>): Record<string, unknown> {
-  if (number.campaignregId === null && faults.has('numbers.id-missing-when-unregistered')) {
-    const { numberId: _dropped, ...rest } = number;
-    return rest;
-  }
-  if (number.campaignregId === null && faults.has('numbers.e164-number-ids')) return { ...number, numberId: number.phoneNumber };
-  if (faults.has('numbers.campaign-field-misspelt')) return { ...number, campaignRegId: number.campaignregId };
-  return number;
 }

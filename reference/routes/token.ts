@@ -4,16 +4,19 @@ import { hashSecret, verifySecret } from '../auth/secretHash.ts';
 import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
 import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
 import type { ReferenceContext } from '../context.ts';
-import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
+import { OAuthError } from '../errors.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
-// Profile token.headers: on every answer of the token endpoint, success or error.
+// Profile token.headers (TOKEN-102, TOKEN-202): on every answer of the token endpoint, success or error.
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
+/** Profile token.errorStatus (TOKEN-104, TOKEN-105, TOKEN-201): the challenge of every invalid_client (always 401). */
+export const TOKEN_CHALLENGE = 'Basic realm="token"';
+
+/** TOKEN-006: the OAuth error body {error, error_description}, never the CORE wrapper; TOKEN-010: a 4xx status. */
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   const headers: Record<string, string> = { ...NO_STORE };
-  // Profile token.errorStatus: invalid_client is always 401, with a Basic challenge.
-  if (error.status === 401) headers['www-authenticate'] = 'Basic realm="token"';
+  if (error.status === 401) headers['www-authenticate'] = TOKEN_CHALLENGE;
   return reply.code(error.status).headers(headers).send({ error: error.code, error_description: error.message });
 }
 
@@ -31,7 +34,10 @@ function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyReq
 let decoy: Promise<string> | undefined;
 const decoyHash = (): Promise<string> => (decoy ??= hashSecret('decoy secret'));
 
-/** POST /api/auth/token: the OAuth 2 client_credentials grant (section 4.1, RFC 6749). */
+/**
+ * POST /api/auth/token: the OAuth 2 client_credentials grant (section 4.1, RFC 6749). TOKEN-001:
+ * credentials, not a bearer token, get a token; VER-001: the path has no version segment.
+ */
 export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.setErrorHandler(oauthErrorHandler);
   app.addContentTypeParser(
@@ -40,71 +46,53 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     (_request, body, done) => done(null, FormParameters.parse(body as string)),
   );
 
-  // Kill-matrix fault (reference/faults.ts): the token endpoint carries a version segment.
-  app.post(ctx.options.faults.has('versioning.v1-prefix-only') ? '/api/v1/auth/token' : '/api/auth/token', { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
+  app.post(ctx.behaviour.paths.token, { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     if ('client_secret' in query || 'client_id' in query) {
       throw new OAuthError('invalid_request', 'Client credentials must not be sent in the URI (RFC 6749 2.3.1).');
     }
+    // TOKEN-003, TOKEN-004: credentials in a JSON or a form-encoded body.
     const parameters = readTokenParameters(request.body);
     if (parameters.grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
-    const { faults } = ctx.options;
-    // Kill-matrix fault (reference/faults.ts): only JSON bodies and HTTP Basic carry credentials.
-    // Kill-matrix faults: JSON body credentials refused; no Authorization header taken for a missing bearer token.
-    if (faults.has('token.json-credentials-refused') && !(request.body instanceof FormParameters) && (parameters.clientId !== undefined || parameters.clientSecret !== undefined)) {
-      throw new OAuthError('invalid_request', 'Client credentials in a JSON body are not supported.');
-    }
-    if (faults.has('token.bearer-token-required') && request.headers.authorization === undefined) throw new OAuthError('invalid_client', 'A bearer token is required.');
-    if (faults.has('token.form-credentials-refused') && request.body instanceof FormParameters && (parameters.clientId !== undefined || parameters.clientSecret !== undefined)) {
-      throw new OAuthError('invalid_request', 'Client credentials in a form-encoded body are not supported.');
-    }
 
+    // TOKEN-005: credentials by HTTP Basic.
     const basic = parseBasicCredentials(request.headers.authorization);
-    // Kill-matrix fault: HTTP Basic client authentication is not supported.
-    if (faults.has('token.basic-refused') && basic !== undefined) throw new OAuthError('invalid_client', 'HTTP Basic client authentication is not supported.');
     if (request.headers.authorization !== undefined && basic === undefined) {
       throw new OAuthError('invalid_client', 'Only HTTP Basic client authentication is supported in the Authorization header.');
     }
     if (basic === 'malformed') throw new OAuthError('invalid_client', 'The Basic credentials cannot be decoded.');
+    // TOKEN-106: one authentication method.
     if (basic && (parameters.clientSecret !== undefined || (parameters.clientId !== undefined && parameters.clientId !== basic.clientId))) {
       throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or body credentials, not both (RFC 6749 2.3).');
     }
+    // TOKEN-008.
     if (parameters.grantType !== 'client_credentials') {
-      // Kill-matrix fault: the wrong OAuth error code for a grant type that is not supported.
-      throw new OAuthError(faults.has('token.unsupported-grant-wrong-code') ? 'invalid_request' : 'unsupported_grant_type', 'grant_type must be client_credentials.');
+      throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials.');
     }
     const clientId = basic ? basic.clientId : parameters.clientId;
     const clientSecret = basic ? basic.clientSecret : parameters.clientSecret;
-    // Kill-matrix fault: a request with no client credentials at all gets the core API's error wrapper.
-    if (faults.has('token.core-error-shape') && clientId === undefined && clientSecret === undefined) {
-      const error = new CoreError('INVALID_REQUEST', 'client_id and client_secret are required.');
-      return reply.code(error.status).headers(NO_STORE).send(coreErrorBody(error, request.id));
-    }
+    // TOKEN-009.
     if (clientId === undefined || clientSecret === undefined) {
-      // Kill-matrix fault: a missing credential gets the code of a failed authentication.
-      throw new OAuthError(faults.has('token.missing-credential-wrong-code') ? 'invalid_client' : 'invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
+      throw new OAuthError('invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
     }
 
     const client = ctx.stores.clients.byClientId(clientId);
     const valid = await verifySecret(clientSecret, client?.secretHash ?? (await decoyHash()));
-    // Kill-matrix faults: a failed authentication gets the wrong code, or a 200 status.
-    if (!client || !valid) {
-      if (faults.has('token.failed-auth-wrong-code')) throw new OAuthError('invalid_request', 'Client authentication failed.');
-      throw new OAuthError('invalid_client', 'Client authentication failed.', faults.has('token.invalid-client-status-200') ? 200 : undefined);
-    }
+    // TOKEN-007.
+    if (!client || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
 
     const token = newAccessToken();
     const ttl = ctx.options.tokenTtlSeconds;
     const expiresAt = Date.now() + ttl * 1000;
     await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt });
-    // Kill-matrix fault: the token's lifetime left out.
-    return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', ...(!faults.has('token.expires-in-missing') && { expires_in: ttl }) });
+    // TOKEN-002, TOKEN-101; TOKEN-111: no refresh_token.
+    return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
   });
 
   // RFC 6749 3.2: the token request is a POST.
   app.route({
     method: ['GET', 'PUT', 'PATCH', 'DELETE'],
-    url: '/api/auth/token',
+    url: ctx.behaviour.paths.token,
     handler: async (_request, reply) => {
       reply.header('allow', 'POST');
       throw new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405);

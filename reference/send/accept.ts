@@ -5,7 +5,7 @@ import type { IdempotencyRecord } from '../store/idempotency.ts';
 import type { OutboundMessage } from '../store/messages.ts';
 import type { NumberRecord } from '../store/numbers.ts';
 import type { DueWebhook, OutboxEntry } from '../store/outbox.ts';
-import { deliveryEvent } from '../webhooks/events.ts';
+import type { WebhookPolicy } from '../webhooks/policy.ts';
 import type { SendRequest } from './sendRequest.ts';
 
 /** Everything an accepted send stores, built before it is handed to the writer. */
@@ -21,12 +21,19 @@ export interface Acceptance {
 
 /**
  * The rows of an accepted send: one message per distinct recipient, its delivery event, and the
- * idempotency record holding the exact answer (profile send.items: repeats of a recipient are
- * reported as DUPLICATE_RECIPIENT).
+ * idempotency record holding the exact answer: 202 (SEND-201) with results, each QUEUED with its
+ * messageId (SEND-008), and errors, empty when nothing failed (SEND-009); profile send.items
+ * (SEND-202): repeats of a recipient are reported as DUPLICATE_RECIPIENT.
  */
-export function buildAcceptance(client: ClientRecord, number: NumberRecord, request: SendRequest, fingerprint: string, nowMs: number): Acceptance {
-  // The event goes where the number says, else where the client says (section 6).
-  const target = number.webhookDeliveryOverride ?? client.deliveryWebhookUrl;
+export function buildAcceptance(
+  policy: Pick<WebhookPolicy, 'deliveryTarget' | 'deliveryEvent'>,
+  client: ClientRecord,
+  number: NumberRecord,
+  request: SendRequest,
+  fingerprint: string,
+  nowMs: number,
+): Acceptance {
+  const target = policy.deliveryTarget(client, number);
   const results: Array<{ to: string; messageId: string; status: 'QUEUED' }> = [];
   const errors: Array<{ to: string; code: string; message: string }> = [];
   const messages: OutboundMessage[] = [];
@@ -57,7 +64,7 @@ export function buildAcceptance(client: ClientRecord, number: NumberRecord, requ
     // The simulated carrier's outcome depends on the recipient only, so the final event is
     // known (and made durable) at acceptance.
     const outcome = outcomeFor(to);
-    const payload = deliveryEvent(
+    const payload = policy.deliveryEvent(
       {
         messageId,
         status: outcome.status,

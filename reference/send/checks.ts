@@ -6,7 +6,10 @@ import type { SendRequest } from './sendRequest.ts';
 // Something a caller meant as a phone number rather than a numberId: E.164, or bare digits.
 const PHONE_NUMBER_LIKE = /^\+?[0-9]{4,15}$/;
 
-/** Section 4.6 rules 2 and 3: media is required for MMS and must be omitted for SMS. */
+/**
+ * Section 4.6 rules 2 and 3: media must be omitted for SMS (SEND-002) and is required for MMS
+ * (SEND-003); an MMS with media passes (SEND-010).
+ */
 export function checkMediaRule(request: SendRequest): void {
   if (request.messageType === 'SMS' && request.media !== undefined) {
     throw new CoreError('INVALID_REQUEST', 'media must be omitted when messageType is SMS.', { field: 'media' });
@@ -17,9 +20,10 @@ export function checkMediaRule(request: SendRequest): void {
 }
 
 /**
- * Rules 6 (sendFrom part), 4 and 5, in that order. An E.164 number is never a numberId, so it is
- * reported as a format error before ownership is looked at; a numberId that does not exist
- * for this client is "not owned" (403), whether or not another client has it.
+ * Rules 6 (sendFrom part), 4 and 5, in that order: SEND-006, SEND-004, SEND-005. An E.164 number
+ * is never a numberId, so it is reported as a format error before ownership is looked at; a
+ * numberId that does not exist for this client is "not owned" (403), whether or not another
+ * client has it. Any numberId of the client's list with a campaignregId resolves (NUM-002).
  */
 export function resolveSendFrom(request: SendRequest, client: ClientRecord, numbers: NumberStore): NumberRecord {
   if (PHONE_NUMBER_LIKE.test(request.sendFrom)) {
@@ -33,7 +37,7 @@ export function resolveSendFrom(request: SendRequest, client: ClientRecord, numb
   return number;
 }
 
-/** Rule 6, recipient part: every recipient must be E.164 exactly (no spaces, no 00 prefix). */
+/** Rule 6, recipient part (SEND-007): every recipient must be E.164 exactly (no spaces, no 00 prefix). */
 export function checkRecipients(request: SendRequest, e164: RegExp): void {
   const invalid = request.to.filter((recipient) => !e164.test(recipient));
   if (invalid.length > 0) {

@@ -10,7 +10,7 @@ declare module 'fastify' {
 const MAX_KEY_LENGTH = 255;
 
 /**
- * Section 4.6 rule 1: a missing Idempotency-Key is 400 INVALID_REQUEST. Runs right after
+ * Section 4.6 rule 1 (SEND-001): a missing Idempotency-Key is 400 INVALID_REQUEST. Runs right after
  * authentication and before the body is read, so it is reported before any body problem.
  */
 export async function requireIdempotencyKey(request: FastifyRequest, _reply: FastifyReply): Promise<void> {

@@ -3,9 +3,9 @@ import { CoreError } from '../errors.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
+import { checkRecipients } from './checks.ts';
 import { payloadFingerprint } from './fingerprint.ts';
 import type { SendRequest } from './sendRequest.ts';
-import { acceptanceWithFaults, checkRecipientsWithFaults, recipientPattern, resolveSendFromWithFaults } from '../sendFaults.ts';
 
 /** What the route sends back: a first answer, or the stored one replayed. */
 export interface SendAnswer {
@@ -16,8 +16,9 @@ export interface SendAnswer {
 
 /**
  * The idempotency record of a key answers before anything that depends on state: a safe retry
- * of an accepted send gets the earlier result (Idempotency-Key draft 2.6) even if, say, the
- * number lost its campaignregId since; a changed payload is 409 (profile send.unsafeRetry).
+ * of an accepted send gets the earlier result (Idempotency-Key draft 2.6; IDEM-001, IDEM-101)
+ * even if, say, the number lost its campaignregId since; a changed payload is 409 (profile
+ * send.unsafeRetry; IDEM-002, IDEM-102, IDEM-201).
  */
 function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendAnswer {
   if (record.fingerprint !== fingerprint) {
@@ -35,7 +36,7 @@ function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendA
  *
  * One send per (client, key) is in the writer at a time. A request with the key of a send that
  * is still in the writer waits for it, then is answered from its record like any later retry
- * (so 100 concurrent requests with one key create one message). Were that send refused or
+ * (so 100 concurrent requests with one key create one message: IDEM-104). Were that send refused or
  * failed instead, the waiter starts over and may become the first itself. The writer's own
  * check-then-insert, in one transaction, would keep one message per key even without this.
  */
@@ -59,17 +60,14 @@ export class SendService {
     // The key's record decides before anything that depends on state (draft 2.6). The writer
     // looks it up in the transaction that would store this send, so the checks below are run
     // now but their refusal is reported only when the key has no record.
-    // Kill-matrix faults (reference/faults.ts): the ordinary checks unless a fault is on.
-    const { faults } = this.ctx.options;
+    const { behaviour } = this.ctx;
     const nowMs = Date.now();
     let acceptance: Acceptance | undefined;
     let refusal: CoreError | undefined;
     try {
-      const number = resolveSendFromWithFaults(request, client, stores.numbers, faults);
-      checkRecipientsWithFaults(request, recipientPattern(this.ctx.schemas.e164, faults), faults, () =>
-        this.ctx.dispatcher.dispatch(buildAcceptance(client, number, request, fingerprint, nowMs).webhooks),
-      );
-      acceptance = acceptanceWithFaults(buildAcceptance(client, number, request, fingerprint, nowMs), client, number, faults);
+      const number = behaviour.send.resolveSendFrom(request, client, stores.numbers);
+      checkRecipients(request, behaviour.schemas.e164);
+      acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs);
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;
@@ -99,7 +97,8 @@ export class SendService {
       this.inFlight.delete(slot);
     }
 
-    // Committed: hand the messages to the carrier and the events to the dispatcher at once.
+    // Committed: hand the messages to the carrier and the events to the dispatcher at once. A
+    // refused send never gets here, so it queues nothing (SEND-015).
     this.ctx.carrier.take(acceptance.accepted);
     this.ctx.dispatcher.dispatch(acceptance.webhooks);
     return { statusCode: acceptance.record.statusCode, body: acceptance.record.body, replayed: false };

@@ -50,6 +50,9 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
     additionalProperties: false,
   };
 
+  // The component's own rules: a non-empty to (SEND-011), messageType SMS or MMS (SEND-012),
+  // externalReference, sendFrom, to and messageType required (SEND-013, SEND-014). Profile
+  // send.limits and send.media add SEND-203.
   const send = component('SendRequest');
   const sendProperties = propertiesOf(send);
   // Recipients are only typed here: their E.164 format is checked after ownership and campaign
@@ -65,8 +68,8 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
     },
   };
 
-  // Profile search.request: every field optional, npa/nxx three digits, state two letters,
-  // zipCode five digits, unknown fields rejected.
+  // Profile search.request (SEARCH-202): every field optional, npa/nxx three digits, state two
+  // letters, zipCode five digits, unknown fields rejected.
   const search = component('SearchRequest');
   const searchProperties = propertiesOf(search);
   const searchRequest = {
@@ -83,6 +86,7 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
     },
   };
 
+  // UPD-004: the nullable fields accept null; UPD-203: a wrong type or an unknown field is 400.
   // Webhook overrides must be absolute http(s) URLs: a target the server cannot POST to would
   // only turn into silently failing deliveries later.
   const settings = component('NumberSettings');

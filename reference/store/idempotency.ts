@@ -6,7 +6,10 @@ export interface IdempotencyRecord {
   body: string;
 }
 
-/** Idempotency records, scoped per API client (profile send.idempotencyScope). */
+/**
+ * Idempotency records, scoped per API client (profile send.idempotencyScope; IDEM-103). Only
+ * accepted sends are recorded, so a refused one does not claim its key (IDEM-203).
+ */
 export class IdempotencyStore {
   private readonly findStmt;
   private readonly claimStmt;
@@ -34,7 +37,7 @@ export class IdempotencyStore {
     return this.findStmt.get(apiClientId, key, nowMs);
   }
 
-  /** Stores the record unless the key has a live one; true if it was stored. */
+  /** Stores the record unless the key has a live one; true if it was stored (one winner per key: IDEM-104). */
   claim(apiClientId: string, key: string, record: IdempotencyRecord, expiresAtMs: number, nowMs: number): boolean {
     return this.claimStmt.run(apiClientId, key, record.fingerprint, record.statusCode, record.body, expiresAtMs, nowMs).changes > 0;
   }

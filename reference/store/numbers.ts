@@ -24,7 +24,10 @@ function fromRow(row: NumberRow | undefined): NumberRecord | undefined {
   return row && { ...row, smsEnabled: row.smsEnabled === 1, mmsEnabled: row.mmsEnabled === 1 };
 }
 
-/** The number record as the API shows it (profile numbers.record: every field always present). */
+/**
+ * The number record as the API shows it (profile numbers.record: every field always present,
+ * NUM-201), the campaign registration spelt campaignregId (NUM-005).
+ */
 export function numberJson(record: NumberRecord) {
   return {
     numberId: record.numberId,
@@ -72,7 +75,10 @@ export class NumberStore {
     return this.listStmt.all(apiClientId).map((row) => fromRow(row)!);
   }
 
-  /** A number of this client; another client's number is indistinguishable from a missing one. */
+  /**
+   * A number of this client; another client's number is indistinguishable from a missing one.
+   * A listed numberId is what a send's sendFrom names (NUM-002).
+   */
   findOwned(apiClientId: string, numberId: string): NumberRecord | undefined {
     const cached = this.cache.get(numberId);
     if (cached) return cached.apiClientId === apiClientId ? cached : undefined;

@@ -3,7 +3,7 @@ import { CoreError } from '../errors.ts';
 import type { AvailableNumber, SearchCriteria } from './inventory.ts';
 import type { UpstreamMode } from './simulator.ts';
 
-/** Profile search.groups: the reference always asks the provider for 10 numbers. */
+/** Profile search.groups (SEARCH-201): the reference always asks the provider for 10 numbers. */
 export const REQUESTED_QUANTITY = 10;
 
 export interface SearchGroup {
@@ -22,6 +22,7 @@ export interface SearchResult {
   requestedQuantity: number;
 }
 
+/** SEARCH-002: a provider's failure is 502 UPSTREAM_ERROR with details.providerStatus. */
 function upstreamFailure(providerStatus: number | string): CoreError {
   return new CoreError('UPSTREAM_ERROR', undefined, { providerStatus });
 }
@@ -44,7 +45,7 @@ export function groupByExchange(numbers: AvailableNumber[]): SearchGroup[] {
 
 /**
  * The reference's HTTP client for the inventory provider. Every call is bounded by
- * `timeoutMs`: a stalled provider is answered 502 with providerStatus "TIMEOUT".
+ * `timeoutMs`: a stalled provider is answered 502 with providerStatus "TIMEOUT" (SEARCH-203).
  */
 export class UpstreamClient {
   private readonly agent = new Agent({ connections: 16, keepAliveTimeout: 10_000 });

@@ -1,9 +1,8 @@
 import { Agent, request } from 'undici';
 import type { Logger } from 'pino';
-import type { FaultName } from '../faults.ts';
 import type { DueWebhook, OutboxStore } from '../store/outbox.ts';
 import type { Writes } from '../store/writes.ts';
-import { signedHeaders } from './sign.ts';
+import type { WebhookPolicy } from './policy.ts';
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
 
 interface AttemptResult {
@@ -29,7 +28,7 @@ export class WebhookDispatcher {
     private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
-    private readonly faults: ReadonlySet<FaultName> = new Set(),
+    private readonly signedHeaders: WebhookPolicy['signedHeaders'],
   ) {}
 
   /** Attempts freshly committed events now. */
@@ -82,9 +81,7 @@ export class WebhookDispatcher {
 
   private async post(webhook: DueWebhook): Promise<AttemptResult> {
     try {
-      const headers = signedHeaders(webhook.webhookSecret, webhook.webhookId, webhook.payload, Date.now());
-      // Kill-matrix fault (reference/faults.ts): the callback goes out unsigned.
-      if (this.faults.has('webhooks.unsigned')) delete headers['webhook-signature'];
+      const headers = this.signedHeaders(webhook.webhookSecret, webhook.webhookId, webhook.payload, Date.now());
       const response = await request(webhook.targetUrl, {
         method: 'POST',
         headers,

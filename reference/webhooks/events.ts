@@ -1,4 +1,5 @@
-// Event payloads of the reference profile (webhook.payload).
+// Event payloads of the reference profile (webhook.payload): a delivery event names its message
+// by messageId (WH-003, WH-201); an inbound event as WH-203 describes.
 export interface DeliveryEventData {
   messageId: string;
   status: 'DELIVERED' | 'FAILED';

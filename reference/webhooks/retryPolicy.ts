@@ -1,5 +1,6 @@
 // Profile webhook.retry: only 2xx is success; exponential backoff with jitter, 0.5 s base,
 // doubling, capped at 60 s, 8 attempts in all; 410 stops; Retry-After is honoured (within the cap).
+// A non-2xx answer (WH-103) or an unreachable receiver (WH-104) is retried with the same webhook-id.
 export const WEBHOOK_MAX_ATTEMPTS = 8;
 export const WEBHOOK_BACKOFF_BASE_IN_MS = 500;
 export const WEBHOOK_BACKOFF_CAP_IN_MS = 60_000;

@@ -17,6 +17,7 @@ export function signature(secret: string, webhookId: string, timestampSeconds: n
   return `v1,${mac}`;
 }
 
+/** WH-101: webhook-id, webhook-timestamp (Unix seconds, WH-102) and a v1 webhook-signature. */
 export function signedHeaders(secret: string, webhookId: string, body: string, nowMs: number): Record<string, string> {
   const timestamp = Math.floor(nowMs / 1000);
   return {

@@ -1,16 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { buildApp } from '../../reference/app.ts';
 import { parseCommandLine } from '../../reference/cli/args.ts';
 import { ConfigError } from '../../reference/errors.ts';
-import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults.ts';
+import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults/index.ts';
+import { faultTable } from '../../reference/faults/table.ts';
 import { test, expect, sendBody, startReceiver, type TestServer } from './helpers.ts';
 import { runServer } from './serverProcess.ts';
 
-// The fault catalogue (reference/faults.ts): off unless asked for by name, loud when on, and each
-// fault really changes the behaviour it claims. The kill matrix (cli/sensitivity.ts) then shows
+// The fault catalogue (reference/faults/): off unless asked for by name, loud when on, kept out
+// of the clean code, and each fault really changes the behaviour it claims. The kill matrix (cli/sensitivity.ts) then shows
 // whether the conformance suites notice.
 
 type Reply = { status: number; body: any; headers: Record<string, unknown> };
@@ -319,6 +321,29 @@ test.describe('the fault catalogue', () => {
       expect(FAULTS[name].description.length).toBeGreaterThan(10);
     }
     expect(Object.keys(PROBES).sort()).toEqual([...FAULT_NAMES].sort());
+  });
+
+  test('the fault table of reference/README.md is the catalogue\'s (print it with npx tsx reference/faults/table.ts)', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../reference/README.md', import.meta.url)), 'utf8');
+    const table = /<!-- faults:start -->\n([\s\S]*?)\n<!-- faults:end -->/.exec(readme)?.[1];
+    expect(table, 'reference/README.md has <!-- faults:start --> and <!-- faults:end --> markers').toBeDefined();
+    expect(table!.trim()).toBe(faultTable());
+  });
+
+  test('no clean code path knows a fault: outside reference/faults/ no file names one, and only buildApp and the entry points see the active set', () => {
+    const root = fileURLToPath(new URL('../../reference/', import.meta.url));
+    const wiring = ['app.ts', 'main.ts', 'options.ts', 'cli/args.ts'];
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('faults/'));
+    expect(files.length).toBeGreaterThan(40);
+    const problems = files.flatMap((file) => {
+      const code = readFileSync(join(root, file), 'utf8');
+      return [
+        ...FAULT_NAMES.filter((name) => code.includes(`'${name}'`)).map((name) => `${file} names the fault ${name}`),
+        ...(/faults\.has\(/.test(code) ? [`${file} asks whether a fault is on`] : []),
+        ...(!wiring.includes(file) && /options\.faults|from '[./]*faults\//.test(code) ? [`${file} reads the active faults or imports from reference/faults/`] : []),
+      ];
+    });
+    expect(problems).toEqual([]);
   });
 
   test('--faults is read by name, trimmed and de-duplicated; an unknown or empty list is refused naming the known faults', () => {

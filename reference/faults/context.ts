@@ -1,0 +1,40 @@
+import type { FaultDefinition } from './fault.ts';
+
+// Faults of the client context (sections 2, 4.2): each rewrites the whoami answer.
+
+const WHOAMI = 'GET /api/core/whoami';
+
+export const CONTEXT_FAULTS = {
+  'whoami.field-missing': {
+    breaks: ['CTX-001'],
+    description: 'the client context leaves out apiClientName',
+    route: WHOAMI,
+    answer({ status, body }) {
+      if (status === 200) delete body.apiClientName;
+    },
+  },
+  'whoami.field-mistyped': {
+    breaks: ['CTX-001'],
+    description: 'the client context gives capabilities as the JSON text of the stored column instead of an array',
+    route: WHOAMI,
+    answer({ status, body }) {
+      if (status === 200) body.capabilities = JSON.stringify(body.capabilities);
+    },
+  },
+  'ctx.same-id-for-every-client': {
+    breaks: ['CTX-002'],
+    description: "the client context gives the first client's apiClientId to every client",
+    route: WHOAMI,
+    answer({ status, body }, { seeded }) {
+      if (status === 200) body.apiClientId = seeded[0]!.apiClientId;
+    },
+  },
+  'ctx.delivery-flag-always-true': {
+    breaks: ['CTX-003'],
+    description: 'deliveryWebhookConfigured is true even when the client has no delivery webhook',
+    route: WHOAMI,
+    answer({ status, body }) {
+      if (status === 200) body.deliveryWebhookConfigured = true;
+    },
+  },
+} satisfies Record<string, FaultDefinition>;

@@ -1,0 +1,59 @@
+import type { FastifyError } from 'fastify';
+import { CoreError, coreErrorBody } from '../errors.ts';
+import { toCoreError } from '../routes/coreErrorHandler.ts';
+import type { SendRequest } from '../send/sendRequest.ts';
+import type { FaultDefinition } from './fault.ts';
+
+// Faults of the error model (section 7).
+
+const ANY_CORE_ROUTE = /^[A-Z]+ \/api\/core\//;
+
+export const ERRORS_FAULTS = {
+  'errors.flat-router-errors': {
+    breaks: ['ERR-001'],
+    description: "the router's own refusals (an over-long path parameter) are answered in fastify's flat body, not the CORE wrapper",
+    behaviour: () => ({ frameworkErrors: undefined }),
+  },
+  'errors.request-id-missing': {
+    breaks: ['ERR-001'],
+    description: "the router's own refusals are answered in the CORE wrapper without requestId",
+    behaviour: () => ({
+      frameworkErrors: (error, request, reply) => {
+        const core = toCoreError(error, request);
+        const { requestId: _dropped, ...body } = coreErrorBody(core, request.id);
+        return reply.code(core.status).header('x-request-id', request.id).send(body);
+      },
+    }),
+  },
+  'errors.forbidden-as-not-found': {
+    breaks: ['ERR-002'],
+    description: 'a sendFrom numberId that does not exist is answered 403 with error.code NOT_FOUND',
+    route: 'POST /api/core/messages/send',
+    // The status stays 403 while the code says NOT_FOUND: the pair section 7.2 rules out.
+    answer({ request, status, body }, { stores }) {
+      if (status !== 403 || body.error.code !== 'FORBIDDEN' || body.error.details.field !== 'sendFrom') return;
+      if (stores.numbers.byId((request.body as SendRequest).sendFrom)) return;
+      body.error = { ...body.error, code: 'NOT_FOUND', message: 'No number has this numberId.' };
+    },
+  },
+  'errors.malformed-json-500': {
+    breaks: ['ERR-003'],
+    description: 'a core request with malformed JSON is answered 500 SERVER_ERROR',
+    route: ANY_CORE_ROUTE,
+    // A body that is not JSON is taken for the server's own failure.
+    answer(answer) {
+      if ((answer.error as FastifyError | undefined)?.code !== 'FST_ERR_CTP_INVALID_JSON_BODY') return;
+      const error = new CoreError('SERVER_ERROR');
+      answer.status = error.status;
+      answer.body = coreErrorBody(error, answer.request.id);
+    },
+  },
+  'errors.text-plain-content-type': {
+    breaks: ['ERR-004'],
+    description: 'the numbers list is answered with Content-Type text/plain (the body is still JSON)',
+    route: 'GET /api/core/numbers',
+    answer({ status, reply }) {
+      if (status === 200) reply.type('text/plain; charset=utf-8');
+    },
+  },
+} satisfies Record<string, FaultDefinition>;

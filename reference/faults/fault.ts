@@ -1,0 +1,66 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Behaviour } from '../behaviour.ts';
+import type { ReferenceContext } from '../context.ts';
+
+/** A fault's entry in the catalogue (FAULTS). */
+export interface Fault {
+  /** The one requirement (spec/requirements.yaml) the fault breaks. */
+  breaks: [string];
+  /** What the broken server does, as a reader of the kill matrix needs to know it. */
+  description: string;
+}
+
+/** What a fault may use when it replaces a member of the behaviour: the server's seeded state. */
+export type FaultDeps = Pick<ReferenceContext, 'stores' | 'seeded'>;
+
+/**
+ * A route as fastify registered it, `METHOD /path` (`PATCH /api/core/numbers/:numberId`), or a
+ * pattern matched against that.
+ */
+export type Route = string | RegExp;
+
+/** An answer on its way out, its JSON body parsed; a fault rewrites status, body and headers in place. */
+export interface Answer {
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  status: number;
+  /** The parsed JSON body; the fault knows its shape from the route it names. */
+  body: Record<string, any>;
+  /** What the route or one of its hooks threw, when this is an error answer. */
+  readonly error: unknown;
+}
+
+/** A hook before the route's handler: it may change the request, or refuse it by throwing. */
+export type RequestHook = (request: FastifyRequest, ctx: ReferenceContext) => void | Promise<void>;
+
+/**
+ * A fault: its catalogue entry and the code that breaks the server, which leaves the clean code
+ * paths alone in one of two ways.
+ * - `behaviour` replaces members of the behaviour object (reference/behaviour.ts) that the
+ *   routes and services read. It is given the behaviour so far, so it may wrap a member.
+ * - Hooks around `route`: `onRequest`, `preValidation` and `preHandler` (fastify's hooks of those
+ *   names: before authentication, before the body schema, before the handler) change or refuse
+ *   the request; `answer` rewrites the answer (fastify's onSend). They are registered only on a
+ *   server with an active fault that has one.
+ */
+export interface FaultDefinition extends Fault {
+  behaviour?: (behaviour: Behaviour, deps: FaultDeps) => Partial<Behaviour>;
+  /** The route the hooks below run for; required with any of them. */
+  route?: Route;
+  onRequest?: RequestHook;
+  preValidation?: RequestHook;
+  preHandler?: RequestHook;
+  answer?: (answer: Answer, ctx: ReferenceContext) => void;
+}
+
+/** The members of the behaviour that are groups of members (paths, schemas, send, webhooks). */
+type Group = { [K in keyof Behaviour]: Behaviour[K] extends (...args: never[]) => unknown ? never : Behaviour[K] extends object ? K : never }[keyof Behaviour];
+
+/** A fault's `behaviour` that replaces one member of a group, given the member it replaces. */
+export function replaceMember<G extends Group, M extends keyof Behaviour[G]>(
+  group: G,
+  member: M,
+  replace: (current: Behaviour[G][M], deps: FaultDeps) => Behaviour[G][M],
+): NonNullable<FaultDefinition['behaviour']> {
+  return (behaviour, deps) => ({ [group]: { ...behaviour[group], [member]: replace(behaviour[group][member], deps) } });
+}

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { callerOf } from '../auth/bearer.ts';
+import type { ReferenceContext } from '../context.ts';
+import { payloadFingerprint } from '../send/fingerprint.ts';
+import type { SendRequest } from '../send/sendRequest.ts';
+import type { FaultDefinition } from './fault.ts';
+
+// Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Each hands the send a
+// fresh key of its own where the client's key should have decided the answer, so the send is
+// queued as a new operation.
+
+const SEND = 'POST /api/core/messages/send';
+
+const freshKey = (request: FastifyRequest): string => `${request.idempotencyKey}#${randomUUID()}`;
+
+/** Whether the key of this send has a record, and whether that record is for the same payload. */
+function earlierRecord(request: FastifyRequest, { stores }: ReferenceContext): 'same' | 'changed' | undefined {
+  const record = stores.idempotency.find(callerOf(request).apiClientId, request.idempotencyKey!, Date.now());
+  if (!record) return undefined;
+  return record.fingerprint === payloadFingerprint(request.body as SendRequest) ? 'same' : 'changed';
+}
+
+// How long the first of several concurrent sends with one key holds it under
+// idempotency.concurrent-duplicates: long enough for a burst to arrive meanwhile.
+const RACE_WINDOW_MS = 100;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// The (client, key) slots held in that window, per server.
+const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
+
+export const IDEMPOTENCY_FAULTS = {
+  'idempotency.replay-creates-new': {
+    breaks: ['IDEM-001'],
+    description: 'a retry with the same key and payload queues new messages instead of replaying',
+    route: SEND,
+    preHandler(request, ctx) {
+      if (earlierRecord(request, ctx) === 'same') request.idempotencyKey = freshKey(request);
+    },
+  },
+  'idempotency.changed-payload-accepted': {
+    breaks: ['IDEM-002'],
+    description: 'a reused key with a changed payload is accepted as a new send',
+    route: SEND,
+    preHandler(request, ctx) {
+      if (earlierRecord(request, ctx) === 'changed') request.idempotencyKey = freshKey(request);
+    },
+  },
+  'idempotency.concurrent-duplicates': {
+    breaks: ['IDEM-104'],
+    description: 'the idempotency record is written in a later step than the lookup, so concurrent sends with one key each queue messages',
+    route: SEND,
+    // The first send with a key holds it for a moment; a send arriving meanwhile is not made to
+    // wait for it but gets a key of its own.
+    async preHandler(request, ctx) {
+      let held = heldKeys.get(ctx);
+      if (!held) heldKeys.set(ctx, (held = new Set()));
+      // A header value cannot contain NUL, so the slot names one (client, key) pair.
+      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      if (held.has(slot)) {
+        request.idempotencyKey = freshKey(request);
+        return;
+      }
+      held.add(slot);
+      try {
+        await sleep(RACE_WINDOW_MS);
+      } finally {
+        held.delete(slot);
+      }
+    },
+  },
+} satisfies Record<string, FaultDefinition>;

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Behaviour } from '../behaviour.ts';
+import type { ReferenceContext } from '../context.ts';
+import type { Answer, FaultDefinition, FaultDeps, RequestHook } from './fault.ts';
+import { DEFINITIONS, FAULT_NAMES, type FaultName } from './index.ts';
+
+// How active faults reach the server: buildApp calls these two, and nothing else of the
+// reference knows which faults are on. Without faults, the behaviour is the reference's own and
+// no hook is registered at all.
+
+const REQUEST_HOOKS = ['onRequest', 'preValidation', 'preHandler'] as const;
+
+/** The active faults in catalogue order. */
+function active(faults: ReadonlySet<FaultName>): FaultDefinition[] {
+  return FAULT_NAMES.filter((name) => faults.has(name)).map((name) => {
+    const fault: FaultDefinition = DEFINITIONS[name];
+    if (fault.route === undefined && (fault.answer || REQUEST_HOOKS.some((hook) => fault[hook]))) throw new Error(`fault ${name} has hooks but no route`);
+    return fault;
+  });
+}
+
+/** The behaviour with the replacements of the active faults, applied in catalogue order. */
+export function behaviourWith(faults: ReadonlySet<FaultName>, behaviour: Behaviour, deps: FaultDeps): Behaviour {
+  for (const fault of active(faults)) {
+    if (fault.behaviour) behaviour = { ...behaviour, ...fault.behaviour(behaviour, deps) };
+  }
+  return behaviour;
+}
+
+function runsFor(fault: FaultDefinition, request: FastifyRequest): boolean {
+  const route = `${request.method} ${request.routeOptions.url}`;
+  return typeof fault.route === 'string' ? fault.route === route : fault.route!.test(route);
+}
+
+/**
+ * Registers the request and answer hooks of the active faults on the root instance, so they
+ * run for every route (before the routes' own hooks). Call before the routes are registered.
+ */
+export function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext): void {
+  const faults = active(ctx.options.faults);
+
+  for (const hook of REQUEST_HOOKS) {
+    const hooks = faults.filter((fault) => fault[hook]).map((fault) => [fault, fault[hook]!] as [FaultDefinition, RequestHook]);
+    if (hooks.length === 0) continue;
+    app.addHook(hook, async (request: FastifyRequest) => {
+      for (const [fault, run] of hooks) if (runsFor(fault, request)) await run(request, ctx);
+    });
+  }
+
+  const rewrites = faults.filter((fault) => fault.answer);
+  if (rewrites.length === 0) return;
+  // onError runs before the error handler answers, so the rewrite can see what was thrown.
+  const errors = new WeakMap<FastifyRequest, unknown>();
+  app.addHook('onError', async (request, _reply, error) => {
+    errors.set(request, error);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const matching = rewrites.filter((fault) => runsFor(fault, request));
+    if (matching.length === 0 || typeof payload !== 'string') return payload;
+    let body: unknown;
+    try {
+      body = JSON.parse(payload);
+    } catch {
+      return payload;
+    }
+    if (typeof body !== 'object' || body === null) return payload;
+    const answer: Answer = { request, reply, status: reply.statusCode, body: body as Answer['body'], error: errors.get(request) };
+    for (const fault of matching) fault.answer!(answer, ctx);
+    reply.code(answer.status);
+    return JSON.stringify(answer.body);
+  });
+}

@@ -1,0 +1,59 @@
+import { CoreError } from '../errors.ts';
+import { numberJson } from '../store/numbers.ts';
+import { replaceMember, type FaultDefinition } from './fault.ts';
+
+// Faults of the numbers (section 4.3): the list's answer rewritten, or a listed number refused as sendFrom.
+
+const LIST = 'GET /api/core/numbers';
+
+type Listed = Record<string, unknown> & { campaignregId: string | null };
+
+export const NUMBERS_FAULTS = {
+  'numbers.list-leaks-other-clients': {
+    breaks: ['NUM-003'],
+    description: "the numbers list holds every client's numbers (the client filter is dropped)",
+    route: LIST,
+    answer({ status, body }, { seeded, stores }) {
+      if (status === 200) body.numbers = seeded.flatMap((client) => stores.numbers.listForClient(client.apiClientId)).map(numberJson);
+    },
+  },
+  'numbers.id-missing-when-unregistered': {
+    breaks: ['NUM-001'],
+    description: 'the numbers list leaves numberId out of numbers without a campaignregId',
+    route: LIST,
+    answer({ status, body }) {
+      if (status !== 200) return;
+      body.numbers = body.numbers.map((number: Listed) => {
+        if (number.campaignregId !== null) return number;
+        const { numberId: _dropped, ...rest } = number;
+        return rest;
+      });
+    },
+  },
+  'numbers.sms-only-number-refused': {
+    breaks: ['NUM-002'],
+    description: "a send from one of the client's numbers with MMS disabled is refused 403, even for an SMS",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const number = resolveSendFrom(request, client, numbers);
+      if (!number.mmsEnabled) throw new CoreError('FORBIDDEN', 'This sendFrom number is not assigned to this API client.');
+      return number;
+    }),
+  },
+  'numbers.e164-number-ids': {
+    breaks: ['NUM-004'],
+    description: 'the numbers list gives numbers without a campaignregId their phone number as numberId',
+    route: LIST,
+    answer({ status, body }) {
+      if (status !== 200) return;
+      body.numbers = body.numbers.map((number: Listed) => (number.campaignregId === null ? { ...number, numberId: number.phoneNumber } : number));
+    },
+  },
+  'numbers.campaign-field-misspelt': {
+    breaks: ['NUM-005'],
+    description: 'the numbers list carries the campaign registration under campaignRegId as well as campaignregId',
+    route: LIST,
+    answer({ status, body }) {
+      if (status === 200) body.numbers = body.numbers.map((number: Listed) => ({ ...number, campaignRegId: number.campaignregId }));
+    },
+  },
+} satisfies Record<string, FaultDefinition>;

@@ -1,0 +1,30 @@
+import { CoreError, coreErrorBody } from '../errors.ts';
+import type { FaultDefinition } from './fault.ts';
+
+// Faults of the number search (section 4.4): each rewrites the search's answer.
+
+const SEARCH = 'POST /api/core/numbers/search';
+
+export const SEARCH_FAULTS = {
+  'search.field-missing': {
+    breaks: ['SEARCH-001'],
+    description: 'the search answer leaves out providerResultCount',
+    route: SEARCH,
+    answer({ status, body }) {
+      if (status === 200) delete body.providerResultCount;
+    },
+  },
+  'search.upstream-failure-500': {
+    breaks: ['SEARCH-002'],
+    description: 'an error status from the inventory provider is answered 500 SERVER_ERROR instead of 502 UPSTREAM_ERROR',
+    route: SEARCH,
+    // A provider's error status (not a timeout or an unreadable answer) is taken for the server's own failure.
+    answer(answer) {
+      const { code, details } = answer.body.error ?? {};
+      if (code !== 'UPSTREAM_ERROR' || typeof details.providerStatus !== 'number') return;
+      const error = new CoreError('SERVER_ERROR');
+      answer.status = error.status;
+      answer.body = coreErrorBody(error, answer.request.id);
+    },
+  },
+} satisfies Record<string, FaultDefinition>;

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { callerOf } from '../auth/bearer.ts';
+import { buildAcceptance } from '../send/accept.ts';
+import type { SendRequest } from '../send/sendRequest.ts';
+import type { RequestSchemas } from '../spec/requestSchemas.ts';
+import { replaceMember, type FaultDefinition, type RequestHook } from './fault.ts';
+
+// Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
+// recipient pattern, the media rule or the sendFrom resolution; two fill in a field before the
+// schema sees the body, one makes a key up; from the answer, two rewrite it and one queues the
+// callbacks of a refused send.
+
+const SEND = 'POST /api/core/messages/send';
+
+type Schema = Record<string, unknown>;
+
+/** The schemas with one property of the send request's schema changed. */
+function withSendProperty(schemas: RequestSchemas, name: string, change: Schema): RequestSchemas {
+  const properties = schemas.sendRequest.properties as Record<string, Schema>;
+  return { ...schemas, sendRequest: { ...schemas.sendRequest, properties: { ...properties, [name]: { ...properties[name], ...change } } } };
+}
+
+/** The media rule (rules 2 and 3) left out for one messageType. */
+function mediaRuleWaivedFor(messageType: SendRequest['messageType']): FaultDefinition['behaviour'] {
+  return replaceMember('send', 'checkMediaRule', (checkMediaRule) => (request) => {
+    if (request.messageType !== messageType) checkMediaRule(request);
+  });
+}
+
+/** A hook that fills `field` in before the schema sees a body that leaves it out. */
+function filledIn(field: string, value: string): RequestHook {
+  return (request) => {
+    const body = request.body;
+    if (typeof body === 'object' && body !== null && !Array.isArray(body) && !(field in body)) (body as Record<string, unknown>)[field] = value;
+  };
+}
+
+export const SEND_FAULTS = {
+  'send.missing-key-accepted': {
+    breaks: ['SEND-001'],
+    description: 'a send without an Idempotency-Key header is accepted under a key the server makes up',
+    route: SEND,
+    onRequest(request) {
+      request.headers['idempotency-key'] ??= `made-up-${randomUUID()}`;
+    },
+  },
+  'send.sms-with-media-accepted': {
+    breaks: ['SEND-002'],
+    description: 'an SMS carrying media is accepted',
+    behaviour: mediaRuleWaivedFor('SMS'),
+  },
+  'send.mms-without-media-accepted': {
+    breaks: ['SEND-003'],
+    description: 'an MMS without media is accepted',
+    behaviour: mediaRuleWaivedFor('MMS'),
+  },
+  'send.foreign-send-from-accepted': {
+    breaks: ['SEND-004'],
+    description: "a sendFrom naming another client's number is accepted",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const theirs = numbers.byId(request.sendFrom);
+      return theirs && theirs.apiClientId !== client.apiClientId ? theirs : resolveSendFrom(request, client, numbers);
+    }),
+  },
+  'send.no-campaign-accepted': {
+    breaks: ['SEND-005'],
+    description: 'a sendFrom number without a campaignregId is accepted',
+    behaviour: replaceMember(
+      'send',
+      'resolveSendFrom',
+      (resolveSendFrom) => (request, client, numbers) => numbers.findOwned(client.apiClientId, request.sendFrom) ?? resolveSendFrom(request, client, numbers),
+    ),
+  },
+  'send.e164-send-from-accepted': {
+    breaks: ['SEND-006'],
+    description: "a sendFrom giving one of the client's own numbers in E.164 form is mapped to its numberId and accepted",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const own = numbers.byPhoneNumber(request.sendFrom);
+      return resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
+    }),
+  },
+  'send.padded-recipient-accepted': {
+    breaks: ['SEND-007'],
+    description: 'a recipient with whitespace around an E.164 number is accepted',
+    behaviour: replaceMember('schemas', 'e164', () => /^\s*\+[1-9]\d{1,14}\s*$/),
+  },
+  'send.00-prefix-recipient-accepted': {
+    breaks: ['SEND-007'],
+    description: "a recipient written with the international '00' prefix instead of '+' is accepted",
+    behaviour: replaceMember('schemas', 'e164', () => /^(?:\+|00)[1-9]\d{1,14}$/),
+  },
+  'send.long-recipient-accepted': {
+    breaks: ['SEND-007'],
+    description: 'a recipient of 16 or more digits is accepted (no upper bound on the length)',
+    behaviour: replaceMember('schemas', 'e164', () => /^\+[1-9]\d{1,}$/),
+  },
+  'send.status-not-queued': {
+    breaks: ['SEND-008'],
+    description: 'accepted messages are reported with status SENT instead of QUEUED',
+    route: SEND,
+    answer({ body }) {
+      for (const result of body.results ?? []) result.status = 'SENT';
+    },
+  },
+  'send.errors-array-missing': {
+    breaks: ['SEND-009'],
+    description: 'the send answer leaves out the errors array when nothing failed',
+    route: SEND,
+    answer({ body }) {
+      if (body.errors?.length === 0) delete body.errors;
+    },
+  },
+  'send.empty-to-accepted': {
+    breaks: ['SEND-011'],
+    description: 'an empty to array is accepted (answered 202 with no results)',
+    behaviour: ({ schemas }) => ({ schemas: withSendProperty(schemas, 'to', { minItems: 0 }) }),
+  },
+  'send.text-type-accepted': {
+    breaks: ['SEND-012'],
+    description: "messageType 'TEXT' is accepted as a third type",
+    behaviour: ({ schemas }) => ({ schemas: withSendProperty(schemas, 'messageType', { enum: ['SMS', 'MMS', 'TEXT'] }) }),
+  },
+  'send.missing-external-reference-accepted': {
+    breaks: ['SEND-013'],
+    description: 'a send without externalReference is accepted',
+    route: SEND,
+    preValidation: filledIn('externalReference', ''),
+  },
+  'send.mms-refused': {
+    breaks: ['SEND-010'],
+    description: 'an MMS is refused as an unknown messageType, even with media from an MMS-capable number',
+    behaviour: ({ schemas }) => ({ schemas: withSendProperty(schemas, 'messageType', { enum: ['SMS'] }) }),
+  },
+  'send.missing-type-accepted': {
+    breaks: ['SEND-014'],
+    description: 'a send without messageType is accepted and sent as an SMS',
+    route: SEND,
+    preValidation: filledIn('messageType', 'SMS'),
+  },
+  'send.rejected-still-queued': {
+    breaks: ['SEND-015'],
+    description: 'a send refused for an invalid recipient still hands its delivery callbacks to the dispatcher',
+    route: SEND,
+    answer({ request, status, body }, { behaviour, stores, dispatcher }) {
+      if (status !== 400 || body.error?.details?.invalidRecipients === undefined) return;
+      // Recipients are checked last: the sendFrom number of such a send resolves.
+      const client = callerOf(request);
+      const send = request.body as SendRequest;
+      const number = behaviour.send.resolveSendFrom(send, client, stores.numbers);
+      dispatcher.dispatch(buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now()).webhooks);
+    },
+  },
+} satisfies Record<string, FaultDefinition>;

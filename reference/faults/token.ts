@@ -1,0 +1,151 @@
+import type { FastifyRequest } from 'fastify';
+import { parseBasicCredentials } from '../auth/basicCredentials.ts';
+import { FormParameters, readTokenParameters, type TokenParameters } from '../auth/tokenParameters.ts';
+import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
+import { TOKEN_CHALLENGE } from '../routes/token.ts';
+import type { Answer, FaultDefinition } from './fault.ts';
+
+// Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a
+// request the route accepts; the others rewrite the route's answer.
+
+const TOKEN = 'POST /api/auth/token';
+
+/** The body's token parameters, or undefined where the route refuses them as unreadable. */
+function parametersOf(request: FastifyRequest): TokenParameters | undefined {
+  try {
+    return readTokenParameters(request.body);
+  } catch {
+    return undefined;
+  }
+}
+
+function namesCredentials(request: FastifyRequest): boolean {
+  const parameters = parametersOf(request);
+  return parameters?.clientId !== undefined || parameters?.clientSecret !== undefined;
+}
+
+/**
+ * The body credentials of a client_credentials request without an Authorization header, as far
+ * as the route reads them before it authenticates the client; undefined for a request it
+ * refuses before that (credentials in the URI, unreadable parameters, another grant_type).
+ */
+function bodyCredentials(request: FastifyRequest): TokenParameters | undefined {
+  const query = request.query as Record<string, unknown>;
+  if (request.headers.authorization !== undefined || 'client_id' in query || 'client_secret' in query) return undefined;
+  const parameters = parametersOf(request);
+  return parameters?.grantType === 'client_credentials' ? parameters : undefined;
+}
+
+/** A refusal for a missing client_id or client_secret (the route's TOKEN-009 answer). */
+function missingCredential({ request, status }: Answer): TokenParameters | undefined {
+  const credentials = status === 400 ? bodyCredentials(request) : undefined;
+  return credentials && (credentials.clientId === undefined || credentials.clientSecret === undefined) ? credentials : undefined;
+}
+
+/**
+ * invalid_client for credentials the route could read (in the body, or well-formed Basic): a
+ * failed authentication, an unknown client or a wrong secret (the route's TOKEN-007 answer).
+ */
+function failedAuthentication({ request, body }: Answer): boolean {
+  if (body.error !== 'invalid_client') return false;
+  const basic = parseBasicCredentials(request.headers.authorization);
+  return request.headers.authorization === undefined || (basic !== undefined && basic !== 'malformed');
+}
+
+export const TOKEN_FAULTS = {
+  'token.form-credentials-refused': {
+    breaks: ['TOKEN-004'],
+    description: 'client credentials in a form-encoded body are refused (invalid_request)',
+    route: TOKEN,
+    preHandler(request) {
+      if (request.body instanceof FormParameters && namesCredentials(request)) {
+        throw new OAuthError('invalid_request', 'Client credentials in a form-encoded body are not supported.');
+      }
+    },
+  },
+  'token.basic-refused': {
+    breaks: ['TOKEN-005'],
+    description: 'HTTP Basic client authentication is refused (invalid_client)',
+    route: TOKEN,
+    preHandler(request) {
+      if (parseBasicCredentials(request.headers.authorization) !== undefined) throw new OAuthError('invalid_client', 'HTTP Basic client authentication is not supported.');
+    },
+  },
+  'token.core-error-shape': {
+    breaks: ['TOKEN-006'],
+    description: 'a token request with no client credentials at all is answered in the CORE error wrapper',
+    route: TOKEN,
+    answer(answer) {
+      const credentials = missingCredential(answer);
+      if (credentials && credentials.clientId === undefined && credentials.clientSecret === undefined) {
+        answer.body = coreErrorBody(new CoreError('INVALID_REQUEST', 'client_id and client_secret are required.'), answer.request.id);
+      }
+    },
+  },
+  'token.unsupported-grant-wrong-code': {
+    breaks: ['TOKEN-008'],
+    description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',
+    route: TOKEN,
+    answer({ body }) {
+      if (body.error === 'unsupported_grant_type') body.error = 'invalid_request';
+    },
+  },
+  'token.bearer-token-required': {
+    breaks: ['TOKEN-001'],
+    description: 'a token request without an Authorization header is refused (invalid_client), as if a bearer token were needed',
+    route: TOKEN,
+    preHandler(request) {
+      if (request.headers.authorization === undefined) throw new OAuthError('invalid_client', 'A bearer token is required.');
+    },
+  },
+  'token.expires-in-missing': {
+    breaks: ['TOKEN-002'],
+    description: 'the token response leaves out expires_in',
+    route: TOKEN,
+    answer({ status, body }) {
+      if (status === 200) delete body.expires_in;
+    },
+  },
+  'token.json-credentials-refused': {
+    breaks: ['TOKEN-003'],
+    description: 'client credentials in a JSON body are refused (invalid_request)',
+    route: TOKEN,
+    preHandler(request) {
+      if (!(request.body instanceof FormParameters) && namesCredentials(request)) {
+        throw new OAuthError('invalid_request', 'Client credentials in a JSON body are not supported.');
+      }
+    },
+  },
+  'token.failed-auth-wrong-code': {
+    breaks: ['TOKEN-007'],
+    description: 'failed client authentication (unknown client or wrong secret) is answered invalid_request instead of invalid_client',
+    route: TOKEN,
+    answer(answer) {
+      if (!failedAuthentication(answer)) return;
+      answer.status = 400;
+      answer.body.error = 'invalid_request';
+      answer.reply.removeHeader('www-authenticate');
+    },
+  },
+  'token.missing-credential-wrong-code': {
+    breaks: ['TOKEN-009'],
+    description: 'a request missing client_id or client_secret is answered invalid_client instead of invalid_request',
+    route: TOKEN,
+    answer(answer) {
+      if (!missingCredential(answer)) return;
+      answer.status = 401;
+      answer.body.error = 'invalid_client';
+      answer.reply.header('www-authenticate', TOKEN_CHALLENGE);
+    },
+  },
+  'token.invalid-client-status-200': {
+    breaks: ['TOKEN-010'],
+    description: 'invalid_client is answered with status 200 (the OAuth error body is unchanged)',
+    route: TOKEN,
+    answer(answer) {
+      if (!failedAuthentication(answer)) return;
+      answer.status = 200;
+      answer.reply.removeHeader('www-authenticate');
+    },
+  },
+} satisfies Record<string, FaultDefinition>;

@@ -1,0 +1,58 @@
+import type { FastifyRequest } from 'fastify';
+import { callerOf } from '../auth/bearer.ts';
+import { CoreError } from '../errors.ts';
+import type { NumberSettings } from '../store/numbers.ts';
+import type { FaultDefinition } from './fault.ts';
+
+// Faults of the number update (section 4.5). Each changes or refuses the validated update
+// before the route handles it; one also rewrites the answer.
+
+const UPDATE = 'PATCH /api/core/numbers/:numberId';
+
+type Update = Partial<NumberSettings>;
+const changesOf = (request: FastifyRequest): Update => request.body as Update;
+
+// The enable flags an update named, kept from the request to its answer under update.flags-not-persisted.
+const unstoredFlags = new WeakMap<FastifyRequest, Update>();
+
+export const UPDATE_FAULTS = {
+  'update.flags-not-persisted': {
+    breaks: ['UPD-001'],
+    description: 'an update of smsEnabled or mmsEnabled is answered with the new value but not stored',
+    route: UPDATE,
+    preHandler(request) {
+      const { smsEnabled, mmsEnabled, ...stored } = changesOf(request);
+      unstoredFlags.set(request, { ...(smsEnabled !== undefined && { smsEnabled }), ...(mmsEnabled !== undefined && { mmsEnabled }) });
+      request.body = stored;
+    },
+    answer({ request, status, body }) {
+      if (status === 200) Object.assign(body, unstoredFlags.get(request));
+    },
+  },
+  'update.foreign-number-allowed': {
+    breaks: ['UPD-002'],
+    description: "an update of another client's number is applied",
+    route: UPDATE,
+    // The update acts as the number's owner, whoever asks.
+    preHandler(request, { stores }) {
+      const number = stores.numbers.byId((request.params as { numberId: string }).numberId);
+      if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
+    },
+  },
+  'update.other-fields-reset': {
+    breaks: ['UPD-003'],
+    description: 'an update that does not name smsEnabled or mmsEnabled stores it as false',
+    route: UPDATE,
+    preHandler(request) {
+      request.body = { smsEnabled: false, mmsEnabled: false, ...changesOf(request) };
+    },
+  },
+  'update.null-refused': {
+    breaks: ['UPD-004'],
+    description: 'an update setting campaignregId to null is refused 400',
+    route: UPDATE,
+    preHandler(request) {
+      if (changesOf(request).campaignregId === null) throw new CoreError('INVALID_REQUEST', 'campaignregId must be a string.', { field: 'body/campaignregId' });
+    },
+  },
+} satisfies Record<string, FaultDefinition>;

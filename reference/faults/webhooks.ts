@@ -1,0 +1,49 @@
+import { replaceMember, type FaultDefinition } from './fault.ts';
+
+// Faults of webhooks (sections 3, 6; Standard Webhooks): each replaces a member of the webhook
+// policy, where a callback goes, what a delivery event says or how a callback is signed.
+
+export const WEBHOOKS_FAULTS = {
+  'webhooks.override-never-sent': {
+    breaks: ['WH-001'],
+    description: "delivery events are handed to the dispatcher only when the client has a delivery webhook, so one addressed to a number's override alone is never sent",
+    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget) => (client, number) => (client.deliveryWebhookUrl === null ? null : deliveryTarget(client, number))),
+  },
+  'webhooks.wrong-target': {
+    breaks: ['WH-001'],
+    description: "delivery events go to the client's delivery webhook even when the number has webhookDeliveryOverride set",
+    behaviour: replaceMember('webhooks', 'deliveryTarget', () => (client, number) => client.deliveryWebhookUrl ?? number.webhookDeliveryOverride),
+  },
+  'webhooks.message-id-missing': {
+    breaks: ['WH-003'],
+    description: 'delivery events carry a message URL instead of the messageId',
+    behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent) => (data, nowMs) => {
+      const event = JSON.parse(deliveryEvent(data, nowMs)) as { data: Record<string, unknown> };
+      const { messageId, ...rest } = event.data;
+      return JSON.stringify({ ...event, data: { messageUrl: `/api/core/messages/${String(messageId)}`, ...rest } });
+    }),
+  },
+  'webhooks.client-delivery-ignored': {
+    breaks: ['WH-002'],
+    description: "delivery events for a number without webhookDeliveryOverride are never sent to the client's delivery webhook",
+    behaviour: replaceMember('webhooks', 'deliveryTarget', () => (_client, number) => number.webhookDeliveryOverride),
+  },
+  'webhooks.inbound-override-ignored': {
+    breaks: ['WH-004'],
+    description: "inbound messages go to the client's inbound webhook even when the number has webhookInboundOverride set",
+    behaviour: replaceMember('webhooks', 'inboundTarget', () => (client) => client.inboundWebhookUrl),
+  },
+  'webhooks.client-inbound-ignored': {
+    breaks: ['WH-005'],
+    description: "inbound messages for a number without webhookInboundOverride are never sent to the client's inbound webhook",
+    behaviour: replaceMember('webhooks', 'inboundTarget', () => (_client, number) => number.webhookInboundOverride),
+  },
+  'webhooks.unsigned': {
+    breaks: ['WH-101'],
+    description: 'callbacks are sent without the webhook-signature header',
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (...args) => {
+      const { 'webhook-signature': _dropped, ...headers } = signedHeaders(...args);
+      return headers;
+    }),
+  },
+} satisfies Record<string, FaultDefinition>;
