@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { buildApp } from './app.ts';
 import { parseCommandLine, USAGE } from './cli/args.ts';
 import { ConfigError } from './errors.ts';
@@ -56,7 +56,9 @@ async function main(): Promise<number> {
   const host = cli.host.includes(':') ? `[${cli.host}]` : cli.host;
   const baseUrl = `http://${host}:${port}`;
   if (cli.fixturesOutPath !== undefined) {
-    writeFileSync(cli.fixturesOutPath, `${JSON.stringify(app.reference.describe(baseUrl), null, 2)}\n`);
+    // It holds every client secret and webhook secret: readable by the server's own user only.
+    writeFileSync(cli.fixturesOutPath, `${JSON.stringify(app.reference.describe(baseUrl), null, 2)}\n`, { mode: 0o600 });
+    chmodSync(cli.fixturesOutPath, 0o600);
   }
   process.stdout.write(`reference server listening on ${baseUrl}\n`);
 

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SCHEMA_SQL } from './schema.ts';
 
@@ -10,11 +10,23 @@ export interface OpenOptions {
   synchronous: 'FULL' | 'NORMAL';
 }
 
+/**
+ * The database holds every client's webhook secret in clear (the server signs with it) and the
+ * hashes of client secrets and tokens: only the server's own user may read it. The file is
+ * created 0600 before SQLite opens it, and SQLite gives the -wal and -shm files it creates the
+ * mode of the database file; files left by an older start are narrowed to 0600 as well.
+ */
+function ownerOnly(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
+}
+
 export function openDatabase({ path, fresh, synchronous }: OpenOptions): Db {
   const inMemory = path === ':memory:';
   if (fresh && !inMemory) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   }
+  if (!inMemory) ownerOnly(path);
   const db = new Database(path);
   // WAL lets reads proceed during a commit; FULL makes every commit survive power loss,
   // which is the point of answering QUEUED only after the commit.

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -105,5 +105,22 @@ test('a real listening server: fixtures-out, token, whoami, and logs without sec
   } finally {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+  }
+});
+
+test('the files that hold secrets are readable by the server\'s user only (0600): the database, its WAL and shared memory, and --fixtures-out', async () => {
+  const db = join(dir, 'db.sqlite');
+  const out = join(dir, 'out.json');
+  // An existing world-readable file is narrowed too, not only a new one.
+  writeFileSync(out, '{}', { mode: 0o644 });
+  const server = runServer(['--port', '0', '--db', db, '--fresh', '--fixtures-out', out, '--log-level', 'warn']);
+  try {
+    await server.listening;
+    const files = [db, `${db}-wal`, `${db}-shm`, out];
+    for (const file of files) expect(existsSync(file), file).toBe(true);
+    expect(Object.fromEntries(files.map((file) => [file, (statSync(file).mode & 0o777).toString(8)]))).toEqual(Object.fromEntries(files.map((file) => [file, '600'])));
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
   }
 });

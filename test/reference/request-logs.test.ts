@@ -50,3 +50,30 @@ test('at warn level a request that logs nothing leaves no line, and a request lo
     await app.close();
   }
 });
+
+test('a secret sent in the URL query never reaches the log: the query of every logged URL is replaced', async () => {
+  const { logger, lines } = capture('info');
+  const app = await buildApp({ logger });
+  try {
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/api/auth/token?client_secret=secret-in-the-uri',
+      payload: { grant_type: 'client_credentials', client_id: 'demo-primary', client_secret: 'demo-primary-secret' },
+    });
+    expect(refused.statusCode).toBe(400);
+    const issued = await app.inject({
+      method: 'POST',
+      url: '/api/auth/token',
+      payload: { grant_type: 'client_credentials', client_id: 'demo-primary', client_secret: 'demo-primary-secret' },
+    });
+    const token = issued.json().access_token as string;
+    await app.inject({ method: 'GET', url: `/api/core/whoami?access_token=${token}`, headers: { authorization: `Bearer ${token}` } });
+    const log = JSON.stringify(lines);
+    expect(log).toContain('"url":"/api/auth/token?[redacted]"');
+    expect(log).toContain('"url":"/api/core/whoami?[redacted]"');
+    expect(log).not.toContain('secret-in-the-uri');
+    expect(log).not.toContain(token);
+  } finally {
+    await app.close();
+  }
+});
