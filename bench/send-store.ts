@@ -58,7 +58,7 @@ function run(batchSize: number, keys: KeyStyle, dir: string) {
         idempotencyKey,
         nowMs,
         expiresAt: nowMs + 86_400_000,
-        rows: { record: acceptance.record, messages: acceptance.messages, events: acceptance.events },
+        rows: { record: acceptance.record, content: acceptance.content, messages: acceptance.messages, events: acceptance.events },
       });
     }
     queue.flush();

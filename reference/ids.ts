@@ -25,7 +25,7 @@ function randomHex(length: number): string {
  * touches the last pages of an id index instead of a random page per row; with random ids every
  * commit rewrote one page per row and index, which dominated the writer's cost.
  */
-export function newId(prefix: 'num' | 'msg' | 'evt' | 'req'): string {
+export function newId(prefix: 'num' | 'msg' | 'cnt' | 'evt' | 'req'): string {
   const now = Date.now();
   if (now !== lastTime) {
     lastTime = now;

@@ -21,6 +21,12 @@ function ownerOnly(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
 }
 
+/** Brings a database made by an older version up to the schema (CREATE TABLE IF NOT EXISTS adds no column). */
+function migrate(db: Db): void {
+  const columns = db.pragma('table_info(messages)') as Array<{ name: string }>;
+  if (!columns.some((column) => column.name === 'content_id')) db.exec('ALTER TABLE messages ADD COLUMN content_id TEXT');
+}
+
 export function openDatabase({ path, fresh, synchronous }: OpenOptions): Db {
   const inMemory = path === ':memory:';
   if (fresh && !inMemory) {
@@ -38,5 +44,6 @@ export function openDatabase({ path, fresh, synchronous }: OpenOptions): Db {
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA_SQL);
+  migrate(db);
   return db;
 }

@@ -46,11 +46,22 @@ CREATE TABLE IF NOT EXISTS messages (
   text               TEXT,
   media              TEXT,
   external_reference TEXT,
+  content_id         TEXT,
   status             TEXT NOT NULL,
   error_code         TEXT,
   created_at         INTEGER NOT NULL,
   sent_at            INTEGER,
   completed_at       INTEGER
+) WITHOUT ROWID;
+
+-- What an outbound send says, once for all its recipients: its messages point here by
+-- content_id (text and media are at most 1600 characters and ten 2 KiB URLs, and a send has up
+-- to 100 recipients, so a copy per message would write a hundred times what the client sent).
+-- messages.text and media hold only inbound texts and outbound rows of older databases.
+CREATE TABLE IF NOT EXISTS message_contents (
+  content_id   TEXT PRIMARY KEY,
+  text         TEXT,
+  media        TEXT
 ) WITHOUT ROWID;
 
 -- A rowid table: clients choose keys at random (UUIDs, as the Idempotency-Key draft suggests), so

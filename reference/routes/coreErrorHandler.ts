@@ -11,10 +11,12 @@ export function toCoreError(error: FastifyError | CoreError, request: FastifyReq
   if (error.validation) {
     const issue = error.validation[0];
     const field = `${error.validationContext ?? 'body'}${issue?.instancePath ?? ''}`;
-    return new CoreError('INVALID_REQUEST', `${field} ${issue?.message ?? 'is invalid'}`, { field, rule: issue?.keyword });
+    // A limit (maxLength, maxItems, minItems) is named with its value, so a client can fit it.
+    const limit = (issue?.params as { limit?: unknown } | undefined)?.limit;
+    return new CoreError('INVALID_REQUEST', `${field} ${issue?.message ?? 'is invalid'}`, { field, rule: issue?.keyword, ...(typeof limit === 'number' && { limit }) });
   }
   const status = error.statusCode ?? 500;
-  if (status === 413) return new CoreError('PAYLOAD_TOO_LARGE');
+  if (status === 413) return new CoreError('PAYLOAD_TOO_LARGE', undefined, { limit: request.routeOptions.bodyLimit });
   if (status === 415) return new CoreError('UNSUPPORTED_MEDIA_TYPE');
   // Fastify's own 4xx messages (bad JSON, empty body, bad content-length) describe the request, not the server.
   if (status >= 400 && status < 500) return new CoreError('INVALID_REQUEST', error.message);

@@ -2,7 +2,7 @@ import { outcomeFor } from '../delivery/outcome.ts';
 import { newId } from '../ids.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
-import type { OutboundMessage } from '../store/messages.ts';
+import type { MessageContent, OutboundMessage } from '../store/messages.ts';
 import type { NumberRecord } from '../store/numbers.ts';
 import type { DueWebhook, OutboxEntry } from '../store/outbox.ts';
 import type { WebhookPolicy } from '../webhooks/policy.ts';
@@ -11,6 +11,8 @@ import type { SendRequest } from './sendRequest.ts';
 /** Everything an accepted send stores, built before it is handed to the writer. */
 export interface Acceptance {
   record: IdempotencyRecord;
+  /** The text and media, once for every message of the send. */
+  content: MessageContent;
   messages: OutboundMessage[];
   events: OutboxEntry[];
   /** For the carrier, once committed. */
@@ -40,7 +42,7 @@ export function buildAcceptance(
   const events: OutboxEntry[] = [];
   const accepted: Array<{ messageId: string; to: string }> = [];
   const webhooks: DueWebhook[] = [];
-  const media = request.media ? JSON.stringify(request.media) : null;
+  const content: MessageContent = { contentId: newId('cnt'), text: request.text ?? null, media: request.media ? JSON.stringify(request.media) : null };
   const seen = new Set<string>();
 
   for (const to of request.to) {
@@ -56,8 +58,7 @@ export function buildAcceptance(
       numberId: number.numberId,
       to,
       messageType: request.messageType,
-      text: request.text ?? null,
-      media,
+      contentId: content.contentId,
       externalReference: request.externalReference,
       createdAt: nowMs,
     });
@@ -83,5 +84,5 @@ export function buildAcceptance(
   }
 
   const record = { fingerprint, statusCode: 202, body: JSON.stringify({ results, errors }) };
-  return { record, messages, events, accepted, webhooks };
+  return { record, content, messages, events, accepted, webhooks };
 }

@@ -82,7 +82,7 @@ export class SendService {
         idempotencyKey,
         nowMs,
         expiresAt: nowMs + this.ctx.options.idempotencyTtlSeconds * 1000,
-        rows: acceptance ? { record: acceptance.record, messages: acceptance.messages, events: acceptance.events } : null,
+        rows: acceptance ? { record: acceptance.record, content: acceptance.content, messages: acceptance.messages, events: acceptance.events } : null,
       });
       if (!result.stored && result.record) {
         settle(result.record);

@@ -19,7 +19,28 @@ function propertiesOf(schema: Schema): Record<string, Schema> {
   return Object.fromEntries(Object.entries(schema.properties as Record<string, unknown>).map(([name, value]) => [name, plain(value)]));
 }
 
-const absoluteUrl = (scheme: string) => ({ type: 'string', format: 'uri', pattern: `^${scheme}://`, maxLength: 2048 });
+/**
+ * The reference profile's limits (spec/profile.yaml send.limits; reference/README.md, Limits and
+ * defenses). Lengths count characters (Unicode code points). With them a send is bounded in
+ * what it stores: its text and media once, and per recipient a message row and a delivery event
+ * that repeat only the externalReference.
+ */
+export const LIMITS = {
+  recipients: 100,
+  /** Each recipient before its E.164 check (an E.164 number has at most 16 characters). */
+  recipientLength: 32,
+  textLength: 1600,
+  mediaItems: 10,
+  urlLength: 2048,
+  contentTypeLength: 255,
+  externalReferenceLength: 256,
+  sendFromLength: 128,
+  numberIdLength: 128,
+  campaignregIdLength: 64,
+  searchFieldLength: 100,
+} as const;
+
+const absoluteUrl = (scheme: string) => ({ type: 'string', format: 'uri', pattern: `^${scheme}://`, maxLength: LIMITS.urlLength });
 
 export interface RequestSchemas {
   sendRequest: Schema;
@@ -44,7 +65,7 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
     ...component('MediaItem'),
     properties: {
       url: absoluteUrl('https'),
-      contentType: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$', maxLength: 255 },
+      contentType: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$', maxLength: LIMITS.contentTypeLength },
     },
     required: ['url', 'contentType'],
     additionalProperties: false,
@@ -62,9 +83,11 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
     additionalProperties: false,
     properties: {
       ...sendProperties,
-      to: { ...sendProperties.to, maxItems: 100, items: { type: 'string' } },
-      text: { ...sendProperties.text, maxLength: 1600 },
-      media: { ...sendProperties.media, minItems: 1, maxItems: 10, items: mediaItem },
+      sendFrom: { ...sendProperties.sendFrom, maxLength: LIMITS.sendFromLength },
+      to: { ...sendProperties.to, maxItems: LIMITS.recipients, items: { type: 'string', maxLength: LIMITS.recipientLength } },
+      text: { ...sendProperties.text, maxLength: LIMITS.textLength },
+      media: { ...sendProperties.media, minItems: 1, maxItems: LIMITS.mediaItems, items: mediaItem },
+      externalReference: { ...sendProperties.externalReference, maxLength: LIMITS.externalReferenceLength },
     },
   };
 
@@ -81,8 +104,8 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
       nxx: { ...searchProperties.nxx, pattern: '^[0-9]{3}$' },
       state: { ...searchProperties.state, pattern: '^[A-Za-z]{2}$' },
       zipCode: { ...searchProperties.zipCode, pattern: '^[0-9]{5}$' },
-      city: { ...searchProperties.city, maxLength: 100 },
-      rateCenter: { ...searchProperties.rateCenter, maxLength: 100 },
+      city: { ...searchProperties.city, maxLength: LIMITS.searchFieldLength },
+      rateCenter: { ...searchProperties.rateCenter, maxLength: LIMITS.searchFieldLength },
     },
   };
 
@@ -97,7 +120,7 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
     additionalProperties: false,
     properties: {
       ...settingsProperties,
-      campaignregId: { ...settingsProperties.campaignregId, maxLength: 64 },
+      campaignregId: { ...settingsProperties.campaignregId, maxLength: LIMITS.campaignregIdLength },
       webhookInboundOverride: nullableUrl,
       webhookDeliveryOverride: nullableUrl,
     },
@@ -105,7 +128,7 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
 
   const numberIdParams = {
     type: 'object',
-    properties: { numberId: { type: 'string', minLength: 1, maxLength: 128 } },
+    properties: { numberId: { type: 'string', minLength: 1, maxLength: LIMITS.numberIdLength } },
     required: ['numberId'],
   };
 

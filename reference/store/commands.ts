@@ -1,6 +1,6 @@
 import type { IdempotencyRecord } from './idempotency.ts';
 import type { Stores } from './index.ts';
-import type { FinalStatus, InboundMessage, OutboundMessage } from './messages.ts';
+import type { FinalStatus, InboundMessage, MessageContent, OutboundMessage } from './messages.ts';
 import type { NumberRecord, NumberSettings } from './numbers.ts';
 import type { OutboxEntry, OutboxState } from './outbox.ts';
 
@@ -24,7 +24,7 @@ export interface WriteCommands {
       idempotencyKey: string;
       nowMs: number;
       expiresAt: number;
-      rows: { record: IdempotencyRecord; messages: OutboundMessage[]; events: OutboxEntry[] } | null;
+      rows: { record: IdempotencyRecord; content: MessageContent; messages: OutboundMessage[]; events: OutboxEntry[] } | null;
     };
     result: { stored: true } | { stored: false; record: IdempotencyRecord | null };
   };
@@ -60,13 +60,14 @@ export type WriteResult<K extends WriteOp> = WriteCommands[K]['result'];
 
 type Handlers = { [K in WriteOp]: (stores: Stores, command: WriteCommands[K]['args']) => WriteResult<K> };
 
-const RESET_TABLES = ['tokens', 'messages', 'idempotency', 'webhook_outbox'] as const;
+const RESET_TABLES = ['tokens', 'messages', 'message_contents', 'idempotency', 'webhook_outbox'] as const;
 
 const HANDLERS: Handlers = {
   acceptSend(stores, { apiClientId, idempotencyKey, nowMs, expiresAt, rows }) {
     if (!rows || !stores.idempotency.claim(apiClientId, idempotencyKey, rows.record, expiresAt, nowMs)) {
       return { stored: false, record: stores.idempotency.find(apiClientId, idempotencyKey, nowMs) ?? null };
     }
+    stores.messages.insertContent(rows.content);
     for (const message of rows.messages) stores.messages.insertOutbound(message);
     for (const event of rows.events) stores.outbox.insert(event);
     return { stored: true };

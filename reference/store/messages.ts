@@ -1,13 +1,20 @@
 import type { Db } from '../db/open.ts';
 
+/** The text and media of an outbound send, stored once for all its messages. */
+export interface MessageContent {
+  contentId: string;
+  text: string | null;
+  /** The media items as JSON text. */
+  media: string | null;
+}
+
 export interface OutboundMessage {
   messageId: string;
   apiClientId: string;
   numberId: string;
   to: string;
   messageType: 'SMS' | 'MMS';
-  text: string | null;
-  media: string | null;
+  contentId: string;
   externalReference: string;
   createdAt: number;
 }
@@ -25,6 +32,7 @@ export interface InboundMessage {
 export type FinalStatus = 'DELIVERED' | 'FAILED';
 
 export class MessageStore {
+  private readonly insertContentStmt;
   private readonly insertOutboundStmt;
   private readonly insertInboundStmt;
   private readonly completeStmt;
@@ -32,10 +40,11 @@ export class MessageStore {
   private readonly countStmt;
 
   constructor(db: Db) {
+    this.insertContentStmt = db.prepare('INSERT INTO message_contents (content_id, text, media) VALUES (@contentId, @text, @media)');
     this.insertOutboundStmt = db.prepare(
-      `INSERT INTO messages (message_id, api_client_id, direction, number_id, counterpart, message_type, text, media,
+      `INSERT INTO messages (message_id, api_client_id, direction, number_id, counterpart, message_type, content_id,
          external_reference, status, created_at)
-       VALUES (@messageId, @apiClientId, 'outbound', @numberId, @to, @messageType, @text, @media, @externalReference, 'QUEUED', @createdAt)`,
+       VALUES (@messageId, @apiClientId, 'outbound', @numberId, @to, @messageType, @contentId, @externalReference, 'QUEUED', @createdAt)`,
     );
     this.insertInboundStmt = db.prepare(
       `INSERT INTO messages (message_id, api_client_id, direction, number_id, counterpart, message_type, text, status, created_at, completed_at)
@@ -51,6 +60,10 @@ export class MessageStore {
       `SELECT message_id AS messageId, counterpart AS "to" FROM messages WHERE status IN ('QUEUED', 'SENT')`,
     );
     this.countStmt = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages WHERE direction = 'outbound'`);
+  }
+
+  insertContent(content: MessageContent): void {
+    this.insertContentStmt.run(content);
   }
 
   insertOutbound(message: OutboundMessage): void {
