@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerAuthentication, type Authenticate } from './auth/bearer.ts';
 import { coreErrorHandler } from './routes/coreErrorHandler.ts';
-import { checkMediaRule, resolveSendFrom } from './send/checks.ts';
+import { checkMediaRule, checkNumberCapability, resolveSendFrom } from './send/checks.ts';
 import { loadRequestSchemas, type RequestSchemas } from './spec/requestSchemas.ts';
 import type { Stores } from './store/index.ts';
 import { REFERENCE_WEBHOOKS, type WebhookPolicy } from './webhooks/policy.ts';
@@ -24,10 +24,11 @@ export interface Behaviour {
   frameworkErrors: ((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined;
   /** The bearer authentication every /api/core route runs first (section 5, RFC 6750). */
   authenticate: Authenticate;
-  /** The send's rules that look at the body and the sendFrom number (section 4.6 rules 2 to 6). */
+  /** The send's rules that look at the body and the sendFrom number (section 4.6 rules 2 to 6; profile send.numberCapability). */
   send: {
     checkMediaRule: typeof checkMediaRule;
     resolveSendFrom: typeof resolveSendFrom;
+    checkNumberCapability: typeof checkNumberCapability;
   };
   /** Where callbacks go (WH-001, WH-002, WH-004, WH-005), what a delivery event says (WH-003) and how callbacks are signed (WH-101). */
   webhooks: WebhookPolicy;
@@ -40,7 +41,7 @@ export function referenceBehaviour(stores: Stores): Behaviour {
     schemas: loadRequestSchemas(),
     frameworkErrors: coreErrorHandler,
     authenticate: bearerAuthentication(stores.clients),
-    send: { checkMediaRule, resolveSendFrom },
+    send: { checkMediaRule, resolveSendFrom, checkNumberCapability },
     webhooks: REFERENCE_WEBHOOKS,
   };
 }

@@ -52,6 +52,8 @@ export const OAUTH_ERRORS = {
   invalid_request: { status: 400 },
   unsupported_grant_type: { status: 400 },
   invalid_client: { status: 401 },
+  // Profile client.status: the credentials are right, but the client may not have a token.
+  unauthorized_client: { status: 400 },
 } as const;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERRORS;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError } from '../errors.ts';
 import type { ClientStore, ClientRecord } from '../store/clients.ts';
+import { requireActive } from './capabilities.ts';
 import { tokenHash } from './tokenHash.ts';
 
 declare module 'fastify' {
@@ -34,7 +35,8 @@ export function bearerToken(header: string): string | undefined {
 /**
  * The onRequest hook of every core route: it sets request.apiClient or refuses the request.
  * AUTH-001: no token is 401; AUTH-002: a malformed one is 401; AUTH-003: an expired one is 401;
- * AUTH-004: an unknown one is 401; AUTH-005: a token of the token endpoint is accepted.
+ * AUTH-004: an unknown one is 401; AUTH-005: a token of the token endpoint is accepted. A token
+ * of a client that is not ACTIVE is 403 (profile client.status).
  */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -49,6 +51,7 @@ export function bearerAuthentication(clients: ClientStore): Authenticate {
     }
     const client = clients.byTokenHash(tokenHash(token), Date.now());
     if (!client) throw unauthorized('The bearer token is unknown or expired.', true);
+    requireActive(client);
     request.apiClient = client;
   };
 }

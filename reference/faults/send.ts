@@ -6,7 +6,7 @@ import type { RequestSchemas } from '../spec/requestSchemas.ts';
 import { replaceMember, type FaultDefinition, type RequestHook } from './fault.ts';
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
-// recipient pattern, the media rule or the sendFrom resolution; two fill in a field before the
+// recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
 // schema sees the body, one makes a key up; from the answer, two rewrite it and one queues the
 // callbacks of a refused send.
 
@@ -149,5 +149,10 @@ export const SEND_FAULTS = {
       const number = behaviour.send.resolveSendFrom(send, client, stores.numbers);
       dispatcher.dispatch(buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now()).webhooks);
     },
+  },
+  'send.disabled-type-accepted': {
+    breaks: ['SEND-210'],
+    description: 'a send from a number whose smsEnabled (for an SMS) or mmsEnabled (for an MMS) is false is accepted',
+    behaviour: replaceMember('send', 'checkNumberCapability', () => () => undefined),
   },
 } satisfies Record<string, FaultDefinition>;

@@ -8,8 +8,9 @@ import { SendService } from '../send/service.ts';
 /**
  * POST /api/core/messages/send (section 4.6). The order of answers is part of the contract the
  * harness relies on: 401, missing Idempotency-Key, body shape (schema, then media rule), then the
- * idempotency record (replay or 409), and only for a new key: sendFrom given as a phone number,
- * ownership (403), campaign registration, recipient format, and acceptance.
+ * idempotency record (replay or 409), and only for a new key: the client's capability for the
+ * messageType (403), sendFrom given as a phone number, ownership (403), campaign registration,
+ * the number's smsEnabled or mmsEnabled (400), recipient format, and acceptance.
  */
 export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.addHook('onRequest', ctx.behaviour.authenticate);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
+import { requireCapability } from '../auth/capabilities.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import { numberJson, type NumberSettings } from '../store/numbers.ts';
@@ -18,7 +19,11 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
 
   // Profile search.route: POST /api/core/numbers/search, 200 (SEARCH-001, SEARCH-201). The
   // provider is asked over HTTP; its failures are 502 (SEARCH-002, SEARCH-203).
-  app.post('/numbers/search', { schema: { body: ctx.behaviour.schemas.searchRequest } }, async (request) => ctx.upstream.search(request.body as SearchCriteria));
+  // Profile client.capabilities: only a client with NUMBER_SEARCH searches.
+  app.post('/numbers/search', { schema: { body: ctx.behaviour.schemas.searchRequest } }, async (request) => {
+    requireCapability(callerOf(request), 'NUMBER_SEARCH');
+    return ctx.upstream.search(request.body as SearchCriteria);
+  });
 
   // Profile update.route: PATCH, 200 with the updated Number (UPD-001, UPD-201); only the fields
   // named change (UPD-003); another client's number is 404 like a missing one (UPD-002, UPD-202).

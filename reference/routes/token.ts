@@ -80,6 +80,8 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     const valid = await verifySecret(clientSecret, client?.secretHash ?? (await decoyHash()));
     // TOKEN-007.
     if (!client || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
+    // Profile client.status: told only to a caller that proved the credentials.
+    if (client.status !== 'ACTIVE') throw new OAuthError('unauthorized_client', `This API client is ${client.status}; check its account status.`);
 
     const token = newAccessToken();
     const ttl = ctx.options.tokenTtlSeconds;

@@ -37,6 +37,18 @@ export function resolveSendFrom(request: SendRequest, client: ClientRecord, numb
   return number;
 }
 
+/**
+ * Profile send.numberCapability (SEND-210): an SMS needs a sendFrom number with smsEnabled, an
+ * MMS one with mmsEnabled. Like a missing campaignregId (rule 5) it is a state of the number the
+ * client controls itself (the update route), so it is 400 INVALID_REQUEST, not 403.
+ */
+export function checkNumberCapability(request: SendRequest, number: NumberRecord): void {
+  const setting = request.messageType === 'SMS' ? 'smsEnabled' : 'mmsEnabled';
+  if (!number[setting]) {
+    throw new CoreError('INVALID_REQUEST', `The sendFrom number cannot send ${request.messageType}: its ${setting} is false.`, { field: 'sendFrom', numberId: number.numberId, setting });
+  }
+}
+
 /** Rule 6, recipient part (SEND-007): every recipient must be E.164 exactly (no spaces, no 00 prefix). */
 export function checkRecipients(request: SendRequest, e164: RegExp): void {
   const invalid = request.to.filter((recipient) => !e164.test(recipient));

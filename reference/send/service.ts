@@ -2,6 +2,7 @@ import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
+import { requireCapability } from '../auth/capabilities.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
 import { checkRecipients } from './checks.ts';
 import { payloadFingerprint } from './fingerprint.ts';
@@ -31,8 +32,8 @@ function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendA
 
 /**
  * POST /api/core/messages/send after authentication, the Idempotency-Key header and the body's
- * shape: the idempotency record, then rules 6 (sendFrom), 4, 5 and 6 (recipients), then
- * acceptance.
+ * shape: the idempotency record, then the client's capability for the messageType (403), rules
+ * 6 (sendFrom), 4 and 5, the number's capability (400), rule 6 (recipients), then acceptance.
  *
  * One send per (client, key) is in the writer at a time. A request with the key of a send that
  * is still in the writer waits for it, then is answered from its record like any later retry
@@ -65,7 +66,9 @@ export class SendService {
     let acceptance: Acceptance | undefined;
     let refusal: CoreError | undefined;
     try {
+      requireCapability(client, request.messageType);
       const number = behaviour.send.resolveSendFrom(request, client, stores.numbers);
+      behaviour.send.checkNumberCapability(request, number);
       checkRecipients(request, behaviour.schemas.e164);
       acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs);
     } catch (error) {

@@ -156,6 +156,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'send.disabled-type-accepted': async (s) => {
+    const numberId = primaryNumber(s).numberId;
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
+    try {
+      return (await send(s, sendBody(numberId))).status === 400;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } });
+    }
+  },
 
   'idempotency.replay-creates-new': async (s) => {
     const key = newKey();
