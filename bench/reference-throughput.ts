@@ -127,6 +127,7 @@ try {
   const fixturesOut = join(workDir, 'fixtures.json');
   const reference = await startChildServer('reference/main.ts', [
     '--port', '0', '--db', join(workDir, 'bench.db'), '--fresh', '--control', '--log-level', 'warn', '--fixtures-out', fixturesOut,
+    '--allow-webhook-host', '127.0.0.1',
   ]);
   servers.push(reference);
   const fixtures = JSON.parse(readFileSync(fixturesOut, 'utf8')) as Fixtures;

@@ -24,6 +24,7 @@ import { Writes } from './store/writes.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { startUpstreamSimulator, type UpstreamSimulator } from './upstream/simulator.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { WebhookTargets } from './webhooks/targets.ts';
 
 /** What a caller of buildApp can see of the running reference (tests, main.ts). */
 export interface ReferenceHandle {
@@ -50,6 +51,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     idempotencyTtlSeconds: DEFAULTS.idempotencyTtlSeconds,
     upstreamTimeoutMs: DEFAULTS.upstreamTimeoutMs,
     synchronous: 'FULL',
+    allowWebhookHosts: [],
     logger: pino({ level: 'silent' }),
     faults: new Set<FaultName>(),
     ...options,
@@ -68,6 +70,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
   if (options.faults.size > 0) {
     logger.warn({ faults: [...options.faults] }, `FAULTS INJECTED: this server is deliberately broken (${[...options.faults].join(', ')}); never certify against it`);
   }
+  const webhookTargets = new WebhookTargets(options.allowWebhookHosts);
   const db = openDatabase({ path: options.dbPath, fresh: options.fresh, synchronous: options.synchronous });
   let simulator: UpstreamSimulator | undefined;
   let writer: Writer | undefined;
@@ -80,7 +83,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     const writes = new Writes(writer, stores);
     simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
-    const behaviour = behaviourWith(options.faults, referenceBehaviour(stores), { stores, seeded });
+    const behaviour = behaviourWith(options.faults, referenceBehaviour(stores, webhookTargets), { stores, seeded });
     const ctx: ReferenceContext = {
       options,
       behaviour,
@@ -90,7 +93,8 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       stores,
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, behaviour.webhooks.signedHeaders),
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, behaviour.webhooks.signedHeaders, webhookTargets),
+      webhookTargets,
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
     return await assemble(ctx, upstreamUrl, simulator);
@@ -116,6 +120,11 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     // errors too, and every /api/core answer is in the CORE wrapper: never fastify's flat body.
     frameworkErrors: ctx.behaviour.frameworkErrors,
   });
+  // A delivery to this machine on the port the server listens on is refused (the control plane).
+  ctx.webhookTargets.listeningPort = () => {
+    const address = app.server.address();
+    return app.server.listening && typeof address === 'object' && address ? address.port : undefined;
+  };
   const ajv = createAjv();
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
   app.decorateRequest('apiClient', null);

@@ -10,6 +10,7 @@ import { checkMediaRule, checkNumberCapability, resolveSendFrom } from './send/c
 import { loadRequestSchemas, type RequestSchemas } from './spec/requestSchemas.ts';
 import type { Stores } from './store/index.ts';
 import { REFERENCE_WEBHOOKS, type WebhookPolicy } from './webhooks/policy.ts';
+import type { TargetCheck, WebhookTargets } from './webhooks/targets.ts';
 
 /** What the reference does where a fault may do otherwise. */
 export interface Behaviour {
@@ -30,18 +31,24 @@ export interface Behaviour {
     resolveSendFrom: typeof resolveSendFrom;
     checkNumberCapability: typeof checkNumberCapability;
   };
+  /**
+   * Whether a webhook override set through the update route is accepted (profile
+   * webhook.targets, UPD-210). Deliveries are checked again by the dispatcher, whatever this says.
+   */
+  checkWebhookTarget: (url: string) => Promise<TargetCheck>;
   /** Where callbacks go (WH-001, WH-002, WH-004, WH-005), what a delivery event says (WH-003) and how callbacks are signed (WH-101). */
   webhooks: WebhookPolicy;
 }
 
 /** The reference's own behaviour: the interface document's rules and the reference profile's choices. */
-export function referenceBehaviour(stores: Stores): Behaviour {
+export function referenceBehaviour(stores: Stores, targets: WebhookTargets): Behaviour {
   return {
     paths: { token: '/api/auth/token' },
     schemas: loadRequestSchemas(),
     frameworkErrors: coreErrorHandler,
     authenticate: bearerAuthentication(stores.clients),
     send: { checkMediaRule, resolveSendFrom, checkNumberCapability },
+    checkWebhookTarget: (url) => targets.check(url),
     webhooks: REFERENCE_WEBHOOKS,
   };
 }

@@ -8,6 +8,7 @@ import type { Stores } from './store/index.ts';
 import type { Writes } from './store/writes.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import type { WebhookTargets } from './webhooks/targets.ts';
 
 /** What the route plugins share; built once by buildApp and passed to each plugin. */
 export interface ReferenceContext {
@@ -21,5 +22,7 @@ export interface ReferenceContext {
   seeded: readonly SeededClient[];
   upstream: UpstreamClient;
   dispatcher: WebhookDispatcher;
+  /** Which webhook targets may be called (profile webhook.targets). */
+  webhookTargets: WebhookTargets;
   carrier: SimulatedCarrier;
 }

@@ -40,6 +40,7 @@ async function main(): Promise<number> {
       idempotencyTtlSeconds: cli.idempotencyTtlSeconds,
       upstreamUrl: cli.upstreamUrl,
       upstreamTimeoutMs: cli.upstreamTimeoutMs,
+      allowWebhookHosts: cli.allowWebhookHosts,
       logger: createLogger(cli.logLevel),
       faults: new Set(cli.faults),
     });

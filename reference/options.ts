@@ -17,6 +17,12 @@ export interface ReferenceOptions {
   /** Inventory provider; when absent the bundled upstream simulator starts on a loopback port. */
   upstreamUrl?: string;
   upstreamTimeoutMs: number;
+  /**
+   * Webhook targets allowed although they are in a refused range (reference/webhooks/targets.ts):
+   * IP addresses, CIDR ranges or host names. Empty by default: no loopback, private or
+   * link-local target.
+   */
+  allowWebhookHosts: readonly string[];
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
   synchronous: 'FULL' | 'NORMAL';
   logger: Logger;

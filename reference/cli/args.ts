@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
 import { parseFaults, type FaultName } from '../faults/index.ts';
 import { DEFAULTS, type ReferenceOptions } from '../options.ts';
+import { parseAllowedHost } from '../webhooks/targets.ts';
 
 export const USAGE = `Usage: npm run serve -- [options]
 
@@ -20,6 +21,9 @@ Options:
   --idempotency-ttl SECONDS   idempotency-key retention (default ${DEFAULTS.idempotencyTtlSeconds})
   --upstream-url URL          inventory provider; default: start the bundled simulator on a loopback port
   --upstream-timeout SECONDS  bound on a provider call before answering 502 (default ${DEFAULTS.upstreamTimeoutMs / 1000})
+  --allow-webhook-host HOST   allow webhook targets at HOST: an IP address, a CIDR range (10.0.0.0/8) or a
+                              host name; repeatable. Loopback, private and link-local targets are refused
+                              without it; the server's own port always is
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
   --faults NAME[,NAME]        DELIBERATELY BREAK the server with these faults of reference/faults/, for the
                               kill matrix (npm run sensitivity) only; an unknown name lists the known ones
@@ -28,7 +32,10 @@ Options:
 
 /** The command line: the app's own options as flags, plus what only the entry point uses. */
 export interface CliOptions
-  extends Pick<ReferenceOptions, 'dbPath' | 'fresh' | 'control' | 'controlToken' | 'tokenTtlSeconds' | 'idempotencyTtlSeconds' | 'upstreamUrl' | 'upstreamTimeoutMs'> {
+  extends Pick<
+    ReferenceOptions,
+    'dbPath' | 'fresh' | 'control' | 'controlToken' | 'tokenTtlSeconds' | 'idempotencyTtlSeconds' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'allowWebhookHosts'
+  > {
   help: boolean;
   host: string;
   port: number;
@@ -89,6 +96,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'idempotency-ttl': { type: 'string' },
         'upstream-url': { type: 'string' },
         'upstream-timeout': { type: 'string' },
+        'allow-webhook-host': { type: 'string', multiple: true },
         'log-level': { type: 'string' },
         faults: { type: 'string' },
       },
@@ -100,6 +108,9 @@ export function parseCommandLine(argv: string[]): CliOptions {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   if (values['control-token'] !== undefined && !values.control) throw new ConfigError('--control-token needs --control');
   if (values['control-token'] === '') throw new ConfigError('--control-token must not be empty');
+  const allowWebhookHosts = values['allow-webhook-host'] ?? [];
+  // A bad entry is a ConfigError naming it.
+  for (const entry of allowWebhookHosts) parseAllowedHost(entry);
   return {
     help: values.help ?? false,
     host: values.host ?? DEFAULTS.host,
@@ -114,6 +125,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
     idempotencyTtlSeconds: integer('idempotency-ttl', values['idempotency-ttl'], DEFAULTS.idempotencyTtlSeconds, 1, 365 * 24 * 3600),
     upstreamUrl: httpUrl('upstream-url', values['upstream-url']),
     upstreamTimeoutMs: Math.round(seconds('upstream-timeout', values['upstream-timeout'], DEFAULTS.upstreamTimeoutMs / 1000) * 1000),
+    allowWebhookHosts,
     logLevel,
     faults: values.faults === undefined ? [] : parseFaults(values.faults),
   };

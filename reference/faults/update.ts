@@ -5,7 +5,8 @@ import type { NumberSettings } from '../store/numbers.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of the number update (section 4.5). Each changes or refuses the validated update
-// before the route handles it; one also rewrites the answer.
+// before the route handles it; one also rewrites the answer; one waives the check of a webhook
+// override's target.
 
 const UPDATE = 'PATCH /api/core/numbers/:numberId';
 
@@ -54,5 +55,10 @@ export const UPDATE_FAULTS = {
     preHandler(request) {
       if (changesOf(request).campaignregId === null) throw new CoreError('INVALID_REQUEST', 'campaignregId must be a string.', { field: 'body/campaignregId' });
     },
+  },
+  'update.private-webhook-accepted': {
+    breaks: ['UPD-210'],
+    description: 'a webhook override at a loopback, private or link-local address is accepted when set (deliveries are still checked)',
+    behaviour: () => ({ checkWebhookTarget: async () => ({ ok: true }) }),
   },
 } satisfies Record<string, FaultDefinition>;

@@ -5,6 +5,7 @@ import { receiveInbound, type SimulatedInbound } from '../control/inbound.ts';
 import { resetToSeed } from '../control/reset.ts';
 import { CoreError } from '../errors.ts';
 import { parseMode } from '../upstream/simulator.ts';
+import { targetRefused } from '../webhooks/targetRefused.ts';
 
 const nullableUrl = { anyOf: [{ type: 'null' }, { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 }] };
 
@@ -39,6 +40,13 @@ function sameSecret(presented: string, expected: string): boolean {
  */
 export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   const { controlToken } = ctx.options;
+  // A request carrying the server's own webhook headers is one of its deliveries, whatever its
+  // target: it never acts on the control plane, with or without a control token.
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.headers['webhook-id'] !== undefined || request.headers['webhook-signature'] !== undefined) {
+      throw new CoreError('FORBIDDEN', 'A webhook delivery is never a control request.');
+    }
+  });
   if (controlToken !== undefined) {
     app.addHook('onRequest', async (request: FastifyRequest) => {
       const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
@@ -77,6 +85,12 @@ export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
   app.put('/clients/:clientId/webhooks', { schema: { params: SCHEMAS.clientParams, body: SCHEMAS.webhooks } }, async (request) => {
     const client = clientFor((request.params as { clientId: string }).clientId);
     const body = request.body as { delivery?: string | null; inbound?: string | null };
+    for (const field of ['delivery', 'inbound'] as const) {
+      const url = body[field];
+      if (typeof url !== 'string') continue;
+      const check = await ctx.webhookTargets.check(url);
+      if (!check.ok) throw targetRefused(field, check);
+    }
     const delivery = body.delivery === undefined ? client.deliveryWebhookUrl : body.delivery;
     const inbound = body.inbound === undefined ? client.inboundWebhookUrl : body.inbound;
     await ctx.writes.run({ op: 'setClientWebhooks', apiClientId: client.apiClientId, delivery, inbound });

@@ -5,6 +5,7 @@ import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import { numberJson, type NumberSettings } from '../store/numbers.ts';
 import type { SearchCriteria } from '../upstream/inventory.ts';
+import { targetRefused } from '../webhooks/targetRefused.ts';
 
 /** The numbers resource: list (4.3), search (4.4) and update (4.5). */
 export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
@@ -34,6 +35,14 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
       const client = callerOf(request);
       const { numberId } = request.params as { numberId: string };
       const changes = request.body as Partial<NumberSettings>;
+      // Profile webhook.targets (UPD-210): an override the server must not call is refused here,
+      // where the client can see why, and not only at delivery.
+      for (const field of ['webhookDeliveryOverride', 'webhookInboundOverride'] as const) {
+        const url = changes[field];
+        if (typeof url !== 'string') continue;
+        const check = await ctx.behaviour.checkWebhookTarget(url);
+        if (!check.ok) throw targetRefused(field, check);
+      }
       // The writer reads and writes in one transaction, so two concurrent updates of different fields both land.
       const updated = await ctx.writes.run({ op: 'updateNumber', apiClientId: client.apiClientId, numberId, changes });
       if (!updated) throw new CoreError('NOT_FOUND', 'No number with this numberId is assigned to this API client.');

@@ -5,9 +5,10 @@ export type WebhookKind = 'message.delivery' | 'message.inbound';
 /**
  * pending: to be POSTed (now or at next_attempt_at); delivered: a 2xx was received;
  * failed: every attempt failed; gone: the receiver answered 410; undeliverable: no target was
- * configured when the event was produced, so there is nothing to retry.
+ * configured when the event was produced, so there is nothing to retry; refused: the target's
+ * address is one the server does not call (profile webhook.targets), checked at delivery.
  */
-export type OutboxState = 'pending' | 'delivered' | 'failed' | 'gone' | 'undeliverable';
+export type OutboxState = 'pending' | 'delivered' | 'failed' | 'gone' | 'undeliverable' | 'refused';
 
 export interface OutboxEntry {
   webhookId: string;

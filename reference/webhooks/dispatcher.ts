@@ -1,14 +1,38 @@
-import { Agent, request } from 'undici';
+import { isIP } from 'node:net';
+import { Agent, buildConnector, request } from 'undici';
 import type { Logger } from 'pino';
 import type { DueWebhook, OutboxStore } from '../store/outbox.ts';
 import type { Writes } from '../store/writes.ts';
 import type { WebhookPolicy } from './policy.ts';
+import { TargetRefused, type WebhookTargets } from './targets.ts';
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
 
 interface AttemptResult {
   status?: number;
   retryAfterSeconds?: number;
   error?: string;
+  /** The target check refused the address the delivery would have connected to. */
+  refused?: string;
+}
+
+/**
+ * A connector that checks each address before connecting to it (profile webhook.targets): the
+ * host is resolved here, every address it resolves to is checked, and the connection goes to a
+ * checked address, so DNS cannot answer one address to the check and another to the connection.
+ * TLS still verifies the certificate against the host name.
+ */
+function checkedConnector(targets: WebhookTargets): buildConnector.connector {
+  const connect = buildConnector({ timeout: WEBHOOK_TIMEOUT_IN_MS });
+  return (options, callback) => {
+    const port = Number(options.port || (options.protocol === 'https:' ? 443 : 80));
+    targets.resolveForDelivery(options.hostname, port).then(
+      (resolved) => {
+        if (!resolved.ok) return callback(new TargetRefused(resolved), null);
+        connect({ ...options, hostname: resolved.address, servername: options.servername ?? (isIP(options.hostname) ? undefined : options.hostname) }, callback);
+      },
+      (error: Error) => callback(error, null),
+    );
+  };
 }
 
 /**
@@ -21,7 +45,7 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   // A bounded pool per receiver: a burst of events queues instead of opening a socket per event.
-  private readonly agent = new Agent({ connections: 32, keepAliveTimeout: 10_000 });
+  private readonly agent: Agent;
   private closing = false;
 
   constructor(
@@ -29,7 +53,10 @@ export class WebhookDispatcher {
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
     private readonly signedHeaders: WebhookPolicy['signedHeaders'],
-  ) {}
+    targets: WebhookTargets,
+  ) {
+    this.agent = new Agent({ connections: 32, keepAliveTimeout: 10_000, connect: checkedConnector(targets) });
+  }
 
   /** Attempts freshly committed events now. */
   dispatch(webhooks: readonly DueWebhook[]): void {
@@ -94,6 +121,7 @@ export class WebhookDispatcher {
       await response.body.dump();
       return { status: response.statusCode, retryAfterSeconds: parseRetryAfter(response.headers['retry-after'], Date.now()) };
     } catch (error) {
+      if (error instanceof TargetRefused) return { refused: error.message };
       return { error: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
     }
   }
@@ -102,10 +130,14 @@ export class WebhookDispatcher {
     // An attempt cut short by shutdown is not counted: the event stays pending for the next start.
     if (this.closing) return;
     const attempts = webhook.attempts + 1;
-    const lastResult = result.status !== undefined ? `HTTP ${result.status}` : `error ${result.error}`;
+    const lastResult = result.status !== undefined ? `HTTP ${result.status}` : result.refused ?? `error ${result.error}`;
     const now = Date.now();
     const { webhookId } = webhook;
-    if (result.status !== undefined && result.status >= 200 && result.status < 300) {
+    if (result.refused !== undefined) {
+      // Not retried: the target is not one the server calls (profile webhook.targets).
+      this.logger.warn({ webhookId, lastResult }, 'webhook not sent: its target is refused');
+      await this.writes.run({ op: 'settleWebhook', webhookId, state: 'refused', attempts, lastResult, nowMs: now });
+    } else if (result.status !== undefined && result.status >= 200 && result.status < 300) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'delivered', attempts, lastResult, nowMs: now });
     } else if (result.status === 410) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'gone', attempts, lastResult, nowMs: now });

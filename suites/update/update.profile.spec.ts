@@ -85,3 +85,25 @@ test.describe('profile: number update', () => {
     });
   }
 });
+
+// profile webhook.targets: an override the server would call inside its own network is refused
+// when set. Private and link-local only: an operator may allow loopback, as the embedded run
+// does for the harness's own receiver.
+test.describe('profile webhook.targets', () => {
+  test.beforeEach(({ target }) => profileOnly(target));
+
+  const REFUSED_TARGETS = [
+    { field: 'webhookDeliveryOverride', url: 'http://169.254.169.254/latest/meta-data/', what: 'the link-local cloud metadata address' },
+    { field: 'webhookInboundOverride', url: 'http://10.0.0.1/hooks/inbound', what: 'a private address' },
+  ] as const;
+  for (const { field, url, what } of REFUSED_TARGETS) {
+    test(`a ${field} at ${what} is answered 400 INVALID_REQUEST and is not stored`, { tag: ['@UPD-210'] }, async ({ api, knownNumbers, settings }) => {
+      const numberId = scratchNumber(knownNumbers);
+      const before = await guardFields('UPD-210', settings, api, numberId, [field]);
+      const res = await api.call('update', { params: { numberId }, json: { [field]: url } });
+      expect(res).toBeCoreError(400, 'INVALID_REQUEST', `UPD-210: ${field} ${url}`);
+      const after = await recordOf(api, numberId, 'primary', 'UPD-210');
+      expect(after[field], `UPD-210: the refused ${field} is not stored`).toEqual(before[field]);
+    });
+  }
+});

@@ -23,7 +23,7 @@ test('kill -9 during a burst of sends: every QUEUED send survives, gets its webh
     }),
   );
   const dbPath = join(dir, 'crash.db');
-  const args = ['--port', '0', '--db', dbPath, '--fixtures', fixtures, '--log-level', 'warn'];
+  const args = ['--port', '0', '--db', dbPath, '--fixtures', fixtures, '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1'];
   const accepted = new Map<string, { body: string; messageId: string }>();
   try {
     const first = runServer([...args, '--fresh']);

@@ -270,6 +270,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     return res.status === 200 && res.body.campaignregId === null;
   },
+  'update.private-webhook-accepted': async (s) => {
+    const numberId = primaryNumber(s).numberId;
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: 'http://169.254.169.254/latest/meta-data/' } });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+    return res.status === 400;
+  },
 
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
   'search.upstream-failure-500': async (s) => {

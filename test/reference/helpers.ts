@@ -26,7 +26,8 @@ export interface TestServer {
 
 export async function startTestServer(options: BuildOptions = {}, dir = mkdtempSync(join(tmpdir(), 'reference-test-'))): Promise<TestServer & { dir: string }> {
   const dbPath = join(dir, 'reference.db');
-  const app = await buildApp({ dbPath, control: true, ...options });
+  // The tests' webhook receivers listen on loopback, which the reference refuses unless allowed.
+  const app = await buildApp({ dbPath, control: true, allowWebhookHosts: ['127.0.0.1'], ...options });
   await app.ready();
   const target = app.reference.describe('http://localhost');
   const client = (role: string) => target.clients.find((candidate) => candidate.role === role)!;
