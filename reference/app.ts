@@ -1,6 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { ReferenceContext } from './context.ts';
+import type { Db } from './db/open.ts';
+import { lockDatabase, type DatabaseLock } from './db/lock.ts';
 import { openDatabase } from './db/open.ts';
 import { startWriter, type Writer } from './db/writer.ts';
 import { SimulatedCarrier } from './delivery/carrier.ts';
@@ -71,7 +73,15 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     logger.warn({ faults: [...options.faults] }, `FAULTS INJECTED: this server is deliberately broken (${[...options.faults].join(', ')}); never certify against it`);
   }
   const webhookTargets = new WebhookTargets(options.allowWebhookHosts);
-  const db = openDatabase({ path: options.dbPath, fresh: options.fresh, synchronous: options.synchronous });
+  // Before --fresh deletes anything: the file may be another server's.
+  const lock: DatabaseLock | undefined = options.dbPath === ':memory:' ? undefined : lockDatabase(options.dbPath);
+  let db: Db;
+  try {
+    db = openDatabase({ path: options.dbPath, fresh: options.fresh, synchronous: options.synchronous });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   let simulator: UpstreamSimulator | undefined;
   let writer: Writer | undefined;
   try {
@@ -97,16 +107,17 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       webhookTargets,
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
-    return await assemble(ctx, upstreamUrl, simulator);
+    return await assemble(ctx, upstreamUrl, simulator, lock);
   } catch (error) {
     await simulator?.close();
     await writer?.close();
     db.close();
+    lock?.release();
     throw error;
   }
 }
 
-async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: UpstreamSimulator | undefined): Promise<FastifyInstance> {
+async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: UpstreamSimulator | undefined, lock: DatabaseLock | undefined): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: CORE_BODY_LIMIT_BYTES,
@@ -157,6 +168,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     ctx.carrier.close();
     await ctx.writes.close();
     ctx.db.close();
+    lock?.release();
   });
   return app;
 }

@@ -16,7 +16,7 @@ export interface OpenOptions {
  * created 0600 before SQLite opens it, and SQLite gives the -wal and -shm files it creates the
  * mode of the database file; files left by an older start are narrowed to 0600 as well.
  */
-function ownerOnly(path: string): void {
+export function ownerOnly(path: string): void {
   closeSync(openSync(path, 'a', 0o600));
   for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
 }
