@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { MessageStore } from '../store/messages.ts';
+import { untilCommitted } from '../store/untilCommitted.ts';
 import type { Writes } from '../store/writes.ts';
 import { outcomeFor } from './outcome.ts';
 
@@ -38,9 +39,13 @@ export class SimulatedCarrier {
     if (taken.length === 0) return;
     this.taken = [];
     const outcomes = taken.map(({ messageId, to }) => ({ messageId, ...outcomeFor(to) }));
-    this.writes
-      .run({ op: 'completeMessages', outcomes, nowMs: Date.now() })
-      .catch((error: unknown) => this.logger.error({ err: error }, 'recording message outcomes failed'));
+    // Retried until it commits: after a store error (a full disk) the messages would otherwise
+    // stay QUEUED until the next start.
+    void untilCommitted(() => this.writes.run({ op: 'completeMessages', outcomes, nowMs: Date.now() }), {
+      logger: this.logger,
+      what: 'recording message outcomes',
+      stopped: () => this.closed,
+    });
   }
 
   resume(): void {

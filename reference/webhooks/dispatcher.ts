@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
 import type { Logger } from 'pino';
 import type { DueWebhook, OutboxStore } from '../store/outbox.ts';
+import { untilCommitted } from '../store/untilCommitted.ts';
 import type { Writes } from '../store/writes.ts';
 import type { WebhookPolicy } from './policy.ts';
 import { TargetRefused, type WebhookTargets } from './targets.ts';
@@ -126,7 +127,17 @@ export class WebhookDispatcher {
     }
   }
 
-  private async record(webhook: DueWebhook, result: AttemptResult): Promise<void> {
+  /** Records an attempt; a store error is retried until it commits (a full disk would otherwise leave the event unscheduled until the next start). */
+  private record(webhook: DueWebhook, result: AttemptResult): Promise<void> {
+    return untilCommitted(() => this.recordOnce(webhook, result), {
+      logger: this.logger,
+      what: `recording webhook ${webhook.webhookId}`,
+      stopped: () => this.closing,
+      signal: this.abort.signal,
+    }).then(() => undefined);
+  }
+
+  private async recordOnce(webhook: DueWebhook, result: AttemptResult): Promise<void> {
     // An attempt cut short by shutdown is not counted: the event stays pending for the next start.
     if (this.closing) return;
     const attempts = webhook.attempts + 1;

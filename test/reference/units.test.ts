@@ -1,5 +1,7 @@
 import { test, expect } from '@playwright/test';
+import { pino } from 'pino';
 import { parseBasicCredentials } from '../../reference/auth/basicCredentials.ts';
+import { SimulatedCarrier } from '../../reference/delivery/carrier.ts';
 import { outcomeFor } from '../../reference/delivery/outcome.ts';
 import { canonicalJson } from '../../reference/send/fingerprint.ts';
 import { signature } from '../../reference/webhooks/sign.ts';
@@ -47,4 +49,20 @@ test('retry delays double from 0.5 s with jitter, are capped at 60 s and honour 
   expect(parseRetryAfter('7', 0)).toBe(7);
   expect(parseRetryAfter(new Date(10_000).toUTCString(), 0)).toBe(10);
   expect(parseRetryAfter('soon', 0)).toBeUndefined();
+});
+
+test('a message outcome whose write fails (a full disk) is written again until it commits, not left QUEUED until the next start', async () => {
+  const attempts: unknown[] = [];
+  const writes = {
+    async run(command: unknown) {
+      attempts.push(command);
+      if (attempts.length <= 2) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      return null;
+    },
+  };
+  const carrier = new SimulatedCarrier(writes as never, { inProgress: () => [] } as never, pino({ level: 'silent' }));
+  carrier.take([{ messageId: 'msg_1', to: '+12025550123' }]);
+  await expect.poll(() => attempts.length, { timeout: 3000 }).toBe(3);
+  expect(attempts[2]).toMatchObject({ op: 'completeMessages', outcomes: [{ messageId: 'msg_1', status: 'DELIVERED' }] });
+  carrier.close();
 });
