@@ -17,9 +17,11 @@ import { LazyRequestLogger } from './log.ts';
 import { startSweeper } from './maintenance.ts';
 import { CORE_BODY_LIMIT_BYTES, DEFAULTS, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
-import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
+import { coreErrorHandler } from './routes/coreErrorHandler.ts';
 import { controlRoutes } from './routes/control.ts';
-import { tokenRoutes } from './routes/token.ts';
+import { notFoundHandler, tokenRoutes } from './routes/token.ts';
+import { connectionOptions, limitConnections } from './http/limits.ts';
+import { clientErrorHandler, expectationFailed, registerEdgeHooks, trackPathsInFlight, type PathsInFlight } from './http/rejections.ts';
 import { createAjv } from './spec/ajv.ts';
 import { createStores } from './store/index.ts';
 import { Writes } from './store/writes.ts';
@@ -52,6 +54,10 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     tokenTtlSeconds: DEFAULTS.tokenTtlSeconds,
     idempotencyTtlSeconds: DEFAULTS.idempotencyTtlSeconds,
     upstreamTimeoutMs: DEFAULTS.upstreamTimeoutMs,
+    requestTimeoutMs: DEFAULTS.requestTimeoutMs,
+    headersTimeoutMs: DEFAULTS.headersTimeoutMs,
+    keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
+    maxConnections: DEFAULTS.maxConnections,
     synchronous: 'FULL',
     allowWebhookHosts: [],
     logger: pino({ level: 'silent' }),
@@ -118,6 +124,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
 }
 
 async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: UpstreamSimulator | undefined, lock: DatabaseLock | undefined): Promise<FastifyInstance> {
+  const pathsInFlight: PathsInFlight = new WeakMap();
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: CORE_BODY_LIMIT_BYTES,
@@ -127,10 +134,18 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    ...connectionOptions(ctx.options),
+    // What Node's parser refuses, and requests during shutdown, in the contract's body
+    // (http/rejections.ts) instead of fastify's flat one.
+    clientErrorHandler: clientErrorHandler(ctx.behaviour.paths.token, pathsInFlight),
+    return503OnClosing: false,
     // The router's own refusals (an over-long path parameter, a malformed URL) are client
     // errors too, and every /api/core answer is in the CORE wrapper: never fastify's flat body.
     frameworkErrors: ctx.behaviour.frameworkErrors,
   });
+  limitConnections(app.server, ctx.options);
+  trackPathsInFlight(app.server, pathsInFlight);
+  app.server.on('checkExpectation', expectationFailed(ctx.behaviour.paths.token));
   // A delivery to this machine on the port the server listens on is refused (the control plane).
   ctx.webhookTargets.listeningPort = () => {
     const address = app.server.address();
@@ -146,9 +161,10 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     describe: (baseUrl: string) => describeTarget(ctx.seeded, ctx.stores, baseUrl, ctx.options.control),
   } satisfies ReferenceHandle);
 
+  registerEdgeHooks(app);
   registerFaultHooks(app, ctx);
   app.setErrorHandler(coreErrorHandler);
-  app.setNotFoundHandler(coreNotFoundHandler);
+  app.setNotFoundHandler(notFoundHandler(ctx.behaviour.paths.token));
   await app.register(tokenRoutes, { ctx });
   await app.register(coreRoutes, { ctx, prefix: '/api/core' });
   if (ctx.options.control) await app.register(controlRoutes, { ctx, prefix: '/_control' });

@@ -6,11 +6,15 @@ export const CORE_ERRORS = {
   UNAUTHORIZED: { status: 401, message: 'A valid bearer token is required.' },
   FORBIDDEN: { status: 403, message: 'The request is not allowed for this API client.' },
   NOT_FOUND: { status: 404, message: 'The resource does not exist.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
   CONFLICT: { status: 409, message: 'The request conflicts with an earlier one.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json.' },
+  EXPECTATION_FAILED: { status: 417, message: 'The expectation of the Expect header cannot be met.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   SERVER_ERROR: { status: 500, message: 'The server failed to handle the request.' },
   UPSTREAM_ERROR: { status: 502, message: 'The upstream inventory provider failed.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The server cannot handle the request now.' },
 } as const;
 
 export type CoreErrorCode = keyof typeof CORE_ERRORS;
@@ -54,6 +58,9 @@ export const OAUTH_ERRORS = {
   invalid_client: { status: 401 },
   // Profile client.status: the credentials are right, but the client may not have a token.
   unauthorized_client: { status: 400 },
+  // RFC 6749 4.1.2.1's code for a temporary condition: the server is shutting down (503) or the
+  // caller is over a rate limit (429, with Retry-After).
+  temporarily_unavailable: { status: 503 },
 } as const;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERRORS;

@@ -41,6 +41,10 @@ async function main(): Promise<number> {
       upstreamUrl: cli.upstreamUrl,
       upstreamTimeoutMs: cli.upstreamTimeoutMs,
       allowWebhookHosts: cli.allowWebhookHosts,
+      requestTimeoutMs: cli.requestTimeoutMs,
+      headersTimeoutMs: cli.headersTimeoutMs,
+      keepAliveTimeoutMs: cli.keepAliveTimeoutMs,
+      maxConnections: cli.maxConnections,
       logger: createLogger(cli.logLevel),
       faults: new Set(cli.faults),
     });

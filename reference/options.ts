@@ -23,6 +23,14 @@ export interface ReferenceOptions {
    * link-local target.
    */
   allowWebhookHosts: readonly string[];
+  /** A whole request, headers and body, must arrive within this (Node's requestTimeout); else 408. */
+  requestTimeoutMs: number;
+  /** The headers of a request must arrive within this; else 408. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; a connection beyond is closed at once. */
+  maxConnections: number;
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
   synchronous: 'FULL' | 'NORMAL';
   logger: Logger;
@@ -37,6 +45,11 @@ export const DEFAULTS = {
   tokenTtlSeconds: 3600,
   idempotencyTtlSeconds: 24 * 3600,
   upstreamTimeoutMs: 2000,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  // Longer than the 60 s idle timeout of common load balancers, as fastify's default.
+  keepAliveTimeoutMs: 72_000,
+  maxConnections: 1024,
   logLevel: 'info',
 } as const;
 

@@ -24,6 +24,11 @@ Options:
   --allow-webhook-host HOST   allow webhook targets at HOST: an IP address, a CIDR range (10.0.0.0/8) or a
                               host name; repeatable. Loopback, private and link-local targets are refused
                               without it; the server's own port always is
+  --request-timeout SECONDS   a whole request, headers and body, must arrive within this; else 408
+                              (default ${DEFAULTS.requestTimeoutMs / 1000})
+  --headers-timeout SECONDS   the headers of a request must arrive within this; else 408 (default ${DEFAULTS.headersTimeoutMs / 1000})
+  --keep-alive-timeout SECONDS  an idle keep-alive connection is closed after this (default ${DEFAULTS.keepAliveTimeoutMs / 1000})
+  --max-connections N         open connections at most; one beyond is closed at once (default ${DEFAULTS.maxConnections})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
   --faults NAME[,NAME]        DELIBERATELY BREAK the server with these faults of reference/faults/, for the
                               kill matrix (npm run sensitivity) only; an unknown name lists the known ones
@@ -34,7 +39,19 @@ Options:
 export interface CliOptions
   extends Pick<
     ReferenceOptions,
-    'dbPath' | 'fresh' | 'control' | 'controlToken' | 'tokenTtlSeconds' | 'idempotencyTtlSeconds' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'allowWebhookHosts'
+    | 'dbPath'
+    | 'fresh'
+    | 'control'
+    | 'controlToken'
+    | 'tokenTtlSeconds'
+    | 'idempotencyTtlSeconds'
+    | 'upstreamUrl'
+    | 'upstreamTimeoutMs'
+    | 'allowWebhookHosts'
+    | 'requestTimeoutMs'
+    | 'headersTimeoutMs'
+    | 'keepAliveTimeoutMs'
+    | 'maxConnections'
   > {
   help: boolean;
   host: string;
@@ -97,6 +114,10 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'upstream-url': { type: 'string' },
         'upstream-timeout': { type: 'string' },
         'allow-webhook-host': { type: 'string', multiple: true },
+        'request-timeout': { type: 'string' },
+        'headers-timeout': { type: 'string' },
+        'keep-alive-timeout': { type: 'string' },
+        'max-connections': { type: 'string' },
         'log-level': { type: 'string' },
         faults: { type: 'string' },
       },
@@ -108,6 +129,10 @@ export function parseCommandLine(argv: string[]): CliOptions {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   if (values['control-token'] !== undefined && !values.control) throw new ConfigError('--control-token needs --control');
   if (values['control-token'] === '') throw new ConfigError('--control-token must not be empty');
+  const requestTimeoutMs = Math.round(seconds('request-timeout', values['request-timeout'], DEFAULTS.requestTimeoutMs / 1000) * 1000);
+  const headersTimeoutMs = Math.round(seconds('headers-timeout', values['headers-timeout'], DEFAULTS.headersTimeoutMs / 1000) * 1000);
+  // Node refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('--headers-timeout must not be longer than --request-timeout');
   const allowWebhookHosts = values['allow-webhook-host'] ?? [];
   // A bad entry is a ConfigError naming it.
   for (const entry of allowWebhookHosts) parseAllowedHost(entry);
@@ -126,6 +151,10 @@ export function parseCommandLine(argv: string[]): CliOptions {
     upstreamUrl: httpUrl('upstream-url', values['upstream-url']),
     upstreamTimeoutMs: Math.round(seconds('upstream-timeout', values['upstream-timeout'], DEFAULTS.upstreamTimeoutMs / 1000) * 1000),
     allowWebhookHosts,
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: Math.round(seconds('keep-alive-timeout', values['keep-alive-timeout'], DEFAULTS.keepAliveTimeoutMs / 1000) * 1000),
+    maxConnections: integer('max-connections', values['max-connections'], DEFAULTS.maxConnections, 1, 1_000_000),
     logLevel,
     faults: values.faults === undefined ? [] : parseFaults(values.faults),
   };

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CoreError, coreErrorBody } from '../errors.ts';
+import { EdgeRefusal, edgeCoreError } from '../http/rejections.ts';
 
 /**
  * Turns anything a core route (or the control plane) throws into the CORE wrapper (ERR-001):
@@ -8,6 +9,7 @@ import { CoreError, coreErrorBody } from '../errors.ts';
  */
 export function toCoreError(error: FastifyError | CoreError, request: FastifyRequest): CoreError {
   if (error instanceof CoreError) return error;
+  if (error instanceof EdgeRefusal) return edgeCoreError(error);
   if (error.validation) {
     const issue = error.validation[0];
     const field = `${error.validationContext ?? 'body'}${issue?.instancePath ?? ''}`;

@@ -5,6 +5,8 @@ import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
 import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
 import type { ReferenceContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
+import { EdgeRefusal } from '../http/rejections.ts';
+import { coreNotFoundHandler } from './coreErrorHandler.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
 // Profile token.headers (TOKEN-102, TOKEN-202): on every answer of the token endpoint, success or error.
@@ -23,6 +25,7 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
 function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof OAuthError) return sendOAuthError(reply, error);
   const status = error.statusCode ?? 500;
+  if (error instanceof EdgeRefusal && status === 503) return sendOAuthError(reply.header('retry-after', '1'), new OAuthError('temporarily_unavailable', error.message, 503));
   if (status === 413) return sendOAuthError(reply, new OAuthError('invalid_request', 'The request body is too large.', 413));
   if (status >= 400 && status < 500) return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
   request.log.error({ err: error }, 'unexpected failure at the token endpoint');
@@ -90,14 +93,16 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     // TOKEN-002, TOKEN-101; TOKEN-111: no refresh_token.
     return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
   });
+}
 
-  // RFC 6749 3.2: the token request is a POST.
-  app.route({
-    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
-    url: ctx.behaviour.paths.token,
-    handler: async (_request, reply) => {
-      reply.header('allow', 'POST');
-      throw new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405);
-    },
-  });
+/**
+ * The server's answer to a request no route takes. RFC 6749 3.2: the token request is a POST, so
+ * any other method on the token path, including ones the router does not know (PROPFIND), is
+ * 405 with Allow: POST (RFC 9110 15.5.6) in the OAuth body; anything else is the CORE 404.
+ */
+export function notFoundHandler(tokenPath: string) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    if (request.url.split('?')[0] !== tokenPath) return coreNotFoundHandler(request, reply);
+    return sendOAuthError(reply.header('allow', 'POST'), new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405));
+  };
 }

@@ -14,6 +14,14 @@ const MAX_KEY_LENGTH = 255;
  * authentication and before the body is read, so it is reported before any body problem.
  */
 export async function requireIdempotencyKey(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  // Node joins repeated headers with ", ", which would make two keys one key "a, b". A repeated
+  // key is a defect of the request: the server cannot tell which operation the client meant.
+  const { rawHeaders } = request.raw;
+  let given = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') given += 1;
+  if (given > 1) {
+    throw new CoreError('INVALID_REQUEST', 'The Idempotency-Key header is repeated; send it once.', { header: 'Idempotency-Key', reason: 'repeated' });
+  }
   const raw = request.headers['idempotency-key'];
   const key = (Array.isArray(raw) ? raw.join(', ') : raw)?.trim();
   if (!key) throw new CoreError('INVALID_REQUEST', 'The Idempotency-Key header is required.', { header: 'Idempotency-Key' });

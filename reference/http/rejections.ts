@@ -1,0 +1,146 @@
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { coreErrorBody, CoreError, type CoreErrorCode } from '../errors.ts';
+import { newId } from '../ids.ts';
+
+// Answers the routes never see: what Node's HTTP parser refuses (a malformed request line or
+// header, headers over 16 KiB, a request that outlives its timeout), an Expect header the server
+// does not meet, a request without Host, and requests that arrive while the server shuts down.
+// Each is answered in the body of the contract of its path: the OAuth body on the token endpoint,
+// the CORE wrapper with a requestId (also in x-request-id) everywhere else, as every /api/core
+// answer must be (ERR-001; profile errors.format). Fastify's own answers to these are a flat
+// {error, message, statusCode} body.
+
+/** How long a connection closed after an answer keeps reading what the client still sends. */
+const LINGER_MS = 5_000;
+
+/** The status, the CORE code and the message of each refusal made below the routes. */
+const PARSER_REFUSALS: Record<number, { code: CoreErrorCode; message: string }> = {
+  400: { code: 'INVALID_REQUEST', message: 'The request is not valid HTTP/1.1.' },
+  408: { code: 'REQUEST_TIMEOUT', message: 'The request was not received in time.' },
+  417: { code: 'EXPECTATION_FAILED', message: 'Only "Expect: 100-continue" is supported.' },
+  431: { code: 'HEADERS_TOO_LARGE', message: 'The request headers are larger than 16 KiB.' },
+};
+
+/** The body and headers of a refusal on `path`, in the contract of that path. */
+function refusal(status: number, code: CoreErrorCode, message: string, path: string | undefined, tokenPath: string): { headers: Record<string, string>; body: string } {
+  if (path !== undefined && path.split('?')[0] === tokenPath) {
+    const error = status === 503 ? 'temporarily_unavailable' : 'invalid_request';
+    return { headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, body: JSON.stringify({ error, error_description: message }) };
+  }
+  const requestId = newId('req');
+  return { headers: { 'x-request-id': requestId }, body: JSON.stringify(coreErrorBody(new CoreError(code, message), requestId)) };
+}
+
+/** The path of the request line at the start of `raw` (Node's rawPacket, a Buffer), if it got that far. */
+function pathOf(raw: unknown): string | undefined {
+  return Buffer.isBuffer(raw) ? /^[A-Z]+ (\S+)/.exec(raw.subarray(0, 8192).toString('latin1'))?.[1] : undefined;
+}
+
+/**
+ * Ends a connection after its last answer without a reset: the client may still be sending the
+ * body the answer refused (a 413 comes as soon as Content-Length is read), and closing a socket
+ * with unread data makes the kernel send a reset, after which the client may never read the
+ * answer. So the answer is followed by a FIN, and what still arrives is read and dropped until
+ * the client closes its side or LINGER_MS pass.
+ */
+export function lingeringClose(socket: Socket): void {
+  if (socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  socket.on('error', () => socket.destroy());
+  socket.end();
+  socket.resume();
+}
+
+/** A raw HTTP/1.1 answer that closes the connection. */
+function rawAnswer(status: number, headers: Record<string, string>, body: string): string {
+  const all = { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(all).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`;
+}
+
+/**
+ * The path of the request each connection is receiving, from the moment Node hands it over until
+ * its answer is sent: a request timeout comes without the bytes of the request line, and its
+ * answer still belongs to the contract of its path.
+ */
+export type PathsInFlight = WeakMap<Socket, string>;
+
+export function trackPathsInFlight(server: Server, paths: PathsInFlight): void {
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    paths.set(request.socket, request.url ?? '');
+    response.once('finish', () => paths.delete(request.socket));
+  });
+}
+
+/** Fastify's clientErrorHandler: what Node's HTTP parser refused, in the contract of its path. */
+export function clientErrorHandler(tokenPath: string, inFlight: PathsInFlight) {
+  return (error: ConnectionError, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const { code, message } = PARSER_REFUSALS[status]!;
+    const { headers, body } = refusal(status, code, message, pathOf(error.rawPacket) ?? inFlight.get(socket), tokenPath);
+    if (socket.writable) socket.write(rawAnswer(status, headers, body));
+    lingeringClose(socket);
+  };
+}
+
+/** An Expect header other than 100-continue (RFC 9110 10.1.1): 417 in the contract of the path. */
+export function expectationFailed(tokenPath: string) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const { code, message } = PARSER_REFUSALS[417]!;
+    const { headers, body } = refusal(417, code, message, request.url, tokenPath);
+    response
+      .writeHead(417, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' })
+      .end(body);
+  };
+}
+
+/** A refusal of a request the routes would otherwise take, answered by the error handler of its route. */
+export class EdgeRefusal extends Error {
+  constructor(
+    readonly statusCode: 400 | 503,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EdgeRefusal';
+  }
+}
+
+/**
+ * Hooks on every route: a request without Host (HTTP/1.1 requires it, RFC 9112 3.2; Node's own
+ * check answers 400 with no body and is turned off) and requests that arrive while the server
+ * shuts down (503, the connection closed after the answer; fastify's own 503 is a flat body and
+ * is turned off). And a connection that must close while the client may still be sending a body
+ * the answer refused closes without a reset.
+ */
+export function registerEdgeHooks(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new EdgeRefusal(503, 'The server is shutting down; retry shortly.');
+    }
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new EdgeRefusal(400, 'The Host header is required (RFC 9112 3.2).');
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Fastify answers a body it will not read (413, a parse error) with Connection: close, and
+    // Node would then destroy the socket as soon as the answer is written.
+    if (!request.raw.complete && String(reply.getHeader('connection')).toLowerCase() === 'close') {
+      const socket = request.raw.socket as Socket & { destroySoon?: () => void };
+      socket.destroySoon = () => lingeringClose(socket);
+    }
+    return payload;
+  });
+}
+
+/** The CORE error of an EdgeRefusal. */
+export function edgeCoreError(error: EdgeRefusal): CoreError {
+  return error.statusCode === 503 ? new CoreError('SERVICE_UNAVAILABLE', error.message, {}, { 'retry-after': '1' }) : new CoreError('INVALID_REQUEST', error.message);
+}
