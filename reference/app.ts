@@ -6,6 +6,7 @@ import { lockDatabase, type DatabaseLock } from './db/lock.ts';
 import { openDatabase } from './db/open.ts';
 import { startWriter, type Writer } from './db/writer.ts';
 import { SimulatedCarrier } from './delivery/carrier.ts';
+import { TokenGuard } from './auth/tokenGuard.ts';
 import { referenceBehaviour } from './behaviour.ts';
 import { assertKnownFaults, type FaultName } from './faults/index.ts';
 import { behaviourWith, registerFaultHooks } from './faults/inject.ts';
@@ -58,6 +59,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     headersTimeoutMs: DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
     maxConnections: DEFAULTS.maxConnections,
+    tokenLimits: DEFAULTS.tokenLimits,
     synchronous: 'FULL',
     allowWebhookHosts: [],
     logger: pino({ level: 'silent' }),
@@ -111,6 +113,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
       dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, behaviour.webhooks.signedHeaders, webhookTargets),
       webhookTargets,
+      tokenGuard: new TokenGuard(options.tokenLimits),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
     return await assemble(ctx, upstreamUrl, simulator, lock);

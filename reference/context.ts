@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { TokenGuard } from './auth/tokenGuard.ts';
 import type { Behaviour } from './behaviour.ts';
 import type { Db } from './db/open.ts';
 import type { SimulatedCarrier } from './delivery/carrier.ts';
@@ -22,6 +23,8 @@ export interface ReferenceContext {
   seeded: readonly SeededClient[];
   upstream: UpstreamClient;
   dispatcher: WebhookDispatcher;
+  /** Rate limits and the cost of failures at the token endpoint. */
+  tokenGuard: TokenGuard;
   /** Which webhook targets may be called (profile webhook.targets). */
   webhookTargets: WebhookTargets;
   carrier: SimulatedCarrier;

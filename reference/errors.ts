@@ -68,12 +68,14 @@ export type OAuthErrorCode = keyof typeof OAUTH_ERRORS;
 export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
   readonly status: number;
+  readonly headers: Record<string, string>;
 
-  constructor(code: OAuthErrorCode, description: string, status: number = OAUTH_ERRORS[code].status) {
+  constructor(code: OAuthErrorCode, description: string, status: number = OAUTH_ERRORS[code].status, headers: Record<string, string> = {}) {
     super(description);
     this.name = 'OAuthError';
     this.code = code;
     this.status = status;
+    this.headers = headers;
   }
 }
 

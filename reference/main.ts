@@ -45,6 +45,7 @@ async function main(): Promise<number> {
       headersTimeoutMs: cli.headersTimeoutMs,
       keepAliveTimeoutMs: cli.keepAliveTimeoutMs,
       maxConnections: cli.maxConnections,
+      tokenLimits: cli.tokenLimits,
       logger: createLogger(cli.logLevel),
       faults: new Set(cli.faults),
     });

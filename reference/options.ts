@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { FaultName } from './faults/index.ts';
+import type { TokenLimits } from './auth/tokenGuard.ts';
 import type { FixtureSet } from './fixtures/schema.ts';
 
 /** Everything buildApp needs; main.ts fills it from the command line, tests fill it directly. */
@@ -31,6 +32,8 @@ export interface ReferenceOptions {
   keepAliveTimeoutMs: number;
   /** Open connections at most; a connection beyond is closed at once. */
   maxConnections: number;
+  /** Rate limits of the token endpoint (reference/auth/tokenGuard.ts). */
+  tokenLimits: TokenLimits;
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
   synchronous: 'FULL' | 'NORMAL';
   logger: Logger;
@@ -50,6 +53,9 @@ export const DEFAULTS = {
   // Longer than the 60 s idle timeout of common load balancers, as fastify's default.
   keepAliveTimeoutMs: 72_000,
   maxConnections: 1024,
+  // Well above what a certification run asks for (about 60 token requests in 25 s, 10 of them
+  // failing on purpose), well below what makes the token endpoint a CPU sink.
+  tokenLimits: { requestsPerSourcePerMinute: 300, failuresPerSourcePerMinute: 30, failuresPerClientPerMinute: 10 },
   logLevel: 'info',
 } as const;
 

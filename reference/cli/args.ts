@@ -29,6 +29,12 @@ Options:
   --headers-timeout SECONDS   the headers of a request must arrive within this; else 408 (default ${DEFAULTS.headersTimeoutMs / 1000})
   --keep-alive-timeout SECONDS  an idle keep-alive connection is closed after this (default ${DEFAULTS.keepAliveTimeoutMs / 1000})
   --max-connections N         open connections at most; one beyond is closed at once (default ${DEFAULTS.maxConnections})
+  --token-requests-per-minute N   token requests per minute from one source address; beyond, 429
+                              (default ${DEFAULTS.tokenLimits.requestsPerSourcePerMinute})
+  --token-failures-per-source N   failed client authentications per minute from one source address
+                              (default ${DEFAULTS.tokenLimits.failuresPerSourcePerMinute})
+  --token-failures-per-client N   failed client authentications per minute for one client id
+                              (default ${DEFAULTS.tokenLimits.failuresPerClientPerMinute})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
   --faults NAME[,NAME]        DELIBERATELY BREAK the server with these faults of reference/faults/, for the
                               kill matrix (npm run sensitivity) only; an unknown name lists the known ones
@@ -52,6 +58,7 @@ export interface CliOptions
     | 'headersTimeoutMs'
     | 'keepAliveTimeoutMs'
     | 'maxConnections'
+    | 'tokenLimits'
   > {
   help: boolean;
   host: string;
@@ -118,6 +125,9 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'headers-timeout': { type: 'string' },
         'keep-alive-timeout': { type: 'string' },
         'max-connections': { type: 'string' },
+        'token-requests-per-minute': { type: 'string' },
+        'token-failures-per-source': { type: 'string' },
+        'token-failures-per-client': { type: 'string' },
         'log-level': { type: 'string' },
         faults: { type: 'string' },
       },
@@ -155,6 +165,11 @@ export function parseCommandLine(argv: string[]): CliOptions {
     headersTimeoutMs,
     keepAliveTimeoutMs: Math.round(seconds('keep-alive-timeout', values['keep-alive-timeout'], DEFAULTS.keepAliveTimeoutMs / 1000) * 1000),
     maxConnections: integer('max-connections', values['max-connections'], DEFAULTS.maxConnections, 1, 1_000_000),
+    tokenLimits: {
+      requestsPerSourcePerMinute: integer('token-requests-per-minute', values['token-requests-per-minute'], DEFAULTS.tokenLimits.requestsPerSourcePerMinute, 1, 1_000_000),
+      failuresPerSourcePerMinute: integer('token-failures-per-source', values['token-failures-per-source'], DEFAULTS.tokenLimits.failuresPerSourcePerMinute, 1, 1_000_000),
+      failuresPerClientPerMinute: integer('token-failures-per-client', values['token-failures-per-client'], DEFAULTS.tokenLimits.failuresPerClientPerMinute, 1, 1_000_000),
+    },
     logLevel,
     faults: values.faults === undefined ? [] : parseFaults(values.faults),
   };

@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBasicCredentials } from '../auth/basicCredentials.ts';
-import { hashSecret, verifySecret } from '../auth/secretHash.ts';
 import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
 import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
 import type { ReferenceContext } from '../context.ts';
@@ -17,7 +16,7 @@ export const TOKEN_CHALLENGE = 'Basic realm="token"';
 
 /** TOKEN-006: the OAuth error body {error, error_description}, never the CORE wrapper; TOKEN-010: a 4xx status. */
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
-  const headers: Record<string, string> = { ...NO_STORE };
+  const headers: Record<string, string> = { ...error.headers, ...NO_STORE };
   if (error.status === 401) headers['www-authenticate'] = TOKEN_CHALLENGE;
   return reply.code(error.status).headers(headers).send({ error: error.code, error_description: error.message });
 }
@@ -32,17 +31,14 @@ function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyReq
   return reply.code(500).headers(NO_STORE).send({ error: 'server_error', error_description: 'The server failed to issue a token.' });
 }
 
-// Compared against when the client id is unknown, so that an unknown id costs the same time as
-// a wrong secret and does not reveal which ids exist.
-let decoy: Promise<string> | undefined;
-const decoyHash = (): Promise<string> => (decoy ??= hashSecret('decoy secret'));
-
 /**
  * POST /api/auth/token: the OAuth 2 client_credentials grant (section 4.1, RFC 6749). TOKEN-001:
  * credentials, not a bearer token, get a token; VER-001: the path has no version segment.
  */
 export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.setErrorHandler(oauthErrorHandler);
+  // Over the source's request rate, 429 before the body is read (reference/auth/tokenGuard.ts).
+  app.addHook('onRequest', async (request) => ctx.tokenGuard.admit(request.ip));
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT_BYTES },
@@ -79,10 +75,9 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
       throw new OAuthError('invalid_request', 'client_id and client_secret are required (in the body or by HTTP Basic).');
     }
 
-    const client = ctx.stores.clients.byClientId(clientId);
-    const valid = await verifySecret(clientSecret, client?.secretHash ?? (await decoyHash()));
-    // TOKEN-007.
-    if (!client || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
+    // TOKEN-007. Rate-limited, and as slow for an unknown id as for a wrong secret.
+    const client = await ctx.tokenGuard.authenticate(request.ip, clientId, clientSecret, ctx.stores.clients.byClientId(clientId));
+    if (!client) throw new OAuthError('invalid_client', 'Client authentication failed.');
     // Profile client.status: told only to a caller that proved the credentials.
     if (client.status !== 'ACTIVE') throw new OAuthError('unauthorized_client', `This API client is ${client.status}; check its account status.`);
 

@@ -1,0 +1,163 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { OAuthError } from '../errors.ts';
+import type { ClientRecord } from '../store/clients.ts';
+import { hashSecret, verifySecret } from './secretHash.ts';
+
+// The token endpoint takes unauthenticated requests, and each verification of a secret is a
+// deliberate ~35 ms of scrypt (OWASP API2 and API4: bound the cost and rate of failed attempts).
+// Four defenses, each documented in reference/README.md (Limits and defenses):
+// - rate limits per source address (all requests, and failed authentications) and per client id
+//   (failed authentications), answered 429 with Retry-After;
+// - an unknown client id costs no scrypt: its answer waits as long as a verification takes, so
+//   the time of the answer does not tell which ids exist, and a flood of made-up ids costs no CPU;
+//   a known id's failures are limited per id, which bounds the scrypt work of all failures together;
+// - a credential verified in the last minutes is recognised without scrypt (by an HMAC with a key
+//   that lives only in this process), so legitimate clients asking for tokens often cost little,
+//   and are still served while someone else's failures have locked their client id.
+
+export interface TokenLimits {
+  /** Token requests per minute from one source address (burst as large). */
+  requestsPerSourcePerMinute: number;
+  /** Failed client authentications per minute from one source address. */
+  failuresPerSourcePerMinute: number;
+  /** Failed client authentications per minute for one client id, whoever sends them. */
+  failuresPerClientPerMinute: number;
+}
+
+/** At most this many sources and client ids are tracked per limit; the least recently seen go first. */
+const TRACKED_KEYS = 10_000;
+/** How long a verified credential is recognised without scrypt. */
+const VERIFIED_TTL_MS = 10 * 60_000;
+const VERIFIED_ENTRIES = 1_000;
+/** Verification times kept to draw an unknown id's wait from. */
+const RECENT_DURATIONS = 32;
+
+/**
+ * A token bucket per key: `perMinute` tokens, refilled evenly over a minute. Keys are kept in
+ * order of last use, so the oldest are dropped first when there are too many (a dropped key
+ * starts again with a full bucket, as a key not seen for a while would have).
+ */
+export class Buckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(private readonly perMinute: number) {}
+
+  private current(key: string, nowMs: number): { tokens: number; at: number } {
+    const bucket = this.buckets.get(key);
+    const refilled = bucket ? Math.min(this.perMinute, bucket.tokens + ((nowMs - bucket.at) * this.perMinute) / 60_000) : this.perMinute;
+    const next = { tokens: refilled, at: nowMs };
+    this.buckets.delete(key);
+    this.buckets.set(key, next);
+    if (this.buckets.size > TRACKED_KEYS) this.buckets.delete(this.buckets.keys().next().value!);
+    return next;
+  }
+
+  /** Milliseconds until `key` has a token; 0 when it has one now. */
+  waitMs(key: string, nowMs: number): number {
+    const { tokens } = this.current(key, nowMs);
+    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 60_000) / this.perMinute);
+  }
+
+  /** Takes a token from `key` (it may go below one: the next request then waits). */
+  take(key: string, nowMs: number): void {
+    this.current(key, nowMs).tokens -= 1;
+  }
+
+  clear(): void {
+    this.buckets.clear();
+  }
+}
+
+/** The longest a 429 is held before it is sent. */
+const HOLD_429_MS = 1_000;
+
+/**
+ * 429 with Retry-After in whole seconds, in the token endpoint's OAuth body, sent after up to a
+ * second: a client told to wait loses nothing by it, and a flood that sends its next request as
+ * soon as the last is answered is slowed to one request per connection per second instead of
+ * thousands of cheap ones (each still costs parsing and an answer).
+ */
+async function tooManyRequests(waitMs: number): Promise<never> {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  await sleep(Math.min(waitMs, HOLD_429_MS));
+  throw new OAuthError('temporarily_unavailable', `Too many token requests; retry after ${seconds} s.`, 429, { 'retry-after': String(seconds) });
+}
+
+export class TokenGuard {
+  private readonly requests: Buckets;
+  private readonly sourceFailures: Buckets;
+  private readonly clientFailures: Buckets;
+  private readonly verified = new Map<string, { apiClientId: string; secretHash: string; until: number }>();
+  private readonly key = randomBytes(32);
+  /** How long the last verifications took; an unknown id's answer waits one of these, drawn at random. */
+  private readonly durations: number[] = [];
+  private readonly calibrated: Promise<void>;
+
+  constructor(limits: TokenLimits) {
+    this.requests = new Buckets(limits.requestsPerSourcePerMinute);
+    this.sourceFailures = new Buckets(limits.failuresPerSourcePerMinute);
+    this.clientFailures = new Buckets(limits.failuresPerClientPerMinute);
+    // The wait of an unknown id is measured on a real derivation at start, so that it holds from
+    // the first request on (a derivation in the thread pool: the event loop does not wait).
+    this.calibrated = (async () => {
+      const started = performance.now();
+      await hashSecret('calibration');
+      if (this.durations.length === 0) this.durations.push(performance.now() - started);
+    })();
+  }
+
+  /** Every token request, first: over the source's rate it is 429 before its body is read. */
+  async admit(source: string, nowMs = Date.now()): Promise<void> {
+    const wait = this.requests.waitMs(source, nowMs);
+    if (wait > 0) await tooManyRequests(wait);
+    this.requests.take(source, nowMs);
+  }
+
+  /**
+   * Authenticates a client: the client when `secret` is its secret, undefined otherwise, or a
+   * 429 when the source or the client id has had too many failures lately.
+   */
+  async authenticate(source: string, clientId: string, secret: string, client: ClientRecord | undefined, nowMs = Date.now()): Promise<ClientRecord | undefined> {
+    const credential = createHmac('sha256', this.key).update(clientId).update('\u0000').update(secret).digest('base64url');
+    const known = this.verified.get(credential);
+    if (known && known.until > nowMs && client && client.apiClientId === known.apiClientId && client.secretHash === known.secretHash) return client;
+
+    const wait = Math.max(this.sourceFailures.waitMs(source, nowMs), this.clientFailures.waitMs(clientId, nowMs));
+    if (wait > 0) await tooManyRequests(wait);
+
+    const valid = client ? await this.verify(secret, client.secretHash) : await this.likeAVerification();
+    if (!valid) {
+      this.sourceFailures.take(source, Date.now());
+      this.clientFailures.take(clientId, Date.now());
+      return undefined;
+    }
+    this.verified.delete(credential);
+    this.verified.set(credential, { apiClientId: client!.apiClientId, secretHash: client!.secretHash, until: Date.now() + VERIFIED_TTL_MS });
+    if (this.verified.size > VERIFIED_ENTRIES) this.verified.delete(this.verified.keys().next().value!);
+    return client;
+  }
+
+  /** Forgets every limit and verified credential (the control plane's reset). */
+  reset(): void {
+    this.requests.clear();
+    this.sourceFailures.clear();
+    this.clientFailures.clear();
+    this.verified.clear();
+  }
+
+  private async verify(secret: string, secretHash: string): Promise<boolean> {
+    const started = performance.now();
+    const valid = await verifySecret(secret, secretHash);
+    this.durations.push(performance.now() - started);
+    if (this.durations.length > RECENT_DURATIONS) this.durations.shift();
+    return valid;
+  }
+
+  /** As long as a verification takes, spread as recent ones were (so load shows in both alike), and no scrypt. */
+  private async likeAVerification(): Promise<false> {
+    if (this.durations.length === 0) await this.calibrated;
+    await sleep(this.durations[Math.floor(Math.random() * this.durations.length)]!);
+    return false;
+  }
+}
