@@ -5,7 +5,6 @@ import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts'
 import type { ReferenceContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { EdgeRefusal } from '../http/rejections.ts';
-import { coreNotFoundHandler } from './coreErrorHandler.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
 // Profile token.headers (TOKEN-102, TOKEN-202): on every answer of the token endpoint, success or error.
@@ -91,13 +90,14 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
 }
 
 /**
- * The server's answer to a request no route takes. RFC 6749 3.2: the token request is a POST, so
- * any other method on the token path, including ones the router does not know (PROPFIND), is
- * 405 with Allow: POST (RFC 9110 15.5.6) in the OAuth body; anything else is the CORE 404.
+ * RFC 6749 3.2: the token request is a POST, so any other method on the token path, including
+ * ones the router does not know (PROPFIND), is 405 with Allow: POST (RFC 9110 15.5.6) in the
+ * OAuth body. A hook on every request, since a request no route takes is answered by the CORE
+ * 404 handler, and its body would be parsed (and perhaps refused) before that.
  */
-export function notFoundHandler(tokenPath: string) {
-  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    if (request.url.split('?')[0] !== tokenPath) return coreNotFoundHandler(request, reply);
+export function methodNotAllowedOnTokenPath(tokenPath: string) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (request.method === 'POST' || request.url.split('?')[0] !== tokenPath) return undefined;
     return sendOAuthError(reply.header('allow', 'POST'), new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405));
   };
 }
