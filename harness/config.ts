@@ -75,9 +75,10 @@ const validateShape = ajv.compile(JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'u
 /**
  * Load a target config: a harness config file (YAML or JSON, see config.schema.json) or a
  * reference server fixtures file (`--fixtures-out`), which describes a target completely.
- * `env` supplies ${VAR} values and the CONFORMANCE_* overrides for secrets.
+ * `env` supplies ${VAR} values and the CONFORMANCE_* overrides for secrets (the caller passes
+ * the environment: harness/settings.ts's loadRunTarget in a run).
  */
-export function loadTarget(path: string, env: NodeJS.ProcessEnv = process.env): Target {
+export function loadTarget(path: string, env: NodeJS.ProcessEnv): Target {
   const file = resolve(path);
   let text: string;
   try {
@@ -97,7 +98,7 @@ export function loadTarget(path: string, env: NodeJS.ProcessEnv = process.env): 
 }
 
 /** Validate an already-parsed config object and apply defaults and environment overrides. */
-export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessEnv = process.env): Target {
+export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessEnv): Target {
   const missing: string[] = [];
   const interpolated = interpolate(raw, env, '', missing);
   if (missing.length > 0) throw new ConfigError(origin, missing);

@@ -1,7 +1,7 @@
 import { test as base, request as playwrightRequest, type APIRequestContext } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, type ClientRole } from './api-client.ts';
-import { loadTarget, type HookName, type Target } from './config.ts';
+import type { HookName, Target } from './config.ts';
 import { ControlClient } from './control.ts';
 import { EvidenceLog } from './evidence.ts';
 import { ResponseValidator } from './response-validator.ts';
@@ -12,12 +12,15 @@ import { WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
+import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
 
 export { expect } from './matchers.ts';
 export { notTestable, profileOnly } from './verdicts.ts';
 
-/** Where the run's target config is: set by `npm run certify` (cli/certify.ts). */
-export const TARGET_ENV = 'CONFORMANCE_CONFIG';
+interface WorkerOptions {
+  /** Every setting of the run (harness/settings.ts); playwright.config.ts sets it with `use`. */
+  runSettings: RunSettings;
+}
 
 interface WorkerFixtures {
   target: Target;
@@ -48,14 +51,10 @@ interface TestFixtures {
   secondClient: NonNullable<Target['clients']['secondary']>;
 }
 
-function loadRunTarget(): Target {
-  const path = process.env[TARGET_ENV];
-  if (!path) throw new Error(`${TARGET_ENV} is not set: run the suites with \`npm run certify\` (or set it to a target config file)`);
-  return loadTarget(path);
-}
-
-export const test = base.extend<TestFixtures, WorkerFixtures>({
-  target: [async ({}, use) => use(loadRunTarget()), { scope: 'worker' }],
+export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
+  // An option fixture: the config's `use: { runSettings }` sets it; the default is this process's.
+  runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],
+  target: [async ({ runSettings }, use) => use(loadRunTarget(runSettings)), { scope: 'worker' }],
   validator: [async ({}, use) => use(new ResponseValidator()), { scope: 'worker' }],
   guard: [
     async ({ target }, use, workerInfo) => use(new SendGuard(target.recipients.allowPattern, Math.ceil(target.sendCap / workerInfo.config.workers))),

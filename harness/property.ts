@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { isReplayableStep, type HttpRequest, type ScenarioState } from '../generators/http-request.ts';
 import { SEND_PATH } from '../generators/send-payload.ts';
+import { runSettings, type ConformanceDepth, type PropertyInput } from './settings.ts';
 
 /**
  * Runs a property for a conformance suite: how many cases, from which seed, and, when it
@@ -8,14 +9,11 @@ import { SEND_PATH } from '../generators/send-payload.ts';
  * seed, path, runs and shrinks, the counterexample as the HTTP request to replay, and the
  * command line that replays it. Independent of Playwright, so it has unit tests of its own.
  *
- * Environment:
- * - CONFORMANCE_RUNS: cases per property (a positive integer); wins over the depth.
- * - CONFORMANCE_DEPTH: `quick` (25 cases, pull requests) or `deep` (500, certification).
- * - CONFORMANCE_SEED, CONFORMANCE_PATH: replay a reported failure.
- * - CONFORMANCE_REPLAY_PATH: fast-check's extra hint for command scenarios (idempotency).
+ * The settings come from the run's settings (harness/settings.ts: `--deep`, `--runs`, and
+ * `--seed`, `--path`, `--replay-path` to replay a reported failure).
  */
 
-export type ConformanceDepth = 'quick' | 'deep';
+export type { ConformanceDepth } from './settings.ts';
 
 export const RUNS_BY_DEPTH: Readonly<Record<ConformanceDepth, number>> = { quick: 25, deep: 500 };
 
@@ -25,37 +23,33 @@ export interface PropertySettings {
   seed?: number;
   path?: string;
   replayPath?: string;
+  /** The command the replay line starts with (the run's own: `npm run certify -- --config …`). */
+  command?: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** Read the settings from the environment; a malformed value is an error, never a silent default. */
-export function propertySettings(env: Env = process.env): PropertySettings {
-  const depthText = env.CONFORMANCE_DEPTH ?? 'quick';
-  if (depthText !== 'quick' && depthText !== 'deep') throw new Error(`CONFORMANCE_DEPTH must be quick or deep, got ${JSON.stringify(depthText)}`);
-  const depth: ConformanceDepth = depthText;
-  let numRuns = RUNS_BY_DEPTH[depth];
-  if (env.CONFORMANCE_RUNS !== undefined && env.CONFORMANCE_RUNS !== '') {
-    numRuns = Number(env.CONFORMANCE_RUNS);
-    if (!Number.isSafeInteger(numRuns) || numRuns < 1) throw new Error(`CONFORMANCE_RUNS must be a positive integer, got ${JSON.stringify(env.CONFORMANCE_RUNS)}`);
-  }
-  const settings: PropertySettings = { depth, numRuns };
-  if (env.CONFORMANCE_SEED !== undefined && env.CONFORMANCE_SEED !== '') {
-    const seed = Number(env.CONFORMANCE_SEED);
-    if (!/^-?\d+$/.test(env.CONFORMANCE_SEED) || !Number.isSafeInteger(seed)) throw new Error(`CONFORMANCE_SEED must be an integer, got ${JSON.stringify(env.CONFORMANCE_SEED)}`);
-    settings.seed = seed;
-  }
-  if (env.CONFORMANCE_PATH !== undefined && env.CONFORMANCE_PATH !== '') {
-    if (settings.seed === undefined) throw new Error('CONFORMANCE_PATH replays a failure only together with the CONFORMANCE_SEED it was reported with');
-    if (!/^\d+(:\d+)*$/.test(env.CONFORMANCE_PATH)) throw new Error(`CONFORMANCE_PATH must look like 12:0:3, got ${JSON.stringify(env.CONFORMANCE_PATH)}`);
-    settings.path = env.CONFORMANCE_PATH;
-  }
-  if (env.CONFORMANCE_REPLAY_PATH !== undefined && env.CONFORMANCE_REPLAY_PATH !== '') settings.replayPath = env.CONFORMANCE_REPLAY_PATH;
-  return settings;
+/** Property settings from the run's settings; a malformed value is an error, never a silent default. */
+export function propertySettings(input?: Partial<PropertyInput>, command?: string): PropertySettings {
+  const run = input === undefined ? runSettings() : undefined;
+  const { depth = 'quick', runs = null, seed = null, path = null, replayPath = null } = input ?? run!.property;
+  if (depth !== 'quick' && depth !== 'deep') throw new Error(`the depth must be quick or deep, got ${JSON.stringify(depth)}`);
+  if (runs !== null && (!Number.isSafeInteger(runs) || runs < 1)) throw new Error(`--runs must be a positive integer, got ${JSON.stringify(runs)}`);
+  if (seed !== null && !Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${JSON.stringify(seed)}`);
+  if (path !== null && seed === null) throw new Error('--path replays a failure only together with the --seed it was reported with');
+  if (path !== null && !/^\d+(:\d+)*$/.test(path)) throw new Error(`--path must look like 12:0:3, got ${JSON.stringify(path)}`);
+  return {
+    depth,
+    numRuns: runs ?? RUNS_BY_DEPTH[depth],
+    command: command ?? run?.command ?? DEFAULT_COMMAND,
+    ...(seed !== null && { seed }),
+    ...(path !== null && { path }),
+    ...(replayPath !== null && replayPath !== '' && { replayPath }),
+  };
 }
+
+const DEFAULT_COMMAND = 'npm run certify --';
 
 export interface CheckPropertyOptions<Ts> {
-  /** @defaultValue propertySettings(process.env) */
+  /** @defaultValue propertySettings(): the run's settings */
   settings?: PropertySettings;
   /**
    * The Playwright `--grep` that selects the failing test in the replay command.
@@ -124,10 +118,11 @@ export async function checkProperty<Ts>(
   const replayPath = counterexample === null ? undefined : findReplayPath(asTuple);
   const grep = options.grep ?? (ids.length === 1 ? `@${ids[0]}` : `"${ids.map((id) => `@${id}`).join('|')}"`);
   const replayCommand = [
-    `CONFORMANCE_SEED=${details.seed}`,
-    ...(details.counterexamplePath === null ? [] : [`CONFORMANCE_PATH=${details.counterexamplePath}`]),
-    ...(replayPath === undefined ? [] : [`CONFORMANCE_REPLAY_PATH='${replayPath}'`]),
-    `npx playwright test --grep ${grep}`,
+    settings.command ?? DEFAULT_COMMAND,
+    `--seed ${details.seed}`,
+    ...(details.counterexamplePath === null ? [] : [`--path ${details.counterexamplePath}`]),
+    ...(replayPath === undefined ? [] : [`--replay-path '${replayPath}'`]),
+    `--grep ${grep}`,
   ].join(' ');
   const cause = details.errorInstance;
   const lines = [

@@ -20,27 +20,30 @@ import { renderJunit } from './junit.ts';
 import { harnessInfo, REPO_ROOT } from './meta.ts';
 import { redactText } from './redact.ts';
 import { reportSchemaErrors } from './schema.ts';
-import { parseTargetJson, targetOf, type TargetInput } from './target.ts';
+import { targetOf, type TargetInput } from './target.ts';
 import type { Catalogue, Report, Target } from './types.ts';
 
-export { buildReport } from './build.ts';
-export { verdictOf } from './verdict.ts';
-export { exitCodeFor, gateOf, summaryLine } from './gate.ts';
-export type { Report } from './types.ts';
-
+/**
+ * Everything the reporter is told about the run. playwright.config.ts fills these from the
+ * run's settings (harness/settings.ts); the reporter reads no environment variable.
+ */
 export interface ConformanceReporterOptions {
   /** Where report.json, report.html and junit.xml go. Default: <repo>/reports/out. */
   outDir?: string;
   /** The requirement catalogue. Default: <repo>/spec/requirements.yaml. */
   catalogue?: string;
-  /** The target; default from CONFORMANCE_TARGET_JSON. */
+  /** The target: label, base URL, declared profile. Default: an unnamed target. */
   target?: TargetInput;
-  /** Standard-level failures fail the run. Default: CONFORMANCE_STRICT=1. */
+  /** Standard-level failures fail the run. Default false. */
   strict?: boolean;
-  /** Expected-failure baseline file. Default: CONFORMANCE_BASELINE. */
+  /** Expected-failure baseline file. */
   baseline?: string;
-  /** The run's seed. Default: CONFORMANCE_SEED, then target.seed, then a `seed` annotation. */
+  /** The run's seed. Default: a `seed` annotation of a test, if any. */
   seed?: string;
+  /** How the run was narrowed (grep, requirement list, shard), as the report names it. */
+  filters?: string[];
+  /** The run stops after this many failed tests. */
+  maxFailures?: number | null;
   /** One line per finished test; default: only when no other terminal reporter is configured. */
   progress?: boolean;
   /** Set the process exit code (0/1/2). Default true. */
@@ -54,8 +57,6 @@ export interface ConformanceReporterOptions {
 // github, custom) already shows progress, so ours stays quiet.
 const SILENT_REPORTERS = new Set(['html', 'blob', 'json', 'junit', 'null']);
 const STATUS_MARK: Record<string, string> = { passed: '✓', failed: '✗', timedOut: '✗', skipped: '–', interrupted: '–' };
-
-const envFlag = (v: string | undefined): boolean | undefined => (v === undefined || v === '' ? undefined : /^(1|true|yes)$/i.test(v));
 
 export default class ConformanceReporter implements Reporter {
   private readonly options: ConformanceReporterOptions;
@@ -128,26 +129,23 @@ export default class ConformanceReporter implements Reporter {
   /** Builds, validates and writes the report; returns the exit code. */
   private finish(result: FullResult): 0 | 1 | 2 {
     const configDir = this.config?.configFile ? dirname(this.config.configFile) : this.options.configDir ?? process.cwd();
-    // option paths are relative to the config file (as for Playwright's own reporters); env paths to the cwd
-    const fromOption = (p: string): string => (isAbsolute(p) ? p : resolve(configDir, p));
-    const fromEnv = (p: string): string => resolve(p);
-    const optPath = (opt: string | undefined, env: string | undefined, fallback: string): string =>
-      opt !== undefined ? fromOption(opt) : env ? fromEnv(env) : fallback;
+    // option paths are relative to the config file, as for Playwright's own reporters
+    const fromOption = (p: string | undefined, fallback: string): string => (p === undefined ? fallback : isAbsolute(p) ? p : resolve(configDir, p));
 
-    const outDir = optPath(this.options.outDir, process.env.CONFORMANCE_REPORT_DIR, join(REPO_ROOT, 'reports', 'out'));
-    const cataloguePath = optPath(this.options.catalogue, undefined, join(REPO_ROOT, 'spec', 'requirements.yaml'));
-    const baselinePath = this.options.baseline !== undefined ? fromOption(this.options.baseline) : process.env.CONFORMANCE_BASELINE ? fromEnv(process.env.CONFORMANCE_BASELINE) : undefined;
-    const strict = this.options.strict ?? envFlag(process.env.CONFORMANCE_STRICT) ?? false;
+    const outDir = fromOption(this.options.outDir, join(REPO_ROOT, 'reports', 'out'));
+    const cataloguePath = fromOption(this.options.catalogue, join(REPO_ROOT, 'spec', 'requirements.yaml'));
+    const baselinePath = this.options.baseline !== undefined ? fromOption(this.options.baseline, '') : undefined;
+    const strict = this.options.strict ?? false;
 
     const catalogue: Catalogue = loadCatalogue(cataloguePath);
     const baseline: Baseline | null = baselinePath ? loadBaseline(baselinePath) : null;
-    const targetInput = this.options.target ?? (process.env.CONFORMANCE_TARGET_JSON ? parseTargetJson(process.env.CONFORMANCE_TARGET_JSON) : undefined);
+    const targetInput = this.options.target;
     const target: Target = targetOf(targetInput);
 
     const rootDir = this.config?.rootDir ?? process.cwd();
     const tests = (this.suite?.allTests() ?? []).map((t) => testRecordOf(t, this.attempts.get(t) ?? [], rootDir));
     const seedAnnotation = [...this.attempts.values()].flat().flatMap((a) => a.annotations).find((a) => a.type === 'seed')?.description;
-    const seed = this.options.seed ?? process.env.CONFORMANCE_SEED ?? (typeof targetInput?.seed === 'string' ? targetInput.seed : undefined) ?? seedAnnotation ?? null;
+    const seed = this.options.seed ?? seedAnnotation ?? null;
 
     const report: Report = buildReport({
       catalogue,

@@ -57,7 +57,7 @@ export function asRequest(body: unknown): HttpRequest {
 
 /** Record how a passing property ran, so a run with a random seed can be repeated. */
 export function recordRun(run: PropertyRun): void {
-  test.info().annotations.push({ type: 'property', description: `seed ${run.seed}, ${run.numRuns} runs (replay with CONFORMANCE_SEED=${run.seed})` });
+  test.info().annotations.push({ type: 'property', description: `seed ${run.seed}, ${run.numRuns} runs (replay with --seed ${run.seed})` });
 }
 
 /** A failure inside a property: thrown, so fast-check shrinks it; the message starts with the ID. */

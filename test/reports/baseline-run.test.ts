@@ -25,8 +25,8 @@ let regression: FixtureRun;
 
 test.beforeAll(async () => {
   [listedOnly, regression] = await Promise.all([
-    runFixture({ env: { CONFORMANCE_BASELINE: baselineFile() } }),
-    runFixture({ env: { CONFORMANCE_BASELINE: baselineFile('  - { id: FIX-001, reason: "was broken in 1.0" }\n'), FIXTURE_BREAK: 'FIX-008' } }),
+    runFixture({ reporter: { baseline: baselineFile() } }),
+    runFixture({ reporter: { baseline: baselineFile('  - { id: FIX-001, reason: "was broken in 1.0" }\n') }, env: { FIXTURE_BREAK: 'FIX-008' } }),
   ]);
 });
 

@@ -20,17 +20,17 @@ test.beforeAll(async () => {
   writeFileSync(badBaseline, 'expectedFailures:\n  - { id: FIX-002 }\n');
   const grep = ['--grep', '@FIX-001|@NOPE'];
   const runs = await Promise.all([
-    runFixture({ env: { CONFORMANCE_SEED: '1234' } }),
+    runFixture({ reporter: { seed: '1234' } }),
     runFixture({
-      env: { CONFORMANCE_STRICT: '1', CONFORMANCE_TARGET_JSON: JSON.stringify({ label: 'plain', baseUrl: 'http://plain.invalid', profile: 'none' }) },
+      reporter: { strict: true, target: { label: 'plain', baseUrl: 'http://plain.invalid', profile: 'none' } },
       args: ['--grep', '@FIX-00[12]|@FIX-10|@FIX-20'],
     }),
     runFixture({ args: ['--grep', '@FIX-001|@FIX-102'] }),
     runFixture({ args: ['--list'] }),
     runFixture({ env: { FIXTURE_UNKNOWN_TAG: '1' }, args: grep }),
     runFixture({ args: ['--grep', '@NOTHING-AT-ALL'] }),
-    runFixture({ env: { CONFORMANCE_BASELINE: badBaseline }, args: grep }),
-    runFixture({ env: { CONFORMANCE_TARGET_JSON: '{label: oops' }, args: grep }),
+    runFixture({ reporter: { baseline: badBaseline }, args: grep }),
+    runFixture({ reporter: { target: { label: 5 } }, args: grep }),
   ]);
   const [main, strict, passing, list, unknownTag, noTests, baseline, target] = runs;
   [run, strictPlain, passingOnly, listed] = [main, strict, passing, list];
@@ -144,7 +144,7 @@ test('harness and configuration errors exit 2 with a clear message', () => {
   expect(baseline.stderr).toContain(`conformance report: baseline ${badBaseline}: FIX-002 needs a "reason"`);
   expect(baseline.stderr).not.toMatch(/\n\s+at /); // no stack trace for bad input
   expect(target.code).toBe(2);
-  expect(target.stderr).toContain('CONFORMANCE_TARGET_JSON is not valid JSON');
+  expect(target.stderr).toContain('target label must be a string');
 });
 
 test('playwright test --list (a dry run) lists the tests and judges nothing', () => {
