@@ -2,18 +2,20 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
+import { HarnessStop, recordError } from './judgement.ts';
 
 /**
  * Errors in the target configuration: every problem found, each naming its field as a JSON
  * pointer, and the file they are in (as given, resolved).
  */
-export class ConfigError extends Error {
+export class ConfigError extends HarnessStop {
   override name = 'ConfigError';
   constructor(
     readonly origin: string,
     readonly problems: readonly string[],
   ) {
     super(problems.length === 1 ? `config ${origin}: ${problems[0]}` : `config ${origin}: ${problems.length} problems:\n  ${problems.join('\n  ')}`);
+    recordError(this);
   }
 }
 

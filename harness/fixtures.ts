@@ -13,6 +13,7 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
+import { judge, startRecording } from './judgement.ts';
 
 export { expect } from './matchers.ts';
 export { notTestable, profileOnly } from './verdicts.ts';
@@ -34,6 +35,8 @@ interface WorkerFixtures {
 }
 
 interface TestFixtures {
+  /** Automatic: records what each failed check judged, as annotations the reporter reads. */
+  judgement: void;
   evidence: EvidenceLog;
   /** The validating client: every answer is checked against the OpenAPI document. */
   api: ApiClient;
@@ -119,6 +122,14 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
 
+  judgement: [
+    async ({}, use, testInfo) => {
+      startRecording();
+      await use();
+      testInfo.annotations.push(...judge(testInfo.errors));
+    },
+    { auto: true },
+  ],
   evidence: async ({}, use, testInfo) => {
     const log = new EvidenceLog();
     await use(log);

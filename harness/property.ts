@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { isReplayableStep, type HttpRequest, type ScenarioState } from '../generators/http-request.ts';
 import { SEND_PATH } from '../generators/send-payload.ts';
+import { isJudged, recordError, type Judged, type Judgement } from './judgement.ts';
 import { runSettings, type ConformanceDepth, type PropertyInput } from './settings.ts';
 
 /**
@@ -71,8 +72,8 @@ export interface PropertyRun {
   numRuns: number;
 }
 
-/** A failed property; the message is the full report. */
-export class PropertyFailure extends Error {
+/** A failed property; the message is the full report. It judged the requirements it was run for. */
+export class PropertyFailure extends Error implements Judged {
   override readonly name = 'PropertyFailure';
   constructor(
     message: string,
@@ -87,6 +88,11 @@ export class PropertyFailure extends Error {
     cause: unknown,
   ) {
     super(message, { cause });
+    recordError(this);
+  }
+
+  get judgement(): Judgement {
+    return { kind: 'requirements', ids: [...this.requirementIds] };
   }
 }
 
@@ -111,6 +117,9 @@ export async function checkProperty<Ts>(
   const details = await fc.check(property as fc.IRawProperty<Ts>, parameters);
   if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
 
+  // The harness stopped a case (the send cap, a recipient the guard refuses): the property
+  // checked nothing, and the stop, not a failure of the requirement, is what ends the test.
+  if (details.errorInstance instanceof Error && isJudged(details.errorInstance) && details.errorInstance.judgement.kind === 'harness') throw details.errorInstance;
   const counterexample = details.counterexample;
   // fast-check hands the counterexample over as the tuple of the property's arguments.
   const asTuple = counterexample as unknown as readonly unknown[];

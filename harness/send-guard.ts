@@ -1,6 +1,12 @@
-/** Refused before anything is sent: the harness will not message a number it was not given. */
-export class SendGuardError extends Error {
+import { HarnessStop, recordError } from './judgement.ts';
+
+/** Refused before anything is sent: the harness will not message a number it was not given, nor send past the cap. */
+export class SendGuardError extends HarnessStop {
   override name = 'SendGuardError';
+  constructor(message: string) {
+    super(message);
+    recordError(this);
+  }
 }
 
 const E164_SYNTAX = /^\+[1-9]\d{1,14}$/;

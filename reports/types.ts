@@ -36,6 +36,10 @@ export interface Attempt {
   durationMs: number;
   errors: string[];
   evidence: Exchange[];
+  /** The requirements this attempt's failed checks judged (the harness records them). */
+  failedOn?: string[];
+  /** The harness stopped this attempt (send guard, configuration): it checked nothing. */
+  harnessStop?: string;
   /** Exchanges the harness left out of a long attempt (it keeps the first and last ones). */
   evidenceOmitted?: number;
 }
