@@ -90,10 +90,7 @@ export const REFERENCE_LABEL = 'bundled reference server';
 export function referenceSettings(options: { port: number; dir: string; faults?: string[]; outDir: string; label?: string }): RunSettings {
   return {
     format: 1,
-    target: {
-      source: { kind: 'reference', port: options.port, dir: options.dir, faults: options.faults ?? [] },
-      description: { label: options.label ?? REFERENCE_LABEL, baseUrl: `http://127.0.0.1:${options.port}`, profile: 'reference' },
-    },
+    target: referenceTarget(options),
     output: { dir: options.outDir, quiet: false, blobDir: null },
     strict: false,
     baseline: null,
@@ -101,6 +98,14 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
     selection: NO_SELECTION,
     workers: 1,
     command: 'npm run certify --',
+  };
+}
+
+/** The bundled reference as the target of a run: where it listens and keeps its database. */
+function referenceTarget(options: { port: number; dir: string; faults?: string[]; label?: string }): RunSettings['target'] {
+  return {
+    source: { kind: 'reference', port: options.port, dir: options.dir, faults: options.faults ?? [] },
+    description: { label: options.label ?? REFERENCE_LABEL, baseUrl: `http://127.0.0.1:${options.port}`, profile: 'reference' },
   };
 }
 
@@ -312,24 +317,19 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
   const problem = (input: string, message: string) => problems.push({ input, message });
   const path = (p: string) => resolve(ctx.cwd, p);
 
-  let source: TargetSource;
-  let description: TargetDescription;
+  let target = referenceTarget(ctx.reference);
   let command = 'npm run certify --';
   if (flags.config !== undefined) {
     const file = path(flags.config);
-    source = { kind: 'config', path: file };
     command += ` --config ${file}`;
-    description = { label: file, baseUrl: '', profile: 'none' };
+    target = { source: { kind: 'config', path: file }, description: { label: file, baseUrl: '', profile: 'none' } };
     try {
-      const target = loadTarget(file, ctx.env);
-      description = { label: target.label, baseUrl: target.baseUrl, profile: target.profile };
+      const loaded = loadTarget(file, ctx.env);
+      target.description = { label: loaded.label, baseUrl: loaded.baseUrl, profile: loaded.profile };
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       for (const m of e.problems) problem(`--config ${file}`, m);
     }
-  } else {
-    source = { kind: 'reference', port: ctx.reference.port, dir: ctx.reference.dir, faults: [] };
-    description = { label: REFERENCE_LABEL, baseUrl: `http://127.0.0.1:${ctx.reference.port}`, profile: 'reference' };
   }
 
   let grep: string | null = null;
@@ -382,7 +382,7 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
 
   const settings: RunSettings = {
     format: 1,
-    target: { source, description },
+    target,
     output: {
       dir: path(flags.out ?? join(REPO_ROOT, 'reports', 'out')),
       quiet: flags.quiet ?? false,

@@ -72,7 +72,6 @@ function exchangeHtml(e: Exchange, i: number): string {
   }
   parts.push('</div>');
   if (e.violations?.length) parts.push(`<div>Schema violations</div><pre>${json(e.violations)}</pre>`);
-  if (e.validation !== undefined) parts.push(`<div>Validation</div><pre>${json(e.validation)}</pre>`);
   if (e.error !== undefined) parts.push(`<div>Transport error</div><pre>${json(e.error)}</pre>`);
   parts.push('</div>');
   return parts.join('');

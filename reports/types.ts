@@ -2,6 +2,7 @@
 // `Report`; keep the two in step (test/reports/schema.test.ts fails when they drift).
 
 import type { Area, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
+import type { Exchange } from '../harness/evidence.ts';
 
 // The catalogue's own shapes have one definition, the harness's.
 export type { Area, Catalogue, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
@@ -11,17 +12,8 @@ export type RunVerdict = 'conformant' | 'not conformant' | 'harness error';
 export const LEVELS: readonly Level[] = ['document', 'standard', 'profile'];
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'non-strict fail', 'not testable here', 'not run'];
 
-
-/** One recorded HTTP exchange, as the validating client attaches it (already redacted). */
-export interface Exchange {
-  request: { method: string; url: string; headers?: Record<string, unknown>; body?: unknown };
-  response?: { status: number; headers?: Record<string, unknown>; body?: unknown; durationMs?: number };
-  /** Schema violations the validating client found. */
-  violations?: unknown[];
-  validation?: unknown;
-  /** Transport error (no response). */
-  error?: string;
-}
+/** One recorded HTTP exchange: the validating client's own type (harness/evidence.ts). */
+export type { Exchange };
 
 /**
  * How one test ended, seen from the requirement it is listed under. `stopped`: it failed on

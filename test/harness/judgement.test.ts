@@ -38,6 +38,7 @@ test('only the checks whose failure ended the test are judged', () => {
 });
 
 test('in a real run, each failure counts against what its check judged', async () => {
+  test.setTimeout(240_000); // a child run: slow on a loaded machine
   const out = tempDir();
   const result = await runNode([join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', join(ROOT, 'test/harness/judged-suite/playwright.config.ts')], { FIXTURE_OUT: out });
   const file = join(out, 'report.json');

@@ -24,6 +24,7 @@ let listedOnly: FixtureRun;
 let regression: FixtureRun;
 
 test.beforeAll(async () => {
+  test.setTimeout(240_000); // child runs: slow on a loaded machine
   [listedOnly, regression] = await Promise.all([
     runFixture({ reporter: { baseline: baselineFile() } }),
     runFixture({ reporter: { baseline: baselineFile('  - { id: FIX-001, reason: "was broken in 1.0" }\n') }, env: { FIXTURE_BREAK: 'FIX-008' } }),

@@ -16,6 +16,7 @@ let errorRuns: { unknownTag: FixtureRun; noTests: FixtureRun; baseline: FixtureR
 
 // Every child run starts at once: they are independent, and mostly wait on process start-up.
 test.beforeAll(async () => {
+  test.setTimeout(240_000); // eight child runs at once: slow on a loaded machine
   badBaseline = join(tempDir(), 'baseline.yaml');
   writeFileSync(badBaseline, 'expectedFailures:\n  - { id: FIX-002 }\n');
   const grep = ['--grep', '@FIX-001|@NOPE'];

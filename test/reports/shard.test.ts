@@ -18,6 +18,7 @@ function essence(report: Report | undefined) {
 }
 
 test('two shards merged with merge-reports give the unsharded verdicts', async () => {
+  test.setTimeout(240_000); // five child runs: slow on a loaded machine
   const dir = tempDir();
   const shardDirs = [join(dir, 'blob-1'), join(dir, 'blob-2')];
   // the shards run as CI machines would: each writes its own blob report
