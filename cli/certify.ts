@@ -109,11 +109,12 @@ const { settings, problems: flagProblems } = settingsFromFlags(values, {
   knownRequirements,
 });
 problems.push(...flagProblems);
-if (values.baseline !== undefined && settings) {
+if (values.baseline !== undefined) {
+  const file = resolve(cwd, values.baseline);
   try {
-    const baseline = loadBaseline(settings.baseline!);
+    const baseline = loadBaseline(file);
     const unknown = baseline.expectedFailures.filter((e) => !knownRequirements.has(e.id)).map((e) => e.id);
-    if (unknown.length > 0) problems.push({ input: `--baseline ${settings.baseline}`, message: `lists ${unknown.join(', ')}, not requirements of this interface version (spec/requirements.yaml)` });
+    if (unknown.length > 0) problems.push({ input: `--baseline ${file}`, message: `lists ${unknown.join(', ')}, not requirements of this interface version (spec/requirements.yaml)` });
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     problems.push({ input: '--baseline', message: e.message });

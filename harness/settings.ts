@@ -11,6 +11,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ConfigError, loadTarget, type Target } from './config.ts';
 
@@ -254,7 +255,7 @@ export function runSettings(env: NodeJS.ProcessEnv = process.env): RunSettings {
 }
 
 /** The repository root: this file lives in <root>/harness/. */
-export const REPO_ROOT = resolve(new URL('..', import.meta.url).pathname);
+export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 /**
  * Where the person running a command stands: npm runs scripts in the package root and says

@@ -17,7 +17,8 @@ import { InputError } from './errors.ts';
 import { EXIT_HARNESS_ERROR, gateOf, summaryLine } from './gate.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
-import { harnessInfo, REPO_ROOT } from './meta.ts';
+import { REPO_ROOT } from '../harness/settings.ts';
+import { harnessInfo } from './meta.ts';
 import { redactText } from './redact.ts';
 import { reportSchemaErrors } from './schema.ts';
 import { targetOf, type TargetInput } from './target.ts';
@@ -190,6 +191,6 @@ export default class ConformanceReporter implements Reporter {
 
 /** Repository-relative name for files inside the repository, else the absolute path. */
 function relativeName(p: string): string {
-  const root = REPO_ROOT.endsWith('/') ? REPO_ROOT : `${REPO_ROOT}/`;
+  const root = `${REPO_ROOT}/`;
   return p.startsWith(root) ? p.slice(root.length) : p;
 }
