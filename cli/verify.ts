@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { userDirectory } from '../harness/settings.ts';
 import { runCli } from '../reports/cli-run.ts';
 import { InputError } from '../reports/errors.ts';
-import { summaryLine } from '../reports/gate.ts';
+import { gateOf, headOf, summaryLine } from '../reports/gate.ts';
 import { reportSchemaErrors } from '../reports/schema.ts';
 import { checkSignature, fingerprintOf, parseSignatureFile, publicKeyFrom } from '../reports/signature.ts';
 import type { Report } from '../reports/types.ts';
@@ -86,7 +86,8 @@ function main(): number {
     `interface: ${r.interface.version} (requirements from ${r.interface.catalogue})`,
     `harness:   ${r.harness.name} ${r.harness.version}, revision ${r.harness.gitRevision ?? 'unknown'}${r.harness.gitDirty ? ' with uncommitted changes' : ''}`,
     `when:      ${r.run.startTime}, ${(r.run.durationMs / 1000).toFixed(1)} s${r.run.seed ? `, seed ${r.run.seed}` : ''}${r.run.strict ? ', strict' : ''}`,
-    `verdict:   ${r.verdict.toUpperCase()}${r.run.shard ? ` (PARTIAL: shard ${r.run.shard.current} of ${r.run.shard.total} only)` : ''}`,
+    `verdict:   ${headOf(r, gateOf(r))}`,
+    ...((r.run.partial ?? []).length > 0 ? ['scope:     a PARTIAL run: it is not a certificate of the whole interface'] : []),
     `summary:   ${summaryLine(r)}`,
   ];
   if (check.embeddedMismatch) lines.push('note: the signature file embeds a different public key than --pubkey; the --pubkey check is the one that counts');

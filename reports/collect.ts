@@ -11,7 +11,7 @@ import type { Attempt, TestOutcome, TestRecord } from './types.ts';
 const MAX_ERROR_CHARS = 4000;
 
 // eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+export const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 function errorText(e: TestError): string {
   const text = redactText((e.message ?? e.value ?? 'unknown error').replace(ANSI, ''));

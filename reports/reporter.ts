@@ -12,7 +12,8 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { loadBaseline, type Baseline } from './baseline.ts';
 import { buildReport, requirementTags } from './build.ts';
 import { loadCatalogue } from './catalogue.ts';
-import { attemptOf, testRecordOf, type CollectedAttempt } from './collect.ts';
+import { RUN_STOPPED } from '../harness/annotations.ts';
+import { ANSI, attemptOf, testRecordOf, type CollectedAttempt } from './collect.ts';
 import { InputError } from './errors.ts';
 import { EXIT_HARNESS_ERROR, gateOf, summaryLine } from './gate.ts';
 import { renderHtml } from './html.ts';
@@ -102,7 +103,8 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onError(error: TestError): void {
-    this.errors.push(redactText(`${error.message ?? error.value ?? 'error'}`.split('\n')[0] ?? 'error'));
+    // the whole message: a preflight failure says what failed, the answer, and what to check
+    this.errors.push(redactText(`${error.message ?? error.value ?? 'error'}`.replace(ANSI, '').trim() || 'error'));
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
@@ -145,7 +147,9 @@ export default class ConformanceReporter implements Reporter {
 
     const rootDir = this.config?.rootDir ?? process.cwd();
     const tests = (this.suite?.allTests() ?? []).map((t) => testRecordOf(t, this.attempts.get(t) ?? [], rootDir));
-    const seedAnnotation = [...this.attempts.values()].flat().flatMap((a) => a.annotations).find((a) => a.type === 'seed')?.description;
+    const annotations = [...this.attempts.values()].flat().flatMap((a) => a.annotations);
+    const seedAnnotation = annotations.find((a) => a.type === 'seed')?.description;
+    const harnessStopped = annotations.find((a) => a.type === RUN_STOPPED)?.description ?? null;
     const seed = this.options.seed ?? seedAnnotation ?? null;
 
     const report: Report = buildReport({
@@ -161,6 +165,12 @@ export default class ConformanceReporter implements Reporter {
       playwrightStatus: result.status,
       errors: this.errors,
       shard: this.config?.shard ?? null,
+      filters: this.options.filters ?? [],
+      maxFailures: this.options.maxFailures ?? (this.config?.maxFailures || null),
+      // Global setup (the preflight) fails before any test is loaded: Playwright then begins
+      // the report with an empty suite and hands over the error.
+      setupFailed: (this.suite?.allTests().length ?? 0) === 0 && this.errors.length > 0,
+      harnessStopped,
     });
 
     const invalid = reportSchemaErrors(report);
@@ -176,11 +186,13 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(join(outDir, 'junit.xml'), renderJunit(report));
 
     const gate = gateOf(report, { strict, baseline });
+    const partial = report.run.partial ?? [];
     const lines = [
-      ...report.run.errors.map((e) => `harness error: ${e}`),
+      ...report.run.errors.map((e) => `harness error: ${e.split('\n').join('\n  ')}`),
       ...gate.errors.map((e) => `baseline error: ${e}`),
       ...report.requirements.filter((r) => gate.regressions.includes(r.id)).map((r) => `${baseline ? 'new failure' : 'fail'}: ${r.id} ${r.reasons[0] ?? ''}`),
       ...(report.run.shard ? [`note: this report covers shard ${report.run.shard.current} of ${report.run.shard.total} only; merge the shards' blob reports for the certificate`] : []),
+      ...(partial.length > 0 && report.verdict !== 'harness error' ? [`note: a partial run (${partial.join('; ')}): it is not a certificate`] : []),
       `report: ${join(outDir, 'report.html')}`,
       summaryLine(report, { strict, baseline }),
     ];

@@ -15,7 +15,8 @@ import { reportSchemaErrors } from './schema.ts';
 import { newKeyPair, privateKeyFrom, signBytes } from './signature.ts';
 import type { Report } from './types.ts';
 
-const USAGE = `usage: npm run sign -- --key PRIVATE.pem [--out FILE.sig] REPORT.json
+const USAGE = `usage: npm run sign -- --key PRIVATE.pem [--out FILE.sig] [--partial] REPORT.json
+       (--partial: attest a partial run, which is never a certificate; verify says it is partial)
        npm run sign -- --new-key NAME   (writes NAME.key.pem and NAME.pub.pem under ~/.messaging-conformance/keys/;
                                          a NAME with a folder, like ./keys/acme, goes there instead)`;
 
@@ -34,7 +35,7 @@ function readText(file: string, what: string): string {
 
 function main(): number {
   const { values, positionals } = parseArgs({
-    options: { key: { type: 'string' }, out: { type: 'string' }, 'new-key': { type: 'string' }, help: { type: 'boolean' } },
+    options: { key: { type: 'string' }, out: { type: 'string' }, 'new-key': { type: 'string' }, partial: { type: 'boolean' }, help: { type: 'boolean' } },
     allowPositionals: true,
   });
   if (values.help) {
@@ -80,7 +81,11 @@ function main(): number {
     throw new InputError(`${file} records harness errors (run.errors); such a run certifies nothing, so it is not signed`);
   }
   if (r.run.shard) {
-    throw new InputError(`${file} covers shard ${r.run.shard.current} of ${r.run.shard.total} only; sign the merged report (playwright merge-reports)`);
+    throw new InputError(`${file} covers shard ${r.run.shard.current} of ${r.run.shard.total} only; sign the merged report (certify --merge)`);
+  }
+  const partial = r.run.partial ?? [];
+  if (partial.length > 0 && !values.partial) {
+    throw new InputError(`${file} is a partial run (${partial.join('; ')}), not a certificate; sign it with --partial to attest what was run`);
   }
 
   const sig = signBytes(bytes, key);

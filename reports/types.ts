@@ -7,7 +7,7 @@ import type { Exchange } from '../harness/evidence.ts';
 // The catalogue's own shapes have one definition, the harness's.
 export type { Area, Catalogue, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
 export type Verdict = 'pass' | 'fail' | 'non-strict fail' | 'not testable here' | 'not run';
-export type RunVerdict = 'conformant' | 'not conformant' | 'harness error';
+export type RunVerdict = 'conformant' | 'not conformant' | 'partial' | 'harness error';
 
 export const LEVELS: readonly Level[] = ['document', 'standard', 'profile'];
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'non-strict fail', 'not testable here', 'not run'];
@@ -79,8 +79,16 @@ export interface RequirementResult {
   tests: TestRecord[];
 }
 
+/** Why a run ended before its last test. */
+export interface RunStop {
+  /** setup: before any test (the preflight, the server did not start); harness: the stop rule or the send cap; max-failures: --max-failures. */
+  by: 'setup' | 'harness' | 'max-failures';
+  reason: string;
+}
+
 export interface Report {
-  reportFormat: 1;
+  /** 2 since the partial verdict; a report of format 1 (no filters, partial, stop) is still read. */
+  reportFormat: 1 | 2;
   verdict: RunVerdict;
   counts: Record<Level, LevelCounts>;
   target: Target;
@@ -96,6 +104,11 @@ export interface Report {
     shard: { current: number; total: number } | null;
     /** Problems that make the run unfit to certify anything (exit code 2). */
     errors: string[];
+    /** How the run was narrowed (grep, requirement list, shard). */
+    filters?: string[];
+    /** Why the run does not cover the whole suite; empty for a complete run. Never a certificate when not empty. */
+    partial?: string[];
+    stop?: RunStop | null;
   };
   areas: Area[];
   requirements: RequirementResult[];

@@ -51,7 +51,8 @@ test('each requirement gets the verdict its level and tests call for', () => {
 
 test('the run exits 1 and ends with the summary line', () => {
   expect(run.code, run.stderr).toBe(1);
-  expect(lastLine(run.stdout)).toBe('NOT CONFORMANT  document 2/4 (2 fail)  standard 1/2 (1 non-strict)  profile 1/2 (1 fail)  not testable 2  not run 2');
+  // FIX-005 has no test: the run says it did not cover the suite
+  expect(lastLine(run.stdout)).toBe('NOT CONFORMANT (partial: 1 requirement that applies had no test in this run)  document 2/4 (2 fail)  standard 1/2 (1 non-strict)  profile 1/2 (1 fail)  not testable 2  not run 2');
 });
 
 test('progress: one line per test, as no other terminal reporter is configured', () => {
@@ -123,13 +124,16 @@ test('strict, for a target that declares no profile: standard failures fail, pro
   const r = strictPlain;
   expect(verdicts(r.report)).toMatchObject({ 'FIX-001': 'pass', 'FIX-002': 'fail', 'FIX-101': 'fail', 'FIX-102': 'pass', 'FIX-201': 'not run', 'FIX-202': 'not run', 'FIX-003': 'not run' });
   expect(r.report?.requirements.find((x) => x.id === 'FIX-202')?.reasons[0]).toContain('the target declares no profile');
-  expect(lastLine(r.stdout)).toBe('NOT CONFORMANT (strict)  document 1/2 (1 fail)  standard 1/2 (1 fail)  profile 0/0  not testable 0  not run 8');
+  expect(lastLine(r.stdout)).toBe('NOT CONFORMANT (strict; partial: 5 requirements that apply had no test in this run)  document 1/2 (1 fail)  standard 1/2 (1 fail)  profile 0/0  not testable 0  not run 8');
   expect(r.code).toBe(1);
 });
 
-test('a run limited to passing requirements is conformant and exits 0', () => {
+test('a run limited to passing requirements by a --grep on Playwright\'s own command line is partial, never conformant', () => {
   const r = passingOnly;
-  expect(r.report?.verdict).toBe('conformant');
+  expect(r.report?.verdict).toBe('partial');
+  expect(r.report?.run.partial).toEqual(['9 requirements that apply had no test in this run']);
+  expect(lastLine(r.stdout)).toMatch(/^PARTIAL \(9 requirements that apply had no test in this run\)  document 1\/1/);
+  expect(r.stdout).toContain('note: a partial run (9 requirements that apply had no test in this run): it is not a certificate');
   expect(r.code, r.stdout + r.stderr).toBe(0);
 });
 
@@ -140,7 +144,8 @@ test('harness and configuration errors exit 2 with a clear message', () => {
   expect(unknownTag.stdout).toContain('is tagged @NOPE-001, which is not in the requirement catalogue');
   expect(lastLine(unknownTag.stdout)).toMatch(/^HARNESS ERROR /);
   expect(noTests.code).toBe(2);
-  expect(noTests.stdout).toContain('harness error: no test ran');
+  expect(noTests.stdout).toContain('harness error: Error: No tests found');
+  expect(lastLine(noTests.stdout)).toMatch(/^HARNESS ERROR \(stopped: Error: No tests found\)/);
   expect(baseline.code).toBe(2);
   expect(baseline.stderr).toContain(`conformance report: baseline ${badBaseline}: FIX-002 needs a "reason"`);
   expect(baseline.stderr).not.toMatch(/\n\s+at /); // no stack trace for bad input
