@@ -44,6 +44,8 @@ export default defineConfig<{}, { runSettings: RunSettings }>({
   ...(settings.selection.shard !== null && { shard: settings.selection.shard }),
   ...(settings.selection.maxFailures !== null && { maxFailures: settings.selection.maxFailures }),
   reporter,
+  // the preflight: the run's own problems (credentials, URL, a server that is down) stop it here
+  globalSetup: './harness/global-setup.ts',
   use: { runSettings: settings },
   ...(source.kind === 'reference' && {
     webServer: {
