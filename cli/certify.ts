@@ -106,6 +106,7 @@ const { settings, problems: flagProblems } = settingsFromFlags(values, {
   cwd,
   env: process.env,
   reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')) },
+  runDir: mkdtempSync(join(tmpdir(), 'conformance-run-')),
   knownRequirements,
 });
 problems.push(...flagProblems);

@@ -13,7 +13,10 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
+import { RUN_STOPPED } from './annotations.ts';
 import { judge, startRecording } from './judgement.ts';
+import { RunState } from './run-state.ts';
+import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 
 export { expect } from './matchers.ts';
 export { notTestable, profileOnly } from './verdicts.ts';
@@ -25,6 +28,8 @@ interface WorkerOptions {
 
 interface WorkerFixtures {
   target: Target;
+  /** What the run's worker processes share: sends against the cap, recent failures, a stop. */
+  runState: RunState;
   validator: ResponseValidator;
   guard: SendGuard;
   workerContext: APIRequestContext;
@@ -59,8 +64,15 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],
   target: [async ({ runSettings }, use) => use(loadRunTarget(runSettings)), { scope: 'worker' }],
   validator: [async ({}, use) => use(new ResponseValidator()), { scope: 'worker' }],
+  runState: [async ({ runSettings }, use, workerInfo) => use(new RunState(runSettings.runDir, workerInfo.parallelIndex)), { scope: 'worker' }],
   guard: [
-    async ({ target }, use, workerInfo) => use(new SendGuard(target.recipients.allowPattern, Math.ceil(target.sendCap / workerInfo.config.workers))),
+    async ({ target, runSettings, runState }, use, workerInfo) => {
+      const workers = workerInfo.config.workers;
+      const perWorker = Math.ceil(target.sendCap / workers);
+      const where = runSettings.target.source.kind === 'config' ? `sendCap in ${runSettings.target.source.path}` : 'sendCap of the bundled reference';
+      const describe = `${target.sendCap} sends for the run (${where})${workers > 1 ? `, ${perWorker} for each of ${workers} workers` : ''}: the run needed more than the plan says (certify --dry-run); raise sendCap`;
+      await use(new SendGuard(target.recipients.allowPattern, { perWorker, describe }, runState));
+    },
     { scope: 'worker' },
   ],
   workerContext: [
@@ -123,10 +135,24 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   ],
 
   judgement: [
-    async ({}, use, testInfo) => {
+    async ({ runState }, use, testInfo) => {
+      // A stopped run starts no more tests: each would fail the same way and check nothing.
+      const stopped = runState.stopped();
+      if (stopped !== null) {
+        testInfo.annotations.push({ type: RUN_STOPPED, description: stopped });
+        testInfo.skip(true, `not run: ${stopped}`);
+      }
       startRecording();
       await use();
-      testInfo.annotations.push(...judge(testInfo.errors));
+      const { judgements, annotations } = judge(testInfo.errors);
+      testInfo.annotations.push(...annotations);
+      if (testInfo.status === 'skipped' || testInfo.status === 'interrupted') return;
+      const runStop = judgements.find((j) => j.kind === 'harness' && j.stopsRun);
+      if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
+      const failed = testInfo.status === 'failed' || testInfo.status === 'timedOut';
+      const ids = judgements.flatMap((j) => (j.kind === 'requirements' ? j.ids : []));
+      const reason = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message), STOP_AFTER));
+      if (reason !== null) runState.stop(reason);
     },
     { auto: true },
   ],

@@ -16,8 +16,8 @@ import { REQUIREMENT_ID } from './catalogue.ts';
 export type Judgement =
   /** The check judged these requirements, and they failed. */
   | { kind: 'requirements'; ids: string[] }
-  /** The harness stopped the test: it checked nothing. */
-  | { kind: 'harness'; reason: string };
+  /** The harness stopped the test: it checked nothing. `stopsRun`: every later test would stop too. */
+  | { kind: 'harness'; reason: string; stopsRun: boolean };
 
 /** An error that says what it judged: the harness's own failures carry this. */
 export interface Judged {
@@ -30,8 +30,10 @@ export interface Judged {
  */
 export class HarnessStop extends Error implements Judged {
   override name = 'HarnessStop';
+  /** Whether every later test would be stopped the same way (a bad config, the send cap). */
+  readonly stopsRun: boolean = true;
   get judgement(): Judgement {
-    return { kind: 'harness', reason: `${this.name}: ${this.message.split('\n')[0]}` };
+    return { kind: 'harness', reason: `${this.name}: ${this.message.split('\n')[0]}`, stopsRun: this.stopsRun };
   }
 }
 
@@ -80,22 +82,25 @@ export function recordLabel(label: string): void {
 const serialised = (e: Error): string => `${e.name ? `${e.name}: ` : ''}${e.message}`;
 
 /**
- * What the errors that ended a test judged, one annotation each, from the checks recorded
- * while it ran. `errors` are the test's errors as Playwright holds them.
+ * What the errors that ended a test judged, from the checks recorded while it ran, and as the
+ * annotations the reporter reads (one per requirement or stop). `errors` are the test's errors
+ * as Playwright holds them.
  */
-export function judge(errors: ReadonlyArray<{ message?: string }>): Array<{ type: string; description: string }> {
+export function judge(errors: ReadonlyArray<{ message?: string }>): { judgements: Judgement[]; annotations: Array<{ type: string; description: string }> } {
   const byMessage = new Map(recorded.errors.map((e) => [serialised(e), e.judgement]));
   const labels = [...recorded.labels].sort(([a], [b]) => b.length - a.length);
+  const judgements: Judgement[] = [];
   const annotations = new Map<string, { type: string; description: string }>();
   const add = (type: string, description: string) => annotations.set(`${type}\u0000${description}`, { type, description });
   for (const { message } of errors) {
     if (message === undefined) continue;
     const judgement = byMessage.get(message) ?? labelled(message, labels);
     if (!judgement) continue;
+    judgements.push(judgement);
     if (judgement.kind === 'harness') add(HARNESS_STOP, judgement.reason);
     else for (const id of judgement.ids) add(FAILED_ON, id);
   }
-  return [...annotations.values()];
+  return { judgements, annotations: [...annotations.values()] };
 }
 
 function labelled(message: string, labels: ReadonlyArray<[string, string[]]>): Judgement | undefined {

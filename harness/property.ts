@@ -114,12 +114,13 @@ export async function checkProperty<Ts>(
     ...(settings.seed === undefined ? {} : { seed: settings.seed }),
     ...(settings.path === undefined ? {} : { path: settings.path }),
   };
-  const details = await fc.check(property as fc.IRawProperty<Ts>, parameters);
+  const stop: { error?: Error } = {};
+  const details = await fc.check(stoppable(property as fc.IRawProperty<Ts>, stop), parameters);
+  // The harness stopped a case (the send cap, a recipient the guard refuses) before any case
+  // failed: the property checked nothing, and the stop, not a failure of the requirement, is
+  // what ends the test. After a failure it only ends the shrinking: the failure stands.
+  if (!details.failed && stop.error) throw stop.error;
   if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
-
-  // The harness stopped a case (the send cap, a recipient the guard refuses): the property
-  // checked nothing, and the stop, not a failure of the requirement, is what ends the test.
-  if (details.errorInstance instanceof Error && isJudged(details.errorInstance) && details.errorInstance.judgement.kind === 'harness') throw details.errorInstance;
   const counterexample = details.counterexample;
   // fast-check hands the counterexample over as the tuple of the property's arguments.
   const asTuple = counterexample as unknown as readonly unknown[];
@@ -151,6 +152,33 @@ export async function checkProperty<Ts>(
     indent(cause instanceof Error ? cause.message : cause === null || cause === undefined ? describeStop(details) : String(cause)),
   ];
   throw new PropertyFailure(lines.join('\n'), ids, details.seed, details.counterexamplePath, details.numRuns, details.numShrinks, counterexample, requests, replayCommand, cause);
+}
+
+/**
+ * The property, with a harness stop thrown by a case turned into an interruption of the run:
+ * fast-check then ends (keeping a failure it already found, shrunk as far as it got) instead
+ * of shrinking towards the stop.
+ */
+function stoppable<Ts>(property: fc.IRawProperty<Ts>, stop: { error?: Error }): fc.IRawProperty<Ts> {
+  const asStop = (outcome: fc.PreconditionFailure | fc.PropertyFailure | null) => {
+    const error = outcome && 'error' in outcome ? outcome.error : undefined;
+    if (isJudged(error) && error.judgement.kind === 'harness') {
+      stop.error ??= error;
+      return new fc.PreconditionFailure(true);
+    }
+    return outcome;
+  };
+  return {
+    isAsync: () => property.isAsync(),
+    generate: (mrng, runId) => property.generate(mrng, runId),
+    shrink: (value) => property.shrink(value),
+    run: ((v: Ts) => {
+      const outcome = property.run(v);
+      return outcome instanceof Promise ? outcome.then(asStop) : asStop(outcome);
+    }) as fc.IRawProperty<Ts>['run'],
+    runBeforeEach: () => property.runBeforeEach(),
+    runAfterEach: () => property.runAfterEach(),
+  };
 }
 
 function describeStop(details: { interrupted: boolean; numSkips: number }): string {

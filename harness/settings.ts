@@ -76,6 +76,8 @@ export interface RunSettings {
   workers: number;
   /** The command that repeats this run with other flags, for replay hints in failure reports. */
   command: string;
+  /** A scratch folder of this run: what its worker processes share (harness/run-state.ts). */
+  runDir: string;
 }
 
 export class SettingsError extends Error {
@@ -99,6 +101,7 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
     selection: NO_SELECTION,
     workers: 1,
     command: 'npm run certify --',
+    runDir: join(options.dir, 'run'),
   };
 }
 
@@ -148,7 +151,7 @@ const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const validateSettings = ajv.compile({
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command'],
+  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir'],
   properties: {
     format: { const: 1 },
     target: {
@@ -213,6 +216,7 @@ const validateSettings = ajv.compile({
     },
     workers: { type: 'integer', minimum: 1 },
     command: { type: 'string' },
+    runDir: { type: 'string' },
   },
 });
 
@@ -295,6 +299,8 @@ export interface FlagContext {
   env: NodeJS.ProcessEnv;
   /** Where the bundled reference would listen and keep its database, when no --config is given. */
   reference: { port: number; dir: string };
+  /** A fresh scratch folder for the run. */
+  runDir: string;
   /** Requirement IDs of the catalogue, to check --requirements against. */
   knownRequirements: ReadonlySet<string>;
 }
@@ -395,6 +401,7 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     selection: { grep, requirements, shard, maxFailures },
     workers,
     command: `${command}${flags.deep ? ' --deep' : ''}${runs !== null ? ` --runs ${runs}` : ''}`,
+    runDir: ctx.runDir,
   };
   return { settings: problems.length === 0 ? settings : null, problems };
 }

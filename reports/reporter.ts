@@ -58,6 +58,7 @@ export interface ConformanceReporterOptions {
 // Built-in reporters that do not write to the terminal; any other one (list, line, dot,
 // github, custom) already shows progress, so ours stays quiet.
 const SILENT_REPORTERS = new Set(['html', 'blob', 'json', 'junit', 'null']);
+const MAX_FAILURES_NOTICE = /^Testing stopped early after \d+ maximum allowed failures\.$/;
 const STATUS_MARK: Record<string, string> = { passed: '✓', failed: '✗', timedOut: '✗', skipped: '–', interrupted: '–' };
 
 export default class ConformanceReporter implements Reporter {
@@ -145,6 +146,7 @@ export default class ConformanceReporter implements Reporter {
     const targetInput = this.options.target;
     const target: Target = targetOf(targetInput);
 
+    const maxFailures = this.options.maxFailures ?? (this.config?.maxFailures || null);
     const rootDir = this.config?.rootDir ?? process.cwd();
     const tests = (this.suite?.allTests() ?? []).map((t) => testRecordOf(t, this.attempts.get(t) ?? [], rootDir));
     const annotations = [...this.attempts.values()].flat().flatMap((a) => a.annotations);
@@ -163,10 +165,11 @@ export default class ConformanceReporter implements Reporter {
       startTime: result.startTime,
       durationMs: result.duration,
       playwrightStatus: result.status,
-      errors: this.errors,
+      // Playwright says when --max-failures ended the run; the report says it as run.stop instead
+      errors: this.errors.filter((e) => !(maxFailures !== null && MAX_FAILURES_NOTICE.test(e))),
       shard: this.config?.shard ?? null,
       filters: this.options.filters ?? [],
-      maxFailures: this.options.maxFailures ?? (this.config?.maxFailures || null),
+      maxFailures,
       // Global setup (the preflight) fails before any test is loaded: Playwright then begins
       // the report with an empty suite and hands over the error.
       setupFailed: (this.suite?.allTests().length ?? 0) === 0 && this.errors.length > 0,

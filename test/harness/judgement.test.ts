@@ -17,8 +17,8 @@ test('a label names its requirements at its start, nowhere else', () => {
 
 test('only the checks whose failure ended the test are judged', () => {
   startRecording();
-  const stop = new SendGuardError('send cap reached (5 sends for this worker; raise sendCap in the target config)');
-  new SendGuardError('refused, then caught by the test'); // recorded, but never among the test's errors
+  const stop = new SendGuardError('send cap reached (5 sends for this worker; raise sendCap in the target config)', true);
+  new SendGuardError('refused, then caught by the test', false); // recorded, but never among the test's errors
   recordLabel('SEND-004: sendFrom not owned');
   recordLabel('SEND-004: sendFrom not owned, again');
   recordLabel('no requirement here');
@@ -28,13 +28,13 @@ test('only the checks whose failure ended the test are judged', () => {
       { message: 'Error: SEND-004: sendFrom not owned, again\n\nExpected: 403\nReceived: 202' },
       { message: 'Error: no requirement here\n\nExpected: 1' },
       { message: 'TimeoutError: waited too long' },
-    ]),
+    ]).annotations,
   ).toEqual([
     { type: 'harness-stop', description: 'SendGuardError: send cap reached (5 sends for this worker; raise sendCap in the target config)' },
     { type: 'failed-on', description: 'SEND-004' },
   ]);
   startRecording();
-  expect(judge([{ message: `SendGuardError: ${stop.message}` }])).toEqual([]);
+  expect(judge([{ message: `SendGuardError: ${stop.message}` }]).annotations).toEqual([]);
 });
 
 test('in a real run, each failure counts against what its check judged', async () => {
@@ -60,5 +60,10 @@ test('in a real run, each failure counts against what its check judged', async (
   expect(fix001.tests[0]?.attempts[0]?.failedOn).toEqual(['FIX-002']);
   expect(report.verdict).toBe('harness error');
   expect(report.run.errors.join('\n')).toContain('was stopped by the harness: SendGuardError: send cap reached (5 sends');
+  // the cap stopped the run: the test after it never started, and the summary says why
+  expect(report.run.stop).toEqual({ by: 'harness', reason: 'SendGuardError: send cap reached (5 sends; raise sendCap in the target config)' });
+  const after = report.requirements.find((r) => r.id === 'FIX-102')!.tests.find((t) => t.title.startsWith('a test after'));
+  expect(after).toMatchObject({ outcome: 'did-not-run', reason: 'SendGuardError: send cap reached (5 sends; raise sendCap in the target config)' });
+  expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/^HARNESS ERROR \(stopped: SendGuardError: send cap reached \(5 sends; raise sendCap in the target config\)\)  /);
   expect(result.code).toBe(2);
 });

@@ -20,7 +20,7 @@ import {
 
 const dir = mkdtempSync(join(tmpdir(), 'settings-test-'));
 writeFileSync(join(dir, 'vendor.yaml'), 'label: acme\nbaseUrl: https://api.acme.example\nclients:\n  primary: { clientId: a, clientSecret: "${ACME_SECRET}" }\n');
-const ctx: FlagContext = { cwd: dir, env: { ACME_SECRET: 's' }, reference: { port: 4321, dir: '/tmp/ref' }, knownRequirements: new Set(['SEND-004', 'SEND-005']) };
+const ctx: FlagContext = { cwd: dir, env: { ACME_SECRET: 's' }, reference: { port: 4321, dir: '/tmp/ref' }, runDir: '/tmp/run', knownRequirements: new Set(['SEND-004', 'SEND-005']) };
 const build = (flags: RunFlags, c: Partial<FlagContext> = {}) => settingsFromFlags(flags, { ...ctx, ...c });
 
 test('no flags: the bundled reference, the whole suite, quick properties, one worker', () => {
