@@ -12,7 +12,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
+import { referenceTargetPreview } from '../harness/config.ts';
 import { encodeSettings, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings } from '../harness/settings.ts';
+import { listTests, planFor, renderPlan } from './plan.ts';
 import { loadBaseline } from '../reports/baseline.ts';
 import { InputError } from '../reports/errors.ts';
 
@@ -102,7 +104,7 @@ try {
   if (e instanceof CatalogueError) fail([e.message]);
   throw e;
 }
-const { settings, problems: flagProblems } = settingsFromFlags(values, {
+const { settings, problems: flagProblems, target: configTarget } = settingsFromFlags(values, {
   cwd,
   env: process.env,
   reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')) },
@@ -124,12 +126,30 @@ if (values.baseline !== undefined) {
 if (values.merge !== undefined && (values.shard !== undefined || values['dry-run'])) problems.push({ input: '--merge', message: 'merges finished shards: give it without --shard and --dry-run' });
 if (problems.length > 0 || !settings) fail(problems.map((p) => `${p.input}: ${p.message}`));
 
-const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
+// The plan: what the selection runs and how many sends that needs, checked before anything is sent.
+const target = configTarget ?? referenceTargetPreview(settings.target.description.baseUrl);
+const listing = values.merge === undefined ? listTests(settings, process.env) : { tests: [] };
+if ('error' in listing) fail([listing.error]);
+const plan = planFor(settings, target, listing.tests);
+if (values.merge === undefined && listing.tests.length === 0) {
+  const filter = values.grep !== undefined ? '--grep' : values.requirements !== undefined ? '--requirements' : values.shard !== undefined ? '--shard' : 'the suites';
+  problems.push({ input: filter, message: 'selects no test: nothing would run' });
+}
+if (target.sendCap !== null && target.sendCap < plan.sendsNeeded) {
+  problems.push({
+    input: `--config ${(settings.target.source as { path: string }).path}`,
+    message: `/sendCap is ${target.sendCap}, but this run needs about ${plan.sendsNeeded} sends (${plan.tests.length} tests, ${plan.runs} cases per property): set sendCap to at least ${plan.sendsNeeded}, or leave it out to allow what the run needs`,
+  });
+}
+if (problems.length > 0) fail(problems.map((p) => `${p.input}: ${p.message}`));
+settings.sendBudget = plan.sendsNeeded;
 
 if (values['dry-run']) {
-  const { dryRun } = await import('./dry-run.ts');
-  process.exit(await dryRun(settings, env));
+  process.stdout.write(`${renderPlan(plan, settings, target).join('\n')}\n\nDry run: nothing was sent.\n`);
+  process.exit(0);
 }
+
+const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
 
 process.stdout.write(`certify: ${describe(settings)}\n`);
 const started = Date.now();

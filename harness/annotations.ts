@@ -11,3 +11,5 @@ export const FAILED_ON = 'failed-on';
 export const HARNESS_STOP = 'harness-stop';
 /** The test never started: the run had stopped (the stop rule, the send cap). */
 export const RUN_STOPPED = 'run-stopped';
+/** How many sends the test made (the send guard's count): what the run's send budget is measured from. */
+export const SENDS = 'sends';

@@ -44,7 +44,8 @@ export interface Target {
   routes: Record<OperationId, Route> & { numbersItemsPath: string | null };
   mediaSample: unknown[];
   recipients: { allowPattern: string; delivered: string[]; failed: string[] };
-  sendCap: number;
+  /** The most sends one run may make; null: as many as the run's plan needs (harness/plan.ts). */
+  sendCap: number | null;
   webhooks: { listenHost: string; listenPort: number; publicUrl?: string; timeoutMs: number; secret?: string };
   hooks: { controlUrl?: string; controlToken?: string; offers: HookName[] };
   timeouts: { requestMs: number };
@@ -127,7 +128,7 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
       delivered: c.recipients?.delivered ?? ['+12025550100', '+12025550101', '+12025550102'],
       failed: c.recipients?.failed ?? [],
     },
-    sendCap: c.sendCap ?? 2000,
+    sendCap: c.sendCap ?? null,
     webhooks: {
       listenHost: c.webhooks?.listenHost ?? '127.0.0.1',
       listenPort: c.webhooks?.listenPort ?? 0,
@@ -261,6 +262,16 @@ interface FixturesFile {
   controlToken?: string;
   profile?: 'reference';
   clients: Array<{ role: string; clientId: string; clientSecret: string; webhookSecret?: string; numbers?: Array<{ numberId: string }> }>;
+}
+
+/**
+ * The bundled reference as a target before it has started (its fixtures file does not exist
+ * yet): what the plan of a run against it needs. Credentials are placeholders.
+ */
+export function referenceTargetPreview(baseUrl: string): Target {
+  const client = (role: string) => ({ role, clientId: `${role}-client`, clientSecret: 'not-yet-known', webhookSecret: 'whsec_not-yet-known' });
+  const raw = fromFixturesFile({ baseUrl, controlUrl: `${baseUrl}/_control`, profile: 'reference', clients: ['primary', 'secondary', 'special'].map(client) }, 'the bundled reference');
+  return resolveTarget(raw, 'the bundled reference', {});
 }
 
 function isFixturesFile(raw: unknown): raw is FixturesFile {

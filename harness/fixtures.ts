@@ -13,10 +13,14 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { RUN_STOPPED } from './annotations.ts';
+import { RUN_STOPPED, SENDS } from './annotations.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
+import { reasonFor } from './plan.ts';
+
+/** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
+const DEFAULT_SEND_CAP = 2000;
 
 export { expect } from './matchers.ts';
 export { notTestable, profileOnly } from './verdicts.ts';
@@ -68,9 +72,10 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   guard: [
     async ({ target, runSettings, runState }, use, workerInfo) => {
       const workers = workerInfo.config.workers;
-      const perWorker = Math.ceil(target.sendCap / workers);
-      const where = runSettings.target.source.kind === 'config' ? `sendCap in ${runSettings.target.source.path}` : 'sendCap of the bundled reference';
-      const describe = `${target.sendCap} sends for the run (${where})${workers > 1 ? `, ${perWorker} for each of ${workers} workers` : ''}: the run needed more than the plan says (certify --dry-run); raise sendCap`;
+      const cap = target.sendCap ?? runSettings.sendBudget ?? DEFAULT_SEND_CAP;
+      const perWorker = Math.ceil(cap / workers);
+      const where = target.sendCap !== null ? (runSettings.target.source.kind === 'config' ? `sendCap in ${runSettings.target.source.path}` : 'the bundled reference\'s sendCap') : 'what the plan said the run needs';
+      const describe = `${cap} sends for the run (${where})${workers > 1 ? `, ${perWorker} for each of ${workers} workers` : ''}: the run needed more than planned; raise sendCap`;
       await use(new SendGuard(target.recipients.allowPattern, { perWorker, describe }, runState));
     },
     { scope: 'worker' },
@@ -143,9 +148,11 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
         testInfo.skip(true, `not run: ${stopped}`);
       }
       startRecording();
+      const sendsBefore = runState.sends;
       await use();
       const { judgements, annotations } = judge(testInfo.errors);
       testInfo.annotations.push(...annotations);
+      if (runState.sends > sendsBefore) testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
       if (testInfo.status === 'skipped' || testInfo.status === 'interrupted') return;
       const runStop = judgements.find((j) => j.kind === 'harness' && j.stopsRun);
       if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
@@ -174,7 +181,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     await use(
       Object.assign(control, {
         require(hook: HookName) {
-          if (!control.offers(hook)) notTestable(`the target offers no '${hook}' test hook (hooks.offers in the target config)`);
+          if (!control.offers(hook)) notTestable(reasonFor(hook));
           return control;
         },
       }),
@@ -193,7 +200,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     await use(() => randomUUID());
   },
   secondClient: async ({ target }, use) => {
-    if (!target.clients.secondary) notTestable('needs a second client of the same target (clients.secondary in the target config)');
+    if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
     await use(target.clients.secondary!);
   },
 });

@@ -78,6 +78,8 @@ export interface RunSettings {
   command: string;
   /** A scratch folder of this run: what its worker processes share (harness/run-state.ts). */
   runDir: string;
+  /** Messages the run needs, from its plan (harness/plan.ts): the send cap when the config sets none. */
+  sendBudget: number | null;
 }
 
 export class SettingsError extends Error {
@@ -102,6 +104,7 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
     workers: 1,
     command: 'npm run certify --',
     runDir: join(options.dir, 'run'),
+    sendBudget: null,
   };
 }
 
@@ -151,7 +154,7 @@ const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const validateSettings = ajv.compile({
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir'],
+  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget'],
   properties: {
     format: { const: 1 },
     target: {
@@ -217,6 +220,7 @@ const validateSettings = ajv.compile({
     workers: { type: 'integer', minimum: 1 },
     command: { type: 'string' },
     runDir: { type: 'string' },
+    sendBudget: nullable({ type: 'integer', minimum: 1 }),
   },
 });
 
@@ -319,19 +323,20 @@ const positiveInteger = (text: string): number | null => (/^[1-9]\d{0,8}$/.test(
  * once (an empty list means the settings are complete). The config is loaded here, so a broken
  * config is reported before anything runs.
  */
-export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings: RunSettings | null; problems: InputProblem[] } {
+export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings: RunSettings | null; problems: InputProblem[]; target?: Target } {
   const problems: InputProblem[] = [];
   const problem = (input: string, message: string) => problems.push({ input, message });
   const path = (p: string) => resolve(ctx.cwd, p);
 
   let target = referenceTarget(ctx.reference);
+  let loaded: Target | undefined;
   let command = 'npm run certify --';
   if (flags.config !== undefined) {
     const file = path(flags.config);
     command += ` --config ${file}`;
     target = { source: { kind: 'config', path: file }, description: { label: file, baseUrl: '', profile: 'none' } };
     try {
-      const loaded = loadTarget(file, ctx.env);
+      loaded = loadTarget(file, ctx.env);
       target.description = { label: loaded.label, baseUrl: loaded.baseUrl, profile: loaded.profile };
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
@@ -402,6 +407,7 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     workers,
     command: `${command}${flags.deep ? ' --deep' : ''}${runs !== null ? ` --runs ${runs}` : ''}`,
     runDir: ctx.runDir,
+    sendBudget: null,
   };
-  return { settings: problems.length === 0 ? settings : null, problems };
+  return { settings: problems.length === 0 ? settings : null, problems, ...(loaded && { target: loaded }) };
 }

@@ -3,7 +3,7 @@
 // folder that is gone by the time a later hook runs.
 import { relative } from 'node:path';
 import type { TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, RUN_STOPPED } from '../harness/annotations.ts';
+import { FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, RUN_STOPPED, SENDS } from '../harness/annotations.ts';
 import { readEvidence } from './evidence.ts';
 import { redactText } from './redact.ts';
 import type { Attempt, TestOutcome, TestRecord } from './types.ts';
@@ -27,6 +27,7 @@ export function attemptOf(result: TestResult): CollectedAttempt {
   // What the harness's failed checks judged (harness/judgement.ts): data, not read from messages.
   const failedOn = [...new Set(result.annotations.filter((a) => a.type === FAILED_ON && a.description).map((a) => a.description!))];
   const harnessStop = result.annotations.find((a) => a.type === HARNESS_STOP)?.description;
+  const sends = Number(result.annotations.find((a) => a.type === SENDS)?.description ?? 0);
   return {
     retry: result.retry,
     status: result.status,
@@ -35,6 +36,7 @@ export function attemptOf(result: TestResult): CollectedAttempt {
     evidence: exchanges,
     ...(failedOn.length > 0 ? { failedOn } : {}),
     ...(harnessStop !== undefined ? { harnessStop: redactText(harnessStop) } : {}),
+    ...(Number.isSafeInteger(sends) && sends > 0 ? { sends } : {}),
     ...(omitted > 0 ? { evidenceOmitted: omitted } : {}),
     annotations: result.annotations.map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
   };

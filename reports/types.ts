@@ -32,6 +32,8 @@ export interface Attempt {
   failedOn?: string[];
   /** The harness stopped this attempt (send guard, configuration): it checked nothing. */
   harnessStop?: string;
+  /** Messages the attempt sent (the send guard's count). */
+  sends?: number;
   /** Exchanges the harness left out of a long attempt (it keeps the first and last ones). */
   evidenceOmitted?: number;
 }

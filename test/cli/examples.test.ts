@@ -3,6 +3,8 @@ import { expect, test } from '@playwright/test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTarget } from '../../harness/config.ts';
+import { loadSendBudget, sendsNeeded } from '../../harness/plan.ts';
+import { RUNS_BY_DEPTH } from '../../harness/property.ts';
 import { EXAMPLES, placeholderEnv } from './helpers.ts';
 
 const examples = readdirSync(EXAMPLES).filter((f) => /\.(ya?ml|json)$/.test(f));
@@ -24,4 +26,12 @@ test('examples/vendor.yaml keeps what the README promises: routes, secrets from 
   const target = loadTarget(file, placeholderEnv(file));
   expect(target.routes.update).toEqual({ method: 'PUT', path: '/api/core/numbers/{numberId}/settings' });
   expect(target.clients.primary.clientSecret).toBe('placeholder-vendor_client_secret');
+});
+
+test('examples/vendor.yaml sets a sendCap the whole suite fits under at the default depth', () => {
+  const file = join(EXAMPLES, 'vendor.yaml');
+  const target = loadTarget(file, placeholderEnv(file));
+  const budget = loadSendBudget();
+  const everyTest = Object.entries(budget.files).flatMap(([f, tests]) => Object.keys(tests).map((title) => ({ file: f, line: 0, title, requirements: [] })));
+  expect(target.sendCap).toBeGreaterThanOrEqual(sendsNeeded(everyTest, RUNS_BY_DEPTH.quick, budget));
 });
