@@ -208,13 +208,13 @@ async function send(route: Route, url: string, headers: Record<string, string>, 
     const res = await undiciRequest(url, { method: route.method as 'GET', headers: { accept: 'application/json', ...headers }, body, signal: controller.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     const text = await res.body.text();
     const contentType = String(res.headers['content-type'] ?? '');
+    // A JSON body under the wrong Content-Type is still the interface answering (ERR-004 is for
+    // the suites to judge); a body that is not JSON at all is not the interface.
     let json: unknown;
-    if (/^application\/(.+\+)?json\b/i.test(contentType)) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
+    try {
+      json = text.trim() === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
     }
     return { request: requestLine, status: res.statusCode, contentType, text, json };
   } catch (e) {
