@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { REPO_ROOT } from '../../harness/settings.ts';
 import type { Report } from '../../reports/types.ts';
-import { runNode, type ChildResult } from '../reports/run-fixture.ts';
+import { test } from '@playwright/test';
+import { runNode, tempDir, type ChildResult } from '../reports/run-fixture.ts';
 
 export const EXAMPLES = join(REPO_ROOT, 'examples');
 
@@ -116,4 +117,19 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * A fresh bundled reference for the tests of one file (per worker): started before them,
+ * stopped after. Read `.reference` and `.dir` inside a test.
+ */
+export function referenceForFile(prefix: string): { reference: Reference; dir: string } {
+  const shared = {} as { reference: Reference; dir: string };
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    shared.dir = tempDir(prefix);
+    shared.reference = await startReference(shared.dir);
+  });
+  test.afterAll(async () => shared.reference?.stop());
+  return shared;
 }

@@ -5,17 +5,9 @@ import { expect, test } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../reports/run-fixture.ts';
-import { referenceConfig, runCli, startReference, type Reference } from './helpers.ts';
+import { referenceConfig, runCli, referenceForFile } from './helpers.ts';
 
-let dir: string;
-let reference: Reference;
-
-test.beforeAll(async () => {
-  test.setTimeout(120_000);
-  dir = tempDir('plan-');
-  reference = await startReference(dir);
-});
-test.afterAll(async () => reference?.stop());
+const shared = referenceForFile('plan-');
 
 /** A failure of the input: exit 2, every problem named, nothing run, no report. */
 function expectRefused(run: { code: number | null; stderr: string; stdout: string; summary: string }, ...messages: string[]): void {
@@ -27,22 +19,22 @@ function expectRefused(run: { code: number | null; stderr: string; stdout: strin
 }
 
 test('a sendCap below what the run needs fails at load with the number to set (examples/vendor.yaml had 500)', async () => {
-  const config = referenceConfig(dir, 'cap500', reference.fixtures, (c) => (c.sendCap = 500));
+  const config = referenceConfig(shared.dir, 'cap500', shared.reference.fixtures, (c) => (c.sendCap = 500));
   const run = await runCli('cli/certify.ts', ['--config', config]);
   expectRefused(run, `certify: --config ${config}: /sendCap is 500, but this run needs about 1050 sends`, 'set sendCap to at least 1050');
 });
 
 test('a malformed baseline fails the dry run too, and the real run does not start', async () => {
-  const baseline = join(dir, 'bad-baseline.yaml');
+  const baseline = join(shared.dir, 'bad-baseline.yaml');
   writeFileSync(baseline, 'expectedFailures:\n  - { id: SEND-004 }\n');
-  const config = referenceConfig(dir, 'plain', reference.fixtures);
+  const config = referenceConfig(shared.dir, 'plain', shared.reference.fixtures);
   for (const extra of [['--dry-run'], []]) {
     expectRefused(await runCli('cli/certify.ts', ['--config', config, '--baseline', baseline, ...extra]), `baseline ${baseline}: SEND-004 needs a "reason"`);
   }
 });
 
 test('a baseline naming an unknown ID is refused before the run, never under a CONFORMANT line', async () => {
-  const baseline = join(dir, 'unknown-baseline.yaml');
+  const baseline = join(shared.dir, 'unknown-baseline.yaml');
   writeFileSync(baseline, 'expectedFailures:\n  - { id: NOPE-001, reason: "x" }\n');
   expectRefused(await runCli('cli/certify.ts', ['--baseline', baseline, '--grep', '@SEND-004']), `--baseline ${baseline}: lists NOPE-001, not requirements of this interface version`);
 });
@@ -54,7 +46,7 @@ test('grep, shard, workers: bad values are named at once, without a Playwright s
 });
 
 test('the dry run names the requirements of each test and lists only the tests that run for this target', async () => {
-  const config = referenceConfig(dir, 'no-profile', reference.fixtures, (c) => (c.profile = 'none'));
+  const config = referenceConfig(shared.dir, 'no-profile', shared.reference.fixtures, (c) => (c.profile = 'none'));
   const run = await runCli('cli/certify.ts', ['--config', config, '--dry-run', '--requirements', 'SEND-004,SEND-201,UPD-001']);
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toMatch(/ {6}SEND-004 {4}a sendFrom owned by another client is 403 FORBIDDEN/);
@@ -68,12 +60,12 @@ test('the dry run names the requirements of each test and lists only the tests t
 test('the dry run\'s "not testable here" list is the one the run reports', async () => {
   test.setTimeout(240_000);
   // no second client, no hooks: the requirements that need them are not testable here
-  const config = referenceConfig(dir, 'bare', reference.fixtures, (c) => delete c.clients.secondary);
+  const config = referenceConfig(shared.dir, 'bare', shared.reference.fixtures, (c) => delete c.clients.secondary);
   const requirements = ['CTX-002', 'UPD-002', 'SEARCH-002', 'AUTH-003', 'AUTH-102', 'WH-001', 'SEND-004', 'SEND-001', 'TOKEN-001'].join(',');
   const dry = await runCli('cli/certify.ts', ['--config', config, '--dry-run', '--requirements', requirements]);
   expect(dry.code, dry.stderr).toBe(0);
   const listed = [...dry.stdout.split('Not testable here with this config')[1]!.matchAll(/^ {2}([A-Z]+-\d{3}) /gm)].map((m) => m[1]).sort();
-  const out = join(dir, 'bare-out');
+  const out = join(shared.dir, 'bare-out');
   const run = await runCli('cli/certify.ts', ['--config', config, '--requirements', requirements, '--out', out], { out });
   expect(run.code, run.stdout.slice(-1500)).toBe(0);
   expect(run.summary).toMatch(/^PARTIAL \(requirements CTX-002,/);

@@ -4,20 +4,12 @@
 import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
 import { tempDir } from '../reports/run-fixture.ts';
-import { closedPort, fakeServer, referenceConfig, runCli, startReference, type CliRun, type Reference } from './helpers.ts';
+import { closedPort, fakeServer, referenceConfig, runCli, referenceForFile, type CliRun } from './helpers.ts';
 
-let dir: string;
-let reference: Reference;
-
-test.beforeAll(async () => {
-  test.setTimeout(120_000);
-  dir = tempDir('preflight-');
-  reference = await startReference(dir);
-});
-test.afterAll(async () => reference?.stop());
+const shared = referenceForFile('preflight-');
 
 async function certify(config: string): Promise<CliRun> {
-  const out = join(dir, `out-${Math.random().toString(36).slice(2)}`);
+  const out = join(shared.dir, `out-${Math.random().toString(36).slice(2)}`);
   return runCli('cli/certify.ts', ['--config', config, '--out', out], { out });
 }
 
@@ -33,16 +25,16 @@ function expectStopped(run: CliRun, what: RegExp): void {
 }
 
 test('a wrong client secret stops the run: the client, the URL, the answer, what to check', async () => {
-  const config = referenceConfig(dir, 'wrong-secret', reference.fixtures, (c) => (c.clients.primary.clientSecret = 'not-the-secret'));
+  const config = referenceConfig(shared.dir, 'wrong-secret', shared.reference.fixtures, (c) => (c.clients.primary.clientSecret = 'not-the-secret'));
   const run = await certify(config);
   expectStopped(run, /the primary client \(demo-primary\) could not obtain a token/);
-  expect(run.stdout).toContain(`POST ${reference.baseUrl}/api/auth/token: JSON body → 401`);
+  expect(run.stdout).toContain(`POST ${shared.reference.baseUrl}/api/auth/token: JSON body → 401`);
   expect(run.stdout).toContain(`check:  clients.primary.clientId and clients.primary.clientSecret in ${config}`);
   expect(run.stdout + run.stderr).not.toContain('not-the-secret');
 });
 
 test('a wrong secret of the second client stops the run the same way', async () => {
-  const config = referenceConfig(dir, 'wrong-secondary', reference.fixtures, (c) => (c.clients.secondary.clientSecret = 'nope'));
+  const config = referenceConfig(shared.dir, 'wrong-secondary', shared.reference.fixtures, (c) => (c.clients.secondary.clientSecret = 'nope'));
   const run = await certify(config);
   expectStopped(run, /the secondary client \(demo-secondary\) could not obtain a token/);
   expect(run.stdout).toContain('clients.secondary.clientId and clients.secondary.clientSecret');
@@ -50,7 +42,7 @@ test('a wrong secret of the second client stops the run the same way', async () 
 
 test('an unreachable base URL (connection refused) stops the run, not SEND-004 or ERR-004', async () => {
   const port = await closedPort();
-  const run = await certify(referenceConfig(dir, 'refused', reference.fixtures, (c) => (c.baseUrl = `http://127.0.0.1:${port}`)));
+  const run = await certify(referenceConfig(shared.dir, 'refused', shared.reference.fixtures, (c) => (c.baseUrl = `http://127.0.0.1:${port}`)));
   expectStopped(run, /nothing answers at http:\/\/127\.0\.0\.1:\d+/);
   expect(run.stdout).toContain('ECONNREFUSED');
 });
@@ -58,7 +50,7 @@ test('an unreachable base URL (connection refused) stops the run, not SEND-004 o
 test('a base URL that answers HTML to everything stops the run with the evidence', async () => {
   const html = await fakeServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome to nginx!</body></html>'));
   try {
-    const run = await certify(referenceConfig(dir, 'html', reference.fixtures, (c) => (c.baseUrl = html.url)));
+    const run = await certify(referenceConfig(shared.dir, 'html', shared.reference.fixtures, (c) => (c.baseUrl = html.url)));
     expectStopped(run, /the token endpoint does not answer JSON \(primary client, JSON body\): this is not the interface at this URL/);
     expect(run.stdout).toContain(`POST ${html.url}/api/auth/token → 200 text/html <html><body>Welcome to nginx!</body></html>`);
   } finally {
@@ -69,7 +61,7 @@ test('a base URL that answers HTML to everything stops the run with the evidence
 test('a token endpoint that never answers stops the run after the request timeout', async () => {
   const silent = await fakeServer(null);
   try {
-    const run = await certify(referenceConfig(dir, 'silent', reference.fixtures, (c) => ((c.baseUrl = silent.url), (c.timeouts = { requestMs: 1000 }))));
+    const run = await certify(referenceConfig(shared.dir, 'silent', shared.reference.fixtures, (c) => ((c.baseUrl = silent.url), (c.timeouts = { requestMs: 1000 }))));
     expectStopped(run, /POST http:\/\/127\.0\.0\.1:\d+\/api\/auth\/token got no answer within 1000 ms/);
     expect(run.stdout).toContain('timeouts.requestMs');
   } finally {
@@ -80,7 +72,7 @@ test('a token endpoint that never answers stops the run after the request timeou
 test('a target that fails (5xx) on the first calls stops the run with the evidence', async () => {
   const failing = await fakeServer((_req, res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"UNAVAILABLE"}}'));
   try {
-    const run = await certify(referenceConfig(dir, 'failing', reference.fixtures, (c) => (c.baseUrl = failing.url)));
+    const run = await certify(referenceConfig(shared.dir, 'failing', shared.reference.fixtures, (c) => (c.baseUrl = failing.url)));
     expectStopped(run, /the token endpoint fails \(primary client, JSON body\)/);
     expect(run.stdout).toContain('→ 503 application/json {"error":{"code":"UNAVAILABLE"}}');
   } finally {

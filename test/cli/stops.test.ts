@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { tempDir } from '../reports/run-fixture.ts';
-import { fakeServer, runCli } from './helpers.ts';
+import { fakeServer, runCli, type CliRun } from './helpers.ts';
 
 /** Answers the preflight's calls like the interface, and every other call with a web page. */
 const brokenAfterPreflight = () =>
@@ -18,43 +18,37 @@ const brokenAfterPreflight = () =>
     res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
   });
 
-function config(dir: string, baseUrl: string): string {
-  const file = join(dir, 'broken.yaml');
-  writeFileSync(file, stringify({ label: 'broken', baseUrl, clients: { primary: { clientId: 'c', clientSecret: 's' } } }));
-  return file;
+/** certify against that server, with these extra flags. */
+async function certifyBroken(...flags: string[]): Promise<CliRun> {
+  const server = await brokenAfterPreflight();
+  const dir = tempDir();
+  try {
+    const config = join(dir, 'broken.yaml');
+    writeFileSync(config, stringify({ label: 'broken', baseUrl: server.url, clients: { primary: { clientId: 'c', clientSecret: 's' } } }));
+    const out = join(dir, 'out');
+    return await runCli('cli/certify.ts', ['--config', config, '--out', out, ...flags], { out });
+  } finally {
+    await server.close();
+  }
 }
 
 test('every test failing the same way stops the run: a harness error that says why, in seconds', async () => {
   test.setTimeout(240_000);
-  const server = await brokenAfterPreflight();
-  const dir = tempDir();
-  try {
-    const out = join(dir, 'out');
-    const run = await runCli('cli/certify.ts', ['--config', config(dir, server.url), '--out', out], { out });
-    expect(run.code, run.stdout.slice(-2000)).toBe(2);
-    expect(run.summary).toMatch(/^HARNESS ERROR \(stopped: 10 tests in a row failed the same way \(failed on ERR-004\); every later test would too/);
-    expect(run.report?.verdict).toBe('harness error');
-    expect(run.report?.run.stop?.by).toBe('harness');
-    const notStarted = run.report!.requirements.flatMap((r) => r.tests).filter((t) => t.outcome === 'did-not-run');
-    expect(notStarted.length).toBeGreaterThan(300);
-  } finally {
-    await server.close();
-  }
+  const run = await certifyBroken();
+  expect(run.code, run.stdout.slice(-2000)).toBe(2);
+  expect(run.summary).toMatch(/^HARNESS ERROR \(stopped: 10 tests in a row failed the same way \(failed on ERR-004\); every later test would too/);
+  expect(run.report?.verdict).toBe('harness error');
+  expect(run.report?.run.stop?.by).toBe('harness');
+  const notStarted = run.report!.requirements.flatMap((r) => r.tests).filter((t) => t.outcome === 'did-not-run');
+  expect(notStarted.length).toBeGreaterThan(300);
 });
 
 test('--max-failures N stops after N failed tests: the run is partial, and not conformant for what failed', async () => {
   test.setTimeout(240_000);
-  const server = await brokenAfterPreflight();
-  const dir = tempDir();
-  try {
-    const out = join(dir, 'out');
-    const run = await runCli('cli/certify.ts', ['--config', config(dir, server.url), '--out', out, '--max-failures', '3'], { out });
-    expect(run.code, run.stdout.slice(-2000)).toBe(1);
-    expect(run.summary).toMatch(/^NOT CONFORMANT \(partial: stopped after 3 failed tests \(--max-failures 3\)\)  /);
-    expect(run.report?.verdict).toBe('not conformant');
-    expect(run.report?.run.stop).toEqual({ by: 'max-failures', reason: 'stopped after 3 failed tests (--max-failures 3)' });
-    expect(run.report?.requirements.find((r) => r.id === 'ERR-004')?.verdict).toBe('fail');
-  } finally {
-    await server.close();
-  }
+  const run = await certifyBroken('--max-failures', '3');
+  expect(run.code, run.stdout.slice(-2000)).toBe(1);
+  expect(run.summary).toMatch(/^NOT CONFORMANT \(partial: stopped after 3 failed tests \(--max-failures 3\)\)  /);
+  expect(run.report?.verdict).toBe('not conformant');
+  expect(run.report?.run.stop).toEqual({ by: 'max-failures', reason: 'stopped after 3 failed tests (--max-failures 3)' });
+  expect(run.report?.requirements.find((r) => r.id === 'ERR-004')?.verdict).toBe('fail');
 });
