@@ -1,6 +1,7 @@
 // Paths are relative to where the person running the command stands, every file error shows
 // the path it tried, and keys are never written into the project tree by default.
 import { expect, test } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../harness/settings.ts';
@@ -31,6 +32,8 @@ test('sign --new-key NAME writes outside the project tree; *.pem is ignored by g
   expect(existsSync(join(home, '.messaging-conformance', 'keys', 'acme.key.pem'))).toBe(true);
   expect(existsSync(join(REPO_ROOT, 'acme.key.pem'))).toBe(false);
   expect(run.stdout).toContain(join(home, '.messaging-conformance', 'keys', 'acme.key.pem'));
+  // a key someone does put in the tree is never committed
+  expect(execFileSync('git', ['check-ignore', 'vendor.key.pem', 'keys/acme.pub.pem'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim().split('\n')).toEqual(['vendor.key.pem', 'keys/acme.pub.pem']);
   const again = await runCli('reports/sign.ts', ['--new-key', 'acme'], { env: { HOME: home } });
   expect(again.code).toBe(2);
   expect(again.stderr).toContain('exists; not overwriting a key');
