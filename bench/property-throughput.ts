@@ -30,7 +30,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-property-'));
 const fixtures = join(dir, 'fixtures.json');
 const server = await startChildServer('reference/main.ts', ['--port', '0', '--db', join(dir, 'ref.db'), '--fresh', '--log-level', 'error', '--fixtures-out', fixtures]);
 try {
-  const target = loadTarget(fixtures);
+  const target = loadTarget(fixtures, process.env);
   const fixtureFile = JSON.parse(readFileSync(fixtures, 'utf8')) as { clients: Array<{ role: string; numbers: Array<{ numberId: string; campaignregId: string | null; mmsEnabled: boolean }> }> };
   const numbers = fixtureFile.clients.find((c) => c.role === 'primary')!.numbers.filter((n) => n.campaignregId);
   const payloads = fc.sample(

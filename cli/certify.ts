@@ -1,135 +1,169 @@
 // npm run certify [-- --config vendor.yaml] [--strict] [--grep @SEND-004] [--baseline FILE] …
 //
 // Certifies a target: with no --config, the bundled reference server (started fresh by the
-// Playwright config's webServer); with --config, any server. Runs the conformance suites and
-// leaves the report under reports/out/. Exit codes: 0 conformant, 1 not conformant,
-// 2 harness or configuration error.
+// Playwright config's webServer); with --config, any server. Every input is checked first (all
+// problems at once); then the run's settings (harness/settings.ts) go to Playwright, whose
+// reporter writes the report under reports/out/ and decides the exit code: 0 conformant (or
+// a partial run with no failure), 1 not conformant, 2 harness or configuration error.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
-import { ConfigError, loadTarget, type Target } from '../harness/config.ts';
-import { planOf } from '../harness/plan.ts';
+import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
+import { referenceTargetPreview } from '../harness/config.ts';
+import { encodeSettings, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings } from '../harness/settings.ts';
+import { listTests, planFor, renderPlan } from './plan.ts';
+import { loadBaseline } from '../reports/baseline.ts';
+import { InputError } from '../reports/errors.ts';
 
 const USAGE = `Usage: npm run certify -- [options]
 
 Certify a server against the Outbound Messaging and Number Management Service Interface 0.2.0.
 With no --config, the bundled reference server is started with a fresh database and certified.
+Paths are relative to the directory you run the command in.
 
 Options:
-  --config FILE     target config (YAML or JSON; see harness/config.schema.json), or a
-                    reference fixtures file written by --fixtures-out
-  --strict          standard-level failures fail the run (default: reported as non-strict)
-  --grep PATTERN    run only matching tests, e.g. @SEND-004 or "@SEND-00[1-3]"
-  --baseline FILE   expected failures (YAML/JSON): fail only on regressions
-  --shard I/N       run shard I of N (merge with: npx playwright merge-reports)
-  --workers N       parallel workers (default 1: tests change number settings)
-  --seed N          seed for property runs (printed on every failure)
-  --deep            property runs at certification depth (500 cases instead of 25)
-  --out DIR         report directory (default reports/out)
-  --dry-run         list what would run and what cannot be tested here, send nothing
-  -h, --help        this text
+  --config FILE         target config (YAML or JSON; see harness/config.schema.json), or a
+                        reference fixtures file written by --fixtures-out
+  --strict              standard-level failures fail the run (default: reported as non-strict)
+  --baseline FILE       expected failures (YAML/JSON): fail only on regressions
+  --out DIR             report directory (default reports/out of the harness)
+  --dry-run             say what the run would do and need, send nothing
 
-Exit codes: 0 conformant, 1 not conformant, 2 harness or configuration error.`;
+Part of the suite (the report is then partial, never a certificate):
+  --grep PATTERN        only matching tests, e.g. @SEND-004 or "@SEND-00[1-3]"
+  --requirements IDS    only the tests of these requirements, e.g. SEND-004,SEND-005
+  --shard I/N           shard I of N; also writes a blob report to merge (--merge)
+  --max-failures N      stop after N failed tests
+  --merge DIR           merge the blob reports of every shard in DIR into one report
 
-function fail(message: string): never {
-  process.stderr.write(`certify: ${message}\n`);
+Runs:
+  --workers N           parallel workers (default 1: tests change number settings)
+  --deep                property runs at certification depth (500 cases instead of 25)
+  --runs N              cases per property (wins over the depth)
+  --seed N              seed for property runs (printed on every failure)
+  --path P              with --seed: replay a reported property failure (fast-check path)
+  --replay-path R       with --seed: fast-check's replay hint of a command scenario
+  -h, --help            this text
+
+Exit codes: 0 conformant (or partial with no failure), 1 not conformant,
+            2 harness or configuration error.`;
+
+function fail(lines: string[]): never {
+  process.stderr.write(`${lines.map((l) => `certify: ${l}`).join('\n')}\n`);
+  process.stdout.write('HARNESS ERROR  nothing was run: fix the input above\n');
   process.exit(2);
 }
 
-let args: ReturnType<typeof parse>;
+let parsed: ReturnType<typeof parse>;
 function parse() {
   return parseArgs({
     allowPositionals: false,
     options: {
       config: { type: 'string' },
-      strict: { type: 'boolean', default: false },
+      strict: { type: 'boolean' },
       grep: { type: 'string' },
+      requirements: { type: 'string' },
       baseline: { type: 'string' },
       shard: { type: 'string' },
       workers: { type: 'string' },
+      'max-failures': { type: 'string' },
       seed: { type: 'string' },
-      deep: { type: 'boolean', default: false },
+      path: { type: 'string' },
+      'replay-path': { type: 'string' },
+      runs: { type: 'string' },
+      deep: { type: 'boolean' },
       out: { type: 'string' },
+      merge: { type: 'string' },
+      quiet: { type: 'boolean' },
       'dry-run': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
 }
 try {
-  args = parse();
+  parsed = parse();
 } catch (e) {
-  fail(`${(e as Error).message}\n\n${USAGE}`);
+  process.stderr.write(`certify: ${(e as Error).message}\n\n${USAGE}\n`);
+  process.exit(2);
 }
-const { values } = args;
+const { values } = parsed;
 if (values.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-if (values.shard && !/^\d+\/\d+$/.test(values.shard)) fail(`--shard takes I/N, e.g. 1/2 (got ${values.shard})`);
-if (values.workers && !/^[1-9]\d*$/.test(values.workers)) fail(`--workers takes a positive whole number (got ${values.workers})`);
-if (values.seed && !/^-?\d+$/.test(values.seed)) fail(`--seed takes an integer (got ${values.seed})`);
-if (values.baseline && !existsSync(values.baseline)) fail(`--baseline ${values.baseline}: no such file`);
 
-const outDir = resolve(values.out ?? 'reports/out');
-const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_OUT: outDir };
-if (values.strict) env.CONFORMANCE_STRICT = '1';
-if (values.baseline) env.CONFORMANCE_BASELINE = resolve(values.baseline);
-if (values.seed) env.CONFORMANCE_SEED = values.seed;
-if (values.deep) env.CONFORMANCE_DEPTH = 'deep';
-
-let target: Target | undefined;
-if (values.config) {
+const cwd = userDirectory();
+const problems: InputProblem[] = [];
+let knownRequirements: Set<string>;
+try {
+  knownRequirements = new Set(loadCatalogue().requirements.filter((r) => !r.withdrawn).map((r) => r.id));
+} catch (e) {
+  if (e instanceof CatalogueError) fail([e.message]);
+  throw e;
+}
+const { settings, problems: flagProblems, target: configTarget } = settingsFromFlags(values, {
+  cwd,
+  env: process.env,
+  reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')) },
+  runDir: mkdtempSync(join(tmpdir(), 'conformance-run-')),
+  knownRequirements,
+});
+problems.push(...flagProblems);
+if (values.baseline !== undefined) {
+  const file = resolve(cwd, values.baseline);
   try {
-    target = loadTarget(values.config);
+    const baseline = loadBaseline(file);
+    const unknown = baseline.expectedFailures.filter((e) => !knownRequirements.has(e.id)).map((e) => e.id);
+    if (unknown.length > 0) problems.push({ input: `--baseline ${file}`, message: `lists ${unknown.join(', ')}, not requirements of this interface version (spec/requirements.yaml)` });
   } catch (e) {
-    if (e instanceof ConfigError) fail(e.message);
-    throw e;
+    if (!(e instanceof InputError)) throw e;
+    problems.push({ input: '--baseline', message: e.message });
   }
-  env.CONFORMANCE_CONFIG = resolve(values.config);
-  delete env.CONFORMANCE_EMBEDDED;
-  env.CONFORMANCE_TARGET_JSON = JSON.stringify({ label: target.label, baseUrl: target.baseUrl, profile: target.profile });
-} else {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
-  const port = await freePort();
-  Object.assign(env, {
-    CONFORMANCE_EMBEDDED: '1',
-    CONFORMANCE_CONFIG: join(dir, 'fixtures.json'),
-    CONFORMANCE_REFERENCE_DB: join(dir, 'reference.db'),
-    CONFORMANCE_REFERENCE_PORT: String(port),
-    CONFORMANCE_TARGET_JSON: JSON.stringify({ label: 'bundled reference server', baseUrl: `http://127.0.0.1:${port}`, profile: 'reference' }),
+}
+if (values.merge !== undefined && (values.shard !== undefined || values['dry-run'])) problems.push({ input: '--merge', message: 'merges finished shards: give it without --shard and --dry-run' });
+if (problems.length > 0 || !settings) fail(problems.map((p) => `${p.input}: ${p.message}`));
+
+// The plan: what the selection runs and how many sends that needs, checked before anything is sent.
+const target = configTarget ?? referenceTargetPreview(settings.target.description.baseUrl);
+const listing = values.merge === undefined ? listTests(settings, process.env) : { tests: [] };
+if ('error' in listing) fail([listing.error]);
+const plan = planFor(settings, target, listing.tests);
+if (values.merge === undefined && listing.tests.length === 0) {
+  const filter = values.grep !== undefined ? '--grep' : values.requirements !== undefined ? '--requirements' : values.shard !== undefined ? '--shard' : 'the suites';
+  problems.push({ input: filter, message: 'selects no test: nothing would run' });
+}
+if (target.sendCap !== null && target.sendCap < plan.sendsNeeded) {
+  problems.push({
+    input: `--config ${(settings.target.source as { path: string }).path}`,
+    message: `/sendCap is ${target.sendCap}, but this run needs about ${plan.sendsNeeded} sends (${plan.tests.length} tests, ${plan.runs} cases per property): set sendCap to at least ${plan.sendsNeeded}, or leave it out to allow what the run needs`,
   });
 }
+if (problems.length > 0) fail(problems.map((p) => `${p.input}: ${p.message}`));
+settings.sendBudget = plan.sendsNeeded;
 
 if (values['dry-run']) {
-  process.stdout.write(planOf(target).join('\n') + '\n\n');
-  const listed = spawnSync(process.execPath, [playwrightCli(), 'test', '--list', ...selection()], { stdio: 'inherit', env });
-  process.stdout.write('\nDry run: nothing was sent.\n');
-  process.exit(listed.status === 0 ? 0 : 2);
+  process.stdout.write(`${renderPlan(plan, settings, target).join('\n')}\n\nDry run: nothing was sent.\n`);
+  process.exit(0);
 }
 
-process.stdout.write(`certify: ${target ? `${target.label} (${target.baseUrl})` : 'the bundled reference server (fresh database)'}\n`);
+const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
+
+process.stdout.write(`certify: ${describe(settings)}\n`);
 const started = Date.now();
-const run = spawnSync(process.execPath, [playwrightCli(), 'test', ...selection()], { stdio: 'inherit', env });
-const report = join(outDir, 'report.json');
+const command = values.merge !== undefined ? ['merge-reports', '-c', 'playwright.config.ts', resolve(cwd, values.merge)] : ['test', '-c', 'playwright.config.ts'];
+const run = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/@playwright/test/cli.js'), ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });
+const report = join(settings.output.dir, 'report.json');
 if (!existsSync(report) || statSync(report).mtimeMs < started) {
-  fail(`the run wrote no report (${report}); Playwright exited with ${run.status ?? run.signal}`);
+  process.stderr.write(`certify: the run wrote no report (${report}); Playwright exited with ${run.status ?? run.signal}\n`);
+  process.exit(2);
 }
 // The reporter decides the exit code from the verdicts (0, 1 or 2) and Playwright passes it on.
 process.exit(run.status === null ? 2 : run.status);
 
-function selection(): string[] {
-  return [
-    '-c',
-    'playwright.config.ts',
-    ...(values.grep ? ['--grep', values.grep] : []),
-    ...(values.shard ? [`--shard=${values.shard}`] : []),
-    ...(values.workers ? [`--workers=${values.workers}`] : []),
-  ];
-}
-
-function playwrightCli(): string {
-  return resolve('node_modules/@playwright/test/cli.js');
+function describe(s: RunSettings): string {
+  const { source, description } = s.target;
+  return source.kind === 'reference' ? 'the bundled reference server (fresh database)' : `${description.label} (${description.baseUrl})`;
 }

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { runCli } from '../reports/cli-run.ts';
 import { renderCompare, type NamedReport } from '../reports/compare-html.ts';
 import { InputError } from '../reports/errors.ts';
-import { REPO_ROOT } from '../reports/meta.ts';
+import { REPO_ROOT, userDirectory } from '../harness/settings.ts';
 import { reportSchemaErrors } from '../reports/schema.ts';
 import type { Report } from '../reports/types.ts';
 
@@ -42,13 +42,14 @@ function main(): number {
     return 0;
   }
   if (positionals.length === 0) throw new InputError(`give at least one report\n${USAGE}`);
-  const reports = positionals.map((f) => ({ file: f, report: load(f) }));
+  const cwd = userDirectory();
+  const reports = positionals.map((f) => ({ file: f, report: load(resolve(cwd, f)) }));
   // two reports of the same label (say, before and after a fix) get their file name added
   const named: NamedReport[] = reports.map(({ file, report }) => {
     const same = reports.filter((r) => r.report.target.label === report.target.label).length > 1;
     return { name: same ? `${report.target.label} (${file})` : report.target.label, report };
   });
-  const out = resolve(values.out ?? `${REPO_ROOT}/reports/out/compare.html`);
+  const out = values.out !== undefined ? resolve(cwd, values.out) : `${REPO_ROOT}/reports/out/compare.html`;
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, renderCompare(named));
   process.stdout.write(`wrote ${out} (${named.length} implementations)\n`);

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
 import { FAULTS, type FaultName } from '../reference/faults/index.ts';
+import { encodeSettings, REPO_ROOT, referenceSettings, SETTINGS_ENV, userDirectory } from '../harness/settings.ts';
 
 const USAGE = `Usage: npm run sensitivity -- [--only a,b] [--parallel N] [--full] [--out FILE]
 
@@ -36,7 +37,7 @@ try {
       only: { type: 'string' },
       parallel: { type: 'string', default: '2' },
       full: { type: 'boolean', default: false },
-      out: { type: 'string', default: 'reports/out/sensitivity.json' },
+      out: { type: 'string', default: join(REPO_ROOT, 'reports/out/sensitivity.json') },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }).values as typeof values;
@@ -68,21 +69,12 @@ interface RunResult {
 /** One certification of the reference with the given faults; returns the failing requirement IDs. */
 async function certify(faults: string[], grep: string | undefined): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sensitivity-'));
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    CONFORMANCE_EMBEDDED: '1',
-    CONFORMANCE_CONFIG: join(dir, 'fixtures.json'),
-    CONFORMANCE_REFERENCE_DB: join(dir, 'reference.db'),
-    CONFORMANCE_REFERENCE_PORT: String(port),
-    CONFORMANCE_REFERENCE_FAULTS: faults.join(','),
-    CONFORMANCE_OUT: join(dir, 'out'),
-    CONFORMANCE_QUIET: '1',
-    CONFORMANCE_TARGET_JSON: JSON.stringify({ label: `reference with ${faults.join(',') || 'no fault'}`, baseUrl: `http://127.0.0.1:${port}`, profile: 'reference' }),
-  };
-  const args = [resolve('node_modules/@playwright/test/cli.js'), 'test', '-c', 'playwright.config.ts', ...(grep ? ['--grep', grep] : [])];
+  const base = referenceSettings({ port: await freePort(), dir, faults, outDir: join(dir, 'out'), label: `reference with ${faults.join(',') || 'no fault'}` });
+  const settings = { ...base, output: { ...base.output, quiet: true }, selection: { ...base.selection, grep: grep ?? null } };
+  const env = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
+  const args = [join(REPO_ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'playwright.config.ts'];
   const output = await new Promise<string>((done) => {
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
     child.stdout.on('data', (c) => (text += c));
     child.stderr.on('data', (c) => (text += c));
@@ -138,6 +130,7 @@ for (const r of rows) {
 }
 const score = `${caught}/${rows.length} faults caught on their requirement (${Math.round((caught / rows.length) * 100)}%)`;
 process.stdout.write(`\nsensitivity: ${score}\n`);
-mkdirSync(dirname(values.out), { recursive: true });
-writeFileSync(values.out, JSON.stringify({ score, caught, total: rows.length, rows }, null, 2));
+const out = resolve(userDirectory(), values.out);
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, JSON.stringify({ score, caught, total: rows.length, rows }, null, 2));
 process.exit(caught === rows.length ? 0 : 1);

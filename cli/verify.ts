@@ -8,10 +8,12 @@
 // not JSON, wrong key format).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { userDirectory } from '../harness/settings.ts';
 import { runCli } from '../reports/cli-run.ts';
 import { InputError } from '../reports/errors.ts';
-import { summaryLine } from '../reports/gate.ts';
+import { gateOf, headOf, summaryLine } from '../reports/gate.ts';
 import { reportSchemaErrors } from '../reports/schema.ts';
 import { checkSignature, fingerprintOf, parseSignatureFile, publicKeyFrom } from '../reports/signature.ts';
 import type { Report } from '../reports/types.ts';
@@ -40,13 +42,16 @@ function main(): number {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const file = positionals[0];
-  if (!file || positionals.length > 1) throw new InputError(`give one report file\n${USAGE}`);
-  const sigFile = values.sig ?? `${file}.sig`;
+  // paths are relative to where the command is run, and shown resolved
+  const cwd = userDirectory();
+  if (!positionals[0] || positionals.length > 1) throw new InputError(`give one report file\n${USAGE}`);
+  const file = resolve(cwd, positionals[0]);
+  const sigFile = values.sig !== undefined ? resolve(cwd, values.sig) : `${file}.sig`;
+  const pubkey = values.pubkey !== undefined ? resolve(cwd, values.pubkey) : undefined;
 
   const bytes = read(file, 'report');
   const sig = parseSignatureFile(read(sigFile, 'signature file (sign the report with npm run sign)').toString('utf8'), sigFile);
-  const trusted = values.pubkey ? publicKeyFrom(read(values.pubkey, 'public key').toString('utf8'), `--pubkey ${values.pubkey}`) : undefined;
+  const trusted = pubkey ? publicKeyFrom(read(pubkey, 'public key').toString('utf8'), `--pubkey ${pubkey}`) : undefined;
 
   const check = checkSignature(bytes, sig, trusted);
   const digest = createHash('sha256').update(bytes).digest('hex');
@@ -81,7 +86,8 @@ function main(): number {
     `interface: ${r.interface.version} (requirements from ${r.interface.catalogue})`,
     `harness:   ${r.harness.name} ${r.harness.version}, revision ${r.harness.gitRevision ?? 'unknown'}${r.harness.gitDirty ? ' with uncommitted changes' : ''}`,
     `when:      ${r.run.startTime}, ${(r.run.durationMs / 1000).toFixed(1)} s${r.run.seed ? `, seed ${r.run.seed}` : ''}${r.run.strict ? ', strict' : ''}`,
-    `verdict:   ${r.verdict.toUpperCase()}${r.run.shard ? ` (PARTIAL: shard ${r.run.shard.current} of ${r.run.shard.total} only)` : ''}`,
+    `verdict:   ${headOf(r, gateOf(r))}`,
+    ...((r.run.partial ?? []).length > 0 ? ['scope:     a PARTIAL run: it is not a certificate of the whole interface'] : []),
     `summary:   ${summaryLine(r)}`,
   ];
   if (check.embeddedMismatch) lines.push('note: the signature file embeds a different public key than --pubkey; the --pubkey check is the one that counts');

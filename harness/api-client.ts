@@ -1,5 +1,6 @@
 import type { OperationId, Target } from './config.ts';
 import { asCurl, EvidenceLog, redactBody, redactHeaders, type Exchange } from './evidence.ts';
+import { recordError, type Judged, type Judgement } from './judgement.ts';
 import type { ResponseValidator, Violation } from './response-validator.ts';
 import type { SendGuard } from './send-guard.ts';
 import { TokenManager } from './token-manager.ts';
@@ -54,9 +55,10 @@ export class ApiResponse {
   }
 }
 
-/** A response broke the OpenAPI document; the message names the requirement, what and the request. */
-export class SchemaViolationError extends Error {
+/** A response broke the OpenAPI document; it judged the requirements its violations break. */
+export class SchemaViolationError extends Error implements Judged {
   override name = 'SchemaViolationError';
+  readonly judgement: Judgement;
   constructor(
     readonly violations: Violation[],
     /** The answer itself, so a check of another level can still read it. */
@@ -71,6 +73,8 @@ export class SchemaViolationError extends Error {
         `  replay:\n${asCurl(response.request)}`,
       ].join('\n'),
     );
+    this.judgement = { kind: 'requirements', ids: [...new Set(violations.map((v) => v.requirement))] };
+    recordError(this);
   }
 }
 

@@ -1,10 +1,22 @@
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { resolve } from 'node:path';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
+import { HarnessStop, recordError } from './judgement.ts';
 
-/** An error in the target configuration: the message names the file and the bad field. */
-export class ConfigError extends Error {
+/**
+ * Errors in the target configuration: every problem found, each naming its field as a JSON
+ * pointer, and the file they are in (as given, resolved).
+ */
+export class ConfigError extends HarnessStop {
   override name = 'ConfigError';
+  constructor(
+    readonly origin: string,
+    readonly problems: readonly string[],
+  ) {
+    super(problems.length === 1 ? `config ${origin}: ${problems[0]}` : `config ${origin}: ${problems.length} problems:\n  ${problems.join('\n  ')}`);
+    recordError(this);
+  }
 }
 
 export type HookName = 'upstreamFailure' | 'expireToken' | 'inbound' | 'clientWebhooks';
@@ -32,7 +44,8 @@ export interface Target {
   routes: Record<OperationId, Route> & { numbersItemsPath: string | null };
   mediaSample: unknown[];
   recipients: { allowPattern: string; delivered: string[]; failed: string[] };
-  sendCap: number;
+  /** The most sends one run may make; null: as many as the run's plan needs (harness/plan.ts). */
+  sendCap: number | null;
   webhooks: { listenHost: string; listenPort: number; publicUrl?: string; timeoutMs: number; secret?: string };
   hooks: { controlUrl?: string; controlToken?: string; offers: HookName[] };
   timeouts: { requestMs: number };
@@ -59,46 +72,41 @@ export const PROFILE_MEDIA_SAMPLE = [{ url: 'https://cdn.example.com/conformance
 export const FICTIONAL_NANP_PATTERN = '^\\+1[2-9]\\d{2}55501\\d{2}$';
 
 export const CONFIG_SCHEMA_PATH = new URL('./config.schema.json', import.meta.url);
-const ajv = new Ajv2020({ allErrors: true });
+const ajv = new Ajv2020({ allErrors: true, verbose: true });
 const validateShape = ajv.compile(JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')));
 
 /**
  * Load a target config: a harness config file (YAML or JSON, see config.schema.json) or a
  * reference server fixtures file (`--fixtures-out`), which describes a target completely.
- * `env` supplies ${VAR} values and the CONFORMANCE_* overrides for secrets.
+ * `env` supplies ${VAR} values and the CONFORMANCE_* overrides for secrets (the caller passes
+ * the environment: harness/settings.ts's loadRunTarget in a run).
  */
-export function loadTarget(path: string, env: NodeJS.ProcessEnv = process.env): Target {
+export function loadTarget(path: string, env: NodeJS.ProcessEnv): Target {
+  const file = resolve(path);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(`config ${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError(file, [code === 'ENOENT' ? 'no such file' : `cannot be read (${code ?? String(e)})`]);
   }
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = parseYaml(text, { prettyErrors: true });
   } catch (e) {
-    throw new ConfigError(`config ${path}: not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`);
+    throw new ConfigError(file, [`not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`]);
   }
-  if (isFixturesFile(raw)) raw = fromFixturesFile(raw);
-  return resolveTarget(raw, path, env);
+  if (isFixturesFile(raw)) raw = fromFixturesFile(raw, file);
+  return resolveTarget(raw, file, env);
 }
 
 /** Validate an already-parsed config object and apply defaults and environment overrides. */
-export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessEnv = process.env): Target {
-  const interpolated = interpolate(raw, origin, env, '');
+export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessEnv): Target {
+  const missing: string[] = [];
+  const interpolated = interpolate(raw, env, '', missing);
+  if (missing.length > 0) throw new ConfigError(origin, missing);
   const withOverrides = applyEnvOverrides(interpolated, env);
-  if (!validateShape(withOverrides)) {
-    const first = validateShape.errors![0]!;
-    const where = first.instancePath || '/';
-    const extra =
-      first.keyword === 'additionalProperties'
-        ? ` '${(first.params as { additionalProperty: string }).additionalProperty}'`
-        : first.keyword === 'enum'
-          ? ` (one of ${(first.params as { allowedValues: unknown[] }).allowedValues.join(', ')})`
-          : '';
-    throw new ConfigError(`config ${origin}: ${where} ${first.message}${extra}`);
-  }
+  if (!validateShape(withOverrides)) throw new ConfigError(origin, shapeProblems(validateShape.errors ?? []));
   const c = withOverrides as RawConfig;
   const target: Target = {
     label: c.label ?? c.baseUrl,
@@ -120,7 +128,7 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
       delivered: c.recipients?.delivered ?? ['+12025550100', '+12025550101', '+12025550102'],
       failed: c.recipients?.failed ?? [],
     },
-    sendCap: c.sendCap ?? 2000,
+    sendCap: c.sendCap ?? null,
     webhooks: {
       listenHost: c.webhooks?.listenHost ?? '127.0.0.1',
       listenPort: c.webhooks?.listenPort ?? 0,
@@ -131,39 +139,84 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
     hooks: { controlUrl: c.hooks?.controlUrl, controlToken: c.hooks?.controlToken, offers: c.hooks?.offers ?? [] },
     timeouts: { requestMs: c.timeouts?.requestMs ?? 15_000 },
   };
-  checkRecipients(target, origin);
-  if (target.hooks.offers.length > 0 && !target.hooks.controlUrl) {
-    throw new ConfigError(`config ${origin}: /hooks/offers names hooks but /hooks/controlUrl is missing`);
-  }
+  const problems = [...recipientProblems(target)];
+  if (target.hooks.offers.length > 0 && !target.hooks.controlUrl) problems.push('/hooks/offers names hooks but /hooks/controlUrl is missing');
+  if (problems.length > 0) throw new ConfigError(origin, problems);
   return target;
 }
 
-function checkRecipients(target: Target, origin: string): void {
+function recipientProblems(target: Target): string[] {
   let pattern: RegExp;
   try {
     pattern = new RegExp(target.recipients.allowPattern);
   } catch (e) {
-    throw new ConfigError(`config ${origin}: /recipients/allowPattern is not a regular expression: ${(e as Error).message}`);
+    return [`/recipients/allowPattern is not a regular expression: ${(e as Error).message}`];
   }
-  for (const [list, values] of [['delivered', target.recipients.delivered], ['failed', target.recipients.failed]] as const) {
-    values.forEach((to, i) => {
-      if (!pattern.test(to)) throw new ConfigError(`config ${origin}: /recipients/${list}/${i} ${to} does not match /recipients/allowPattern`);
-    });
-  }
+  return (['delivered', 'failed'] as const).flatMap((list) =>
+    target.recipients[list].flatMap((to, i) => (pattern.test(to) ? [] : [`/recipients/${list}/${i} ${to} does not match /recipients/allowPattern`])),
+  );
 }
 
-/** ${VAR} in any string takes the environment's value; a missing variable is an error, not ''. */
-function interpolate(value: unknown, origin: string, env: NodeJS.ProcessEnv, pointer: string): unknown {
+/**
+ * Every schema error as "pointer message". An unknown key close to a known one gets a "did you
+ * mean", and then the required key it stands for is not reported missing a second time.
+ */
+function shapeProblems(errors: readonly ErrorObject[]): string[] {
+  const suggested = new Set<string>();
+  const problems: string[] = [];
+  for (const e of errors) {
+    if (e.keyword !== 'additionalProperties') continue;
+    const key = (e.params as { additionalProperty: string }).additionalProperty;
+    const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const near = nearest(key, known);
+    if (near) suggested.add(`${e.instancePath}/${near}`);
+    problems.push(`${e.instancePath}/${key} is not a known key${near ? `: did you mean '${near}'?` : ` (known here: ${known.join(', ')})`}`);
+  }
+  for (const e of errors) {
+    if (e.keyword === 'additionalProperties') continue;
+    if (e.keyword === 'required') {
+      const pointer = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
+      if (!suggested.has(pointer)) problems.push(`${pointer} is required`);
+      continue;
+    }
+    const extra = e.keyword === 'enum' ? ` (one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : '';
+    problems.push(`${e.instancePath || '/'} ${e.message}${extra}`);
+  }
+  return [...new Set(problems)];
+}
+
+/** The known key a typo most likely meant: same letters in another case, or at most two edits away. */
+function nearest(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const same = known.find((k) => k.toLowerCase() === lower);
+  if (same) return same;
+  const scored = known.map((k) => ({ k, d: editDistance(lower, k.toLowerCase()) })).sort((a, b) => a.d - b.d);
+  const best = scored[0];
+  return best && best.d <= Math.min(2, Math.floor(key.length / 3)) ? best.k : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** ${VAR} in any string takes the environment's value; a missing variable is a problem, not ''. */
+function interpolate(value: unknown, env: NodeJS.ProcessEnv, pointer: string, missing: string[]): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const v = env[name];
-      if (v === undefined) throw new ConfigError(`config ${origin}: ${pointer || '/'} uses \${${name}}, which is not set in the environment`);
-      return v;
+      if (v === undefined) missing.push(`${pointer || '/'} uses \${${name}}, which is not set in the environment`);
+      return v ?? '';
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, origin, env, `${pointer}/${i}`));
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${pointer}/${i}`, missing));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, origin, env, `${pointer}/${k}`)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, `${pointer}/${k}`, missing)]));
   }
   return value;
 }
@@ -211,18 +264,28 @@ interface FixturesFile {
   clients: Array<{ role: string; clientId: string; clientSecret: string; webhookSecret?: string; numbers?: Array<{ numberId: string }> }>;
 }
 
+/**
+ * The bundled reference as a target before it has started (its fixtures file does not exist
+ * yet): what the plan of a run against it needs. Credentials are placeholders.
+ */
+export function referenceTargetPreview(baseUrl: string): Target {
+  const client = (role: string) => ({ role, clientId: `${role}-client`, clientSecret: 'not-yet-known', webhookSecret: 'whsec_not-yet-known' });
+  const raw = fromFixturesFile({ baseUrl, controlUrl: `${baseUrl}/_control`, profile: 'reference', clients: ['primary', 'secondary', 'special'].map(client) }, 'the bundled reference');
+  return resolveTarget(raw, 'the bundled reference', {});
+}
+
 function isFixturesFile(raw: unknown): raw is FixturesFile {
   return !!raw && typeof raw === 'object' && Array.isArray((raw as FixturesFile).clients);
 }
 
-function fromFixturesFile(f: FixturesFile): RawConfig {
+function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
   const byRole = (role: string) => f.clients.find((c) => c.role === role);
   const creds = (role: string): ClientCredentials | undefined => {
     const c = byRole(role);
     return c && { clientId: c.clientId, clientSecret: c.clientSecret, ...(c.webhookSecret && { webhookSecret: c.webhookSecret }) };
   };
   const primary = creds('primary');
-  if (!primary) throw new ConfigError('fixtures file: no client with role "primary"');
+  if (!primary) throw new ConfigError(origin, ['/clients: no client with role "primary" (a reference fixtures file)']);
   return {
     label: 'reference server',
     baseUrl: f.baseUrl,

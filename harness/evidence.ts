@@ -1,22 +1,39 @@
-/** One request/response pair as the report shows it: secrets already redacted. */
+/**
+ * One request/response pair as the validating client records it and the report shows it:
+ * secrets already redacted. The one definition, for the harness and the reporter.
+ */
 export interface Exchange {
   request: { method: string; url: string; headers: Record<string, string>; body?: unknown };
-  response?: { status: number; headers: Record<string, string>; body?: unknown; durationMs: number };
+  response?: { status: number; headers: Record<string, string>; body?: unknown; durationMs?: number };
   /** Schema violations found by the validating client (empty when the answer conforms). */
   violations?: Array<{ requirement: string; message: string }>;
+  /** Transport error (no response). */
   error?: string;
 }
 
-const SECRET_FIELDS = new Set(['client_secret', 'access_token', 'refresh_token', 'clientSecret', 'webhookSecret', 'secret', 'password']);
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+// Where credentials travel in this interface (token endpoint, fixtures, webhooks, control
+// plane): the one list, used by the validating client and again by the reporter.
+const SECRET_FIELDS = new Set([
+  'access_token', 'refresh_token', 'id_token', 'client_secret', 'clientsecret', 'password',
+  'secret', 'webhooksecret', 'webhook_secret', 'controltoken', 'token',
+]);
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-control-token']);
 export const REDACTED = '[redacted]';
 
+/** A JSON or form field that carries a credential (any case). */
+export function isSecretField(name: string): boolean {
+  return SECRET_FIELDS.has(name.toLowerCase());
+}
+
 /** Keep the scheme (it is often what a test is about) and hide the credential. */
-export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+export function redactHeaders(headers: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(headers).map(([k, v]) => {
-      if (!SECRET_HEADERS.has(k.toLowerCase())) return [k, v];
-      const scheme = /^(\S+)\s+\S/.exec(v)?.[1];
+    Object.entries(headers).map(([k, value]) => {
+      const v = String(value);
+      const name = k.toLowerCase();
+      if (!SECRET_HEADERS.has(name)) return [k, v];
+      // An authorization header keeps its scheme (Bearer, Basic); cookies and keys keep nothing.
+      const scheme = name.endsWith('authorization') ? /^([A-Za-z][A-Za-z0-9._~+-]*)\s+\S/.exec(v)?.[1] : undefined;
       return [k, scheme ? `${scheme} ${REDACTED}` : v === '' ? '' : REDACTED];
     }),
   );
@@ -31,12 +48,12 @@ export function redactBody(body: unknown, depth = 0): unknown {
   if (typeof body === 'string') {
     if (!/(^|&)(client_secret|access_token)=/.test(body)) return body;
     const form = new URLSearchParams(body);
-    for (const key of form.keys()) if (SECRET_FIELDS.has(key)) form.set(key, REDACTED);
+    for (const key of form.keys()) if (isSecretField(key)) form.set(key, REDACTED);
     return form.toString().replace(/%5Bredacted%5D/g, REDACTED);
   }
   if (Array.isArray(body)) return body.map((v) => redactBody(v, depth + 1));
   if (body && typeof body === 'object') {
-    return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, SECRET_FIELDS.has(k) && typeof v === 'string' ? REDACTED : redactBody(v, depth + 1)]));
+    return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, isSecretField(k) && typeof v === 'string' && v !== '' ? REDACTED : redactBody(v, depth + 1)]));
   }
   return body;
 }

@@ -1,7 +1,7 @@
 import { test as base, request as playwrightRequest, type APIRequestContext } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, type ClientRole } from './api-client.ts';
-import { loadTarget, type HookName, type Target } from './config.ts';
+import type { HookName, Target } from './config.ts';
 import { ControlClient } from './control.ts';
 import { EvidenceLog } from './evidence.ts';
 import { ResponseValidator } from './response-validator.ts';
@@ -12,15 +12,28 @@ import { WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
+import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
+import { RUN_STOPPED, SENDS } from './annotations.ts';
+import { judge, startRecording } from './judgement.ts';
+import { RunState } from './run-state.ts';
+import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
+import { reasonFor } from './plan.ts';
+
+/** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
+const DEFAULT_SEND_CAP = 2000;
 
 export { expect } from './matchers.ts';
 export { notTestable, profileOnly } from './verdicts.ts';
 
-/** Where the run's target config is: set by `npm run certify` (cli/certify.ts). */
-export const TARGET_ENV = 'CONFORMANCE_CONFIG';
+interface WorkerOptions {
+  /** Every setting of the run (harness/settings.ts); playwright.config.ts sets it with `use`. */
+  runSettings: RunSettings;
+}
 
 interface WorkerFixtures {
   target: Target;
+  /** What the run's worker processes share: sends against the cap, recent failures, a stop. */
+  runState: RunState;
   validator: ResponseValidator;
   guard: SendGuard;
   workerContext: APIRequestContext;
@@ -31,6 +44,8 @@ interface WorkerFixtures {
 }
 
 interface TestFixtures {
+  /** Automatic: records what each failed check judged, as annotations the reporter reads. */
+  judgement: void;
   evidence: EvidenceLog;
   /** The validating client: every answer is checked against the OpenAPI document. */
   api: ApiClient;
@@ -48,17 +63,21 @@ interface TestFixtures {
   secondClient: NonNullable<Target['clients']['secondary']>;
 }
 
-function loadRunTarget(): Target {
-  const path = process.env[TARGET_ENV];
-  if (!path) throw new Error(`${TARGET_ENV} is not set: run the suites with \`npm run certify\` (or set it to a target config file)`);
-  return loadTarget(path);
-}
-
-export const test = base.extend<TestFixtures, WorkerFixtures>({
-  target: [async ({}, use) => use(loadRunTarget()), { scope: 'worker' }],
+export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
+  // An option fixture: the config's `use: { runSettings }` sets it; the default is this process's.
+  runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],
+  target: [async ({ runSettings }, use) => use(loadRunTarget(runSettings)), { scope: 'worker' }],
   validator: [async ({}, use) => use(new ResponseValidator()), { scope: 'worker' }],
+  runState: [async ({ runSettings }, use, workerInfo) => use(new RunState(runSettings.runDir, workerInfo.parallelIndex)), { scope: 'worker' }],
   guard: [
-    async ({ target }, use, workerInfo) => use(new SendGuard(target.recipients.allowPattern, Math.ceil(target.sendCap / workerInfo.config.workers))),
+    async ({ target, runSettings, runState }, use, workerInfo) => {
+      const workers = workerInfo.config.workers;
+      const cap = target.sendCap ?? runSettings.sendBudget ?? DEFAULT_SEND_CAP;
+      const perWorker = Math.ceil(cap / workers);
+      const where = target.sendCap !== null ? (runSettings.target.source.kind === 'config' ? `sendCap in ${runSettings.target.source.path}` : 'the bundled reference\'s sendCap') : 'what the plan said the run needs';
+      const describe = `${cap} sends for the run (${where})${workers > 1 ? `, ${perWorker} for each of ${workers} workers` : ''}: the run needed more than planned; raise sendCap`;
+      await use(new SendGuard(target.recipients.allowPattern, { perWorker, describe }, runState));
+    },
     { scope: 'worker' },
   ],
   workerContext: [
@@ -120,6 +139,30 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
 
+  judgement: [
+    async ({ runState }, use, testInfo) => {
+      // A stopped run starts no more tests: each would fail the same way and check nothing.
+      const stopped = runState.stopped();
+      if (stopped !== null) {
+        testInfo.annotations.push({ type: RUN_STOPPED, description: stopped });
+        testInfo.skip(true, `not run: ${stopped}`);
+      }
+      startRecording();
+      const sendsBefore = runState.sends;
+      await use();
+      const { judgements, annotations } = judge(testInfo.errors);
+      testInfo.annotations.push(...annotations);
+      if (runState.sends > sendsBefore) testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
+      if (testInfo.status === 'skipped' || testInfo.status === 'interrupted') return;
+      const runStop = judgements.find((j) => j.kind === 'harness' && j.stopsRun);
+      if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
+      const failed = testInfo.status === 'failed' || testInfo.status === 'timedOut';
+      const ids = judgements.flatMap((j) => (j.kind === 'requirements' ? j.ids : []));
+      const reason = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message), STOP_AFTER));
+      if (reason !== null) runState.stop(reason);
+    },
+    { auto: true },
+  ],
   evidence: async ({}, use, testInfo) => {
     const log = new EvidenceLog();
     await use(log);
@@ -138,7 +181,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(
       Object.assign(control, {
         require(hook: HookName) {
-          if (!control.offers(hook)) notTestable(`the target offers no '${hook}' test hook (hooks.offers in the target config)`);
+          if (!control.offers(hook)) notTestable(reasonFor(hook));
           return control;
         },
       }),
@@ -157,7 +200,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(() => randomUUID());
   },
   secondClient: async ({ target }, use) => {
-    if (!target.clients.secondary) notTestable('needs a second client of the same target (clients.secondary in the target config)');
+    if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
     await use(target.clients.secondary!);
   },
 });

@@ -1,10 +1,12 @@
 import { expect as base } from '@playwright/test';
 import { asCurl } from './evidence.ts';
+import { recordLabel } from './judgement.ts';
 import type { ApiResponse } from './api-client.ts';
 
 /**
  * Matchers over ApiResponse whose failures read like h2spec's: the requirement, what was
- * expected, what came, and the request to replay.
+ * expected, what came, and the request to replay. A failing matcher records the requirement
+ * its label names (harness/judgement.ts), which is what the report counts the failure against.
  */
 function report(requirement: string, expected: string, res: ApiResponse): string {
   return [
@@ -16,31 +18,61 @@ function report(requirement: string, expected: string, res: ApiResponse): string
   ].join('\n');
 }
 
-export const expect = base.extend({
+const matchers = base.extend({
   /** A 2xx answer: the document rarely fixes the exact success status. */
   toSucceed(res: ApiResponse, requirement: string) {
-    const pass = res.status >= 200 && res.status < 300;
+    const pass = judged(this.isNot, res.status >= 200 && res.status < 300, requirement);
     return { pass, name: 'toSucceed', message: () => report(requirement, this.isNot ? 'not a 2xx answer' : 'a 2xx answer', res) };
   },
   /** A 4xx answer: how the document's "the request is invalid" is observed. */
   toBeRejected(res: ApiResponse, requirement: string) {
-    const pass = res.status >= 400 && res.status < 500;
+    const pass = judged(this.isNot, res.status >= 400 && res.status < 500, requirement);
     return { pass, name: 'toBeRejected', message: () => report(requirement, 'a 4xx answer (the request is rejected)', res) };
   },
   /** The CORE wrapper with exactly this status and error.code. */
   toBeCoreError(res: ApiResponse, status: number, code: string, requirement: string) {
     const body = res.body;
-    const pass = res.status === status && body?.error?.code === code;
+    const pass = judged(this.isNot, res.status === status && body?.error?.code === code, requirement);
     return { pass, name: 'toBeCoreError', message: () => report(requirement, `${status} with error.code ${code}`, res) };
   },
   /** The OAuth-style token error with this error value. */
   toBeOAuthError(res: ApiResponse, error: string, requirement: string) {
-    const pass = res.status >= 400 && res.status < 500 && res.body?.error === error;
+    const pass = judged(this.isNot, res.status >= 400 && res.status < 500 && res.body?.error === error, requirement);
     return { pass, name: 'toBeOAuthError', message: () => report(requirement, `a 4xx OAuth error body with error "${error}"`, res) };
   },
   /** The exact status (for standard- and profile-level checks, where it is fixed). */
   toHaveStatus(res: ApiResponse, status: number, requirement: string) {
-    const pass = res.status === status;
+    const pass = judged(this.isNot, res.status === status, requirement);
     return { pass, name: 'toHaveStatus', message: () => report(requirement, `status ${status}`, res) };
+  },
+});
+
+/** A matcher's outcome, its label recorded when it fails (with .not, a failure is a pass). */
+function judged(isNot: boolean, pass: boolean, requirement: string): boolean {
+  if (pass === isNot) recordLabel(requirement);
+  return pass;
+}
+
+type Expect = typeof matchers;
+const labelOf = (messageOrOptions: unknown): string | undefined =>
+  typeof messageOrOptions === 'string' ? messageOrOptions : (messageOrOptions as { message?: unknown } | undefined)?.message as string | undefined;
+/** `expect(x, 'SEND-008: …')` and `expect.soft(x, 'SEND-008: …')` record their label when made. */
+const labelling: ProxyHandler<Expect> = {
+  apply(target, thisArg, args: unknown[]) {
+    const label = labelOf(args[1]);
+    if (label !== undefined) recordLabel(label);
+    return Reflect.apply(target, thisArg, args);
+  },
+};
+
+/**
+ * The harness's expect: Playwright's, with the matchers above, whose assertions record the
+ * requirement their label names. Signatures and messages are Playwright's.
+ */
+export const expect: Expect = new Proxy(matchers, {
+  ...labelling,
+  get(target, prop, receiver) {
+    const value = Reflect.get(target, prop, receiver);
+    return prop === 'soft' ? new Proxy(value, labelling as ProxyHandler<typeof value>) : value;
   },
 });

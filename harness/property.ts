@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { isReplayableStep, type HttpRequest, type ScenarioState } from '../generators/http-request.ts';
 import { SEND_PATH } from '../generators/send-payload.ts';
+import { isJudged, recordError, type Judged, type Judgement } from './judgement.ts';
+import { runSettings, type ConformanceDepth, type PropertyInput } from './settings.ts';
 
 /**
  * Runs a property for a conformance suite: how many cases, from which seed, and, when it
@@ -8,14 +10,11 @@ import { SEND_PATH } from '../generators/send-payload.ts';
  * seed, path, runs and shrinks, the counterexample as the HTTP request to replay, and the
  * command line that replays it. Independent of Playwright, so it has unit tests of its own.
  *
- * Environment:
- * - CONFORMANCE_RUNS: cases per property (a positive integer); wins over the depth.
- * - CONFORMANCE_DEPTH: `quick` (25 cases, pull requests) or `deep` (500, certification).
- * - CONFORMANCE_SEED, CONFORMANCE_PATH: replay a reported failure.
- * - CONFORMANCE_REPLAY_PATH: fast-check's extra hint for command scenarios (idempotency).
+ * The settings come from the run's settings (harness/settings.ts: `--deep`, `--runs`, and
+ * `--seed`, `--path`, `--replay-path` to replay a reported failure).
  */
 
-export type ConformanceDepth = 'quick' | 'deep';
+export type { ConformanceDepth } from './settings.ts';
 
 export const RUNS_BY_DEPTH: Readonly<Record<ConformanceDepth, number>> = { quick: 25, deep: 500 };
 
@@ -25,37 +24,33 @@ export interface PropertySettings {
   seed?: number;
   path?: string;
   replayPath?: string;
+  /** The command the replay line starts with (the run's own: `npm run certify -- --config …`). */
+  command?: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** Read the settings from the environment; a malformed value is an error, never a silent default. */
-export function propertySettings(env: Env = process.env): PropertySettings {
-  const depthText = env.CONFORMANCE_DEPTH ?? 'quick';
-  if (depthText !== 'quick' && depthText !== 'deep') throw new Error(`CONFORMANCE_DEPTH must be quick or deep, got ${JSON.stringify(depthText)}`);
-  const depth: ConformanceDepth = depthText;
-  let numRuns = RUNS_BY_DEPTH[depth];
-  if (env.CONFORMANCE_RUNS !== undefined && env.CONFORMANCE_RUNS !== '') {
-    numRuns = Number(env.CONFORMANCE_RUNS);
-    if (!Number.isSafeInteger(numRuns) || numRuns < 1) throw new Error(`CONFORMANCE_RUNS must be a positive integer, got ${JSON.stringify(env.CONFORMANCE_RUNS)}`);
-  }
-  const settings: PropertySettings = { depth, numRuns };
-  if (env.CONFORMANCE_SEED !== undefined && env.CONFORMANCE_SEED !== '') {
-    const seed = Number(env.CONFORMANCE_SEED);
-    if (!/^-?\d+$/.test(env.CONFORMANCE_SEED) || !Number.isSafeInteger(seed)) throw new Error(`CONFORMANCE_SEED must be an integer, got ${JSON.stringify(env.CONFORMANCE_SEED)}`);
-    settings.seed = seed;
-  }
-  if (env.CONFORMANCE_PATH !== undefined && env.CONFORMANCE_PATH !== '') {
-    if (settings.seed === undefined) throw new Error('CONFORMANCE_PATH replays a failure only together with the CONFORMANCE_SEED it was reported with');
-    if (!/^\d+(:\d+)*$/.test(env.CONFORMANCE_PATH)) throw new Error(`CONFORMANCE_PATH must look like 12:0:3, got ${JSON.stringify(env.CONFORMANCE_PATH)}`);
-    settings.path = env.CONFORMANCE_PATH;
-  }
-  if (env.CONFORMANCE_REPLAY_PATH !== undefined && env.CONFORMANCE_REPLAY_PATH !== '') settings.replayPath = env.CONFORMANCE_REPLAY_PATH;
-  return settings;
+/** Property settings from the run's settings; a malformed value is an error, never a silent default. */
+export function propertySettings(input?: Partial<PropertyInput>, command?: string): PropertySettings {
+  const run = input === undefined ? runSettings() : undefined;
+  const { depth = 'quick', runs = null, seed = null, path = null, replayPath = null } = input ?? run!.property;
+  if (depth !== 'quick' && depth !== 'deep') throw new Error(`the depth must be quick or deep, got ${JSON.stringify(depth)}`);
+  if (runs !== null && (!Number.isSafeInteger(runs) || runs < 1)) throw new Error(`--runs must be a positive integer, got ${JSON.stringify(runs)}`);
+  if (seed !== null && !Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${JSON.stringify(seed)}`);
+  if (path !== null && seed === null) throw new Error('--path replays a failure only together with the --seed it was reported with');
+  if (path !== null && !/^\d+(:\d+)*$/.test(path)) throw new Error(`--path must look like 12:0:3, got ${JSON.stringify(path)}`);
+  return {
+    depth,
+    numRuns: runs ?? RUNS_BY_DEPTH[depth],
+    command: command ?? run?.command ?? DEFAULT_COMMAND,
+    ...(seed !== null && { seed }),
+    ...(path !== null && { path }),
+    ...(replayPath !== null && replayPath !== '' && { replayPath }),
+  };
 }
+
+const DEFAULT_COMMAND = 'npm run certify --';
 
 export interface CheckPropertyOptions<Ts> {
-  /** @defaultValue propertySettings(process.env) */
+  /** @defaultValue propertySettings(): the run's settings */
   settings?: PropertySettings;
   /**
    * The Playwright `--grep` that selects the failing test in the replay command.
@@ -77,8 +72,8 @@ export interface PropertyRun {
   numRuns: number;
 }
 
-/** A failed property; the message is the full report. */
-export class PropertyFailure extends Error {
+/** A failed property; the message is the full report. It judged the requirements it was run for. */
+export class PropertyFailure extends Error implements Judged {
   override readonly name = 'PropertyFailure';
   constructor(
     message: string,
@@ -93,6 +88,11 @@ export class PropertyFailure extends Error {
     cause: unknown,
   ) {
     super(message, { cause });
+    recordError(this);
+  }
+
+  get judgement(): Judgement {
+    return { kind: 'requirements', ids: [...this.requirementIds] };
   }
 }
 
@@ -114,9 +114,13 @@ export async function checkProperty<Ts>(
     ...(settings.seed === undefined ? {} : { seed: settings.seed }),
     ...(settings.path === undefined ? {} : { path: settings.path }),
   };
-  const details = await fc.check(property as fc.IRawProperty<Ts>, parameters);
+  const stop: { error?: Error } = {};
+  const details = await fc.check(stoppable(property as fc.IRawProperty<Ts>, stop), parameters);
+  // The harness stopped a case (the send cap, a recipient the guard refuses) before any case
+  // failed: the property checked nothing, and the stop, not a failure of the requirement, is
+  // what ends the test. After a failure it only ends the shrinking: the failure stands.
+  if (!details.failed && stop.error) throw stop.error;
   if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
-
   const counterexample = details.counterexample;
   // fast-check hands the counterexample over as the tuple of the property's arguments.
   const asTuple = counterexample as unknown as readonly unknown[];
@@ -124,10 +128,11 @@ export async function checkProperty<Ts>(
   const replayPath = counterexample === null ? undefined : findReplayPath(asTuple);
   const grep = options.grep ?? (ids.length === 1 ? `@${ids[0]}` : `"${ids.map((id) => `@${id}`).join('|')}"`);
   const replayCommand = [
-    `CONFORMANCE_SEED=${details.seed}`,
-    ...(details.counterexamplePath === null ? [] : [`CONFORMANCE_PATH=${details.counterexamplePath}`]),
-    ...(replayPath === undefined ? [] : [`CONFORMANCE_REPLAY_PATH='${replayPath}'`]),
-    `npx playwright test --grep ${grep}`,
+    settings.command ?? DEFAULT_COMMAND,
+    `--seed ${details.seed}`,
+    ...(details.counterexamplePath === null ? [] : [`--path ${details.counterexamplePath}`]),
+    ...(replayPath === undefined ? [] : [`--replay-path '${replayPath}'`]),
+    `--grep ${grep}`,
   ].join(' ');
   const cause = details.errorInstance;
   const lines = [
@@ -147,6 +152,33 @@ export async function checkProperty<Ts>(
     indent(cause instanceof Error ? cause.message : cause === null || cause === undefined ? describeStop(details) : String(cause)),
   ];
   throw new PropertyFailure(lines.join('\n'), ids, details.seed, details.counterexamplePath, details.numRuns, details.numShrinks, counterexample, requests, replayCommand, cause);
+}
+
+/**
+ * The property, with a harness stop thrown by a case turned into an interruption of the run:
+ * fast-check then ends (keeping a failure it already found, shrunk as far as it got) instead
+ * of shrinking towards the stop.
+ */
+function stoppable<Ts>(property: fc.IRawProperty<Ts>, stop: { error?: Error }): fc.IRawProperty<Ts> {
+  const asStop = (outcome: fc.PreconditionFailure | fc.PropertyFailure | null) => {
+    const error = outcome && 'error' in outcome ? outcome.error : undefined;
+    if (isJudged(error) && error.judgement.kind === 'harness') {
+      stop.error ??= error;
+      return new fc.PreconditionFailure(true);
+    }
+    return outcome;
+  };
+  return {
+    isAsync: () => property.isAsync(),
+    generate: (mrng, runId) => property.generate(mrng, runId),
+    shrink: (value) => property.shrink(value),
+    run: ((v: Ts) => {
+      const outcome = property.run(v);
+      return outcome instanceof Promise ? outcome.then(asStop) : asStop(outcome);
+    }) as fc.IRawProperty<Ts>['run'],
+    runBeforeEach: () => property.runBeforeEach(),
+    runAfterEach: () => property.runAfterEach(),
+  };
 }
 
 function describeStop(details: { interrupted: boolean; numSkips: number }): string {

@@ -9,6 +9,52 @@ import type { OperationId } from './config.ts';
 export const OPENAPI_PATH = fileURLToPath(new URL('../spec/openapi.yaml', import.meta.url));
 const DOC_ID = 'openapi.json';
 
+/**
+ * Which requirement each way of breaking the OpenAPI document breaks: the one table the
+ * validator judges by (test/harness/violation-rules.test.ts checks every ID against
+ * spec/requirements.yaml).
+ */
+export const VIOLATION_RULES = {
+  /** The token endpoint answers 404 or 405 at its path: a router that does not serve it there (section 9). */
+  tokenNotServed: 'VER-001',
+  /** A status the token operation does not allow. */
+  tokenStatusNotAllowed: 'TOKEN-006',
+  /** A status a core operation does not allow. */
+  coreStatusNotAllowed: 'ERR-002',
+  /** Not application/json, or a body that does not parse. */
+  notJson: 'ERR-004',
+  /** A token answer with a 2xx status whose body is an OAuth error: an error that is not a client error. */
+  tokenErrorWithSuccessStatus: 'TOKEN-010',
+  /** A token response without its fields. */
+  tokenResponse: 'TOKEN-002',
+  /** A token error body that is not the OAuth shape. */
+  tokenErrorBody: 'TOKEN-006',
+  /** A core error body that is not the CORE wrapper. */
+  coreErrorBody: 'ERR-001',
+  /** error.code outside the document's codes. */
+  coreErrorCode: 'ERR-002',
+  /** A 502 whose error.details lacks the provider status. */
+  upstreamErrorDetails: 'SEARCH-002',
+  /** Success bodies, by operation. */
+  whoamiBody: 'CTX-001',
+  numbersBody: 'NUM-001',
+  searchBody: 'SEARCH-001',
+  updateBody: 'UPD-001',
+  sendBody: 'SEND-009',
+  /** The numbers list is not an array at the configured envelope, or an item lacks its numberId. */
+  numbersEnvelope: 'NUM-001',
+  /** A number's other fields: names and types. */
+  numberFields: 'NUM-005',
+} as const satisfies Record<string, string>;
+
+const SUCCESS_BODY: Record<Exclude<OperationId, 'token'>, string> = {
+  whoami: VIOLATION_RULES.whoamiBody,
+  numbers: VIOLATION_RULES.numbersBody,
+  search: VIOLATION_RULES.searchBody,
+  update: VIOLATION_RULES.updateBody,
+  send: VIOLATION_RULES.sendBody,
+};
+
 /** One way a response breaks the OpenAPI document, with the requirement it breaks. */
 export interface Violation {
   requirement: string;
@@ -55,22 +101,22 @@ export class ResponseValidator {
     // The token endpoint has no resource to be missing: a 404 or 405 there is a router that
     // does not serve it at this path (section 9), whatever its body looks like.
     if (operationId === 'token' && (response.status === 404 || response.status === 405)) {
-      return [{ requirement: 'VER-001', message: `the token endpoint is not served here: status ${response.status}` }];
+      return [{ requirement: VIOLATION_RULES.tokenNotServed, message: `the token endpoint is not served here: status ${response.status}` }];
     }
-    const errorsReq = operationId === 'token' ? 'TOKEN-006' : 'ERR-002';
+    const errorsReq = operationId === 'token' ? VIOLATION_RULES.tokenStatusNotAllowed : VIOLATION_RULES.coreStatusNotAllowed;
     if (!key) {
       return [{ requirement: errorsReq, message: `status ${response.status} is not one operation ${operationId} allows (allowed: ${Object.keys(responses).join(', ')})` }];
     }
     const contentType = response.headers['content-type'] ?? '';
     if (response.status === 204 || (response.text === '' && key.startsWith('2') && operationId === 'update')) return [];
     if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
-      return [{ requirement: 'ERR-004', message: `Content-Type is '${contentType || '(none)'}', expected application/json` }];
+      return [{ requirement: VIOLATION_RULES.notJson, message: `Content-Type is '${contentType || '(none)'}', expected application/json` }];
     }
     let body: unknown;
     try {
       body = JSON.parse(response.text);
     } catch {
-      return [{ requirement: 'ERR-004', message: `body is not JSON: ${JSON.stringify(response.text.slice(0, 120))}` }];
+      return [{ requirement: VIOLATION_RULES.notJson, message: `body is not JSON: ${JSON.stringify(response.text.slice(0, 120))}` }];
     }
     const pointer = this.schemaPointer(op, key);
     const violations = pointer ? this.check(pointer, body, operationId, response.status) : [];
@@ -90,8 +136,8 @@ export class ResponseValidator {
     const requirement = this.requirementForSchemaFailure(operationId, status, body);
     return (validate.errors ?? []).slice(0, 5).map((e) => ({
       requirement:
-        e.instancePath === '/error/code' && e.keyword === 'const' ? 'ERR-002'
-        : status === 502 && e.instancePath.startsWith('/error/details') ? 'SEARCH-002'
+        e.instancePath === '/error/code' && e.keyword === 'const' ? VIOLATION_RULES.coreErrorCode
+        : status === 502 && e.instancePath.startsWith('/error/details') ? VIOLATION_RULES.upstreamErrorDetails
         : requirement,
       message: `${e.instancePath || '(body)'} ${e.message}${e.params && 'allowedValue' in e.params ? ` (${JSON.stringify(e.params.allowedValue)})` : ''}`,
     }));
@@ -103,26 +149,28 @@ export class ResponseValidator {
    * error that is not a client error (TOKEN-010), not a token response missing its fields.
    */
   private requirementForSchemaFailure(operationId: OperationId, status: number, body: unknown): string {
-    if (operationId === 'token' && status < 300) return typeof (body as { error?: unknown } | null)?.error === 'string' ? 'TOKEN-010' : 'TOKEN-002';
-    if (operationId === 'token') return 'TOKEN-006';
-    if (status >= 400) return 'ERR-001';
-    return { whoami: 'CTX-001', numbers: 'NUM-001', search: 'SEARCH-001', update: 'UPD-001', send: 'SEND-009' }[operationId];
+    if (operationId === 'token' && status < 300) {
+      return typeof (body as { error?: unknown } | null)?.error === 'string' ? VIOLATION_RULES.tokenErrorWithSuccessStatus : VIOLATION_RULES.tokenResponse;
+    }
+    if (operationId === 'token') return VIOLATION_RULES.tokenErrorBody;
+    if (status >= 400) return VIOLATION_RULES.coreErrorBody;
+    return SUCCESS_BODY[operationId];
   }
 
   private checkNumberItems(body: unknown, itemsPath: string | null | undefined): Violation[] {
     const items = itemsPath ? (body as Record<string, unknown> | null)?.[itemsPath] : body;
     if (!Array.isArray(items)) {
-      return [{ requirement: 'NUM-001', message: itemsPath ? `property '${itemsPath}' (the configured envelope) is not an array` : 'the answer is not an array (configured with no envelope)' }];
+      return [{ requirement: VIOLATION_RULES.numbersEnvelope, message: itemsPath ? `property '${itemsPath}' (the configured envelope) is not an array` : 'the answer is not an array (configured with no envelope)' }];
     }
     const violations: Violation[] = [];
     items.forEach((item, i) => {
       // NUM-001 asks for each number's numberId string; NUM-005 for the other fields' names and types.
       if (typeof (item as { numberId?: unknown } | null)?.numberId !== 'string') {
-        violations.push({ requirement: 'NUM-001', message: `item ${i}: numberId is missing or not a string` });
+        violations.push({ requirement: VIOLATION_RULES.numbersEnvelope, message: `item ${i}: numberId is missing or not a string` });
         return;
       }
       for (const v of this.check('/components/schemas/Number', item, 'numbers', 200)) {
-        violations.push({ requirement: 'NUM-005', message: `item ${i}: ${v.message}` });
+        violations.push({ requirement: VIOLATION_RULES.numberFields, message: `item ${i}: ${v.message}` });
       }
     });
     return violations;

@@ -1,9 +1,31 @@
-/** Refused before anything is sent: the harness will not message a number it was not given. */
-export class SendGuardError extends Error {
+import { HarnessStop, recordError } from './judgement.ts';
+
+/** Refused before anything is sent: the harness will not message a number it was not given, nor send past the cap. */
+export class SendGuardError extends HarnessStop {
   override name = 'SendGuardError';
+  constructor(
+    message: string,
+    /** The cap stops the whole run; a refused recipient only the test that chose it. */
+    override readonly stopsRun: boolean,
+  ) {
+    super(message);
+    recordError(this);
+  }
 }
 
 const E164_SYNTAX = /^\+[1-9]\d{1,14}$/;
+
+/** Where the sends of a run are counted: across the worker processes of one slot (harness/run-state.ts). */
+export interface SendCounter {
+  countSend(): number;
+}
+
+export interface SendCap {
+  /** Sends this worker may make. */
+  perWorker: number;
+  /** How the cap reads in a message: where it is set and what it is for the run. */
+  describe: string;
+}
 
 /**
  * Keeps a run safe against real systems: every recipient that a conforming server could
@@ -13,12 +35,15 @@ const E164_SYNTAX = /^\+[1-9]\d{1,14}$/;
 export class SendGuard {
   private sent = 0;
   private readonly pattern: RegExp;
+  private readonly cap: SendCap;
 
   constructor(
     allowPattern: string,
-    private readonly cap: number,
+    cap: number | SendCap,
+    private readonly counter: SendCounter = { countSend: () => ++this.sent },
   ) {
     this.pattern = new RegExp(allowPattern);
+    this.cap = typeof cap === 'number' ? { perWorker: cap, describe: `${cap} sends; raise sendCap in the target config` } : cap;
   }
 
   admit(payload: unknown): void {
@@ -26,13 +51,13 @@ export class SendGuard {
     if (Array.isArray(to)) {
       for (const recipient of to) {
         if (typeof recipient === 'string' && E164_SYNTAX.test(recipient) && !this.pattern.test(recipient)) {
-          throw new SendGuardError(`refusing to send to ${recipient}: it does not match recipients.allowPattern (${this.pattern.source})`);
+          throw new SendGuardError(`refusing to send to ${recipient}: it does not match recipients.allowPattern (${this.pattern.source})`, false);
         }
       }
     }
-    if (++this.sent > this.cap) {
-      throw new SendGuardError(`send cap reached (${this.cap} sends for this worker; raise sendCap in the target config)`);
-    }
+    const count = this.counter.countSend();
+    this.sent = count;
+    if (count > this.cap.perWorker) throw new SendGuardError(`send cap reached (${this.cap.describe})`, true);
   }
 
   get count(): number {

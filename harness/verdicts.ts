@@ -1,9 +1,6 @@
 import { test } from '@playwright/test';
+import { NOT_APPLICABLE, NOT_TESTABLE } from './annotations.ts';
 import type { Target } from './config.ts';
-
-/** Annotation types the reporter reads (ARCHITECTURE.md, INTERPRETING.md). */
-export const NOT_TESTABLE = 'not-testable';
-export const NOT_APPLICABLE = 'not-applicable';
 
 /**
  * Stop the test and report its requirements "not testable here" with the reason: a fixture or

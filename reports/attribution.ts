@@ -1,54 +1,33 @@
 // Which requirement a failing test failed on. A test may be tagged with several requirements
-// and stops at its first failed check, so "the test failed" says little about each tag. Every
-// check of the harness leads its failure message with the requirement it checks (the matchers,
-// the validating client, checkProperty), so the message names it; this reads that name back.
-import { REQUIREMENT_ID } from './catalogue.ts';
+// and stops at its first failed check, so "the test failed" says little about each tag. The
+// harness's checks record what they judged (harness/judgement.ts): each attempt carries the
+// requirements its failed checks named (`failedOn`) or the harness's stop (`harnessStop`).
+// This reads that data; it never parses failure messages.
 import type { TestRecord } from './types.ts';
 
-/**
- * Errors the harness raises to refuse or stop a run, not to report the target: a send the
- * guard would not make (a recipient outside the test pattern, the send cap) or a bad target
- * configuration. A test ended by one of these checked nothing.
- */
-const HARNESS_REFUSALS = ['SendGuardError', 'ConfigError'];
-const HARNESS_REFUSAL_LINE = new RegExp(`^\\s*(?:${HARNESS_REFUSALS.join('|')}): .*$`, 'm');
-
-// "Error: ", "SchemaViolationError: ", "PropertyFailure: " and the like before the message's own text.
-const ERROR_NAME = /^[A-Za-z]*(?:Error|Failure): /;
-const PROPERTY_FAILED = /^Property failed: /;
-// One or more catalogue-shaped IDs, comma-separated, ending the message's lead.
-const ID = REQUIREMENT_ID.source.replace(/^\^|\$$/g, '');
-const LEADING_IDS = new RegExp(`^(${ID}(?:, ${ID})*)(?=:|\\s|$)`);
-
 export type FailureCause =
-  /** The failure names these requirements (all known to the catalogue). */
+  /** The failed checks judged these requirements (all known to the catalogue). */
   | { kind: 'requirements'; ids: string[] }
-  /** The harness stopped the test; the line says why. */
+  /** The harness stopped the test; the text says why. */
   | { kind: 'harness'; message: string }
-  /** The failure names no requirement (a timeout, an unexpected exception): it counts against every tag. */
+  /** No check recorded what it judged (a timeout, an unexpected exception): it counts against every tag. */
   | { kind: 'unattributed' };
 
-/** The cause of a failure from its message, given the catalogue's requirement IDs. */
-export function causeOfFailure(message: string, knownIds: ReadonlySet<string>): FailureCause {
-  const refusal = HARNESS_REFUSAL_LINE.exec(message);
-  if (refusal) return { kind: 'harness', message: refusal[0].trim() };
-  const firstLine = message.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
-  const ids = LEADING_IDS.exec(firstLine.replace(ERROR_NAME, '').replace(PROPERTY_FAILED, ''))?.[1]?.split(', ');
-  if (!ids || !ids.every((id) => knownIds.has(id))) return { kind: 'unattributed' };
-  return { kind: 'requirements', ids: [...new Set(ids)] };
-}
-
-/** The cause of a failed or flaky test: its last failing attempt's first error. */
+/** The cause of a failed or flaky test: what its last failing attempt's checks recorded. */
 export function causeOfTest(test: TestRecord, knownIds: ReadonlySet<string>): FailureCause | null {
   if (test.outcome !== 'failed' && test.outcome !== 'flaky') return null;
-  const failing = [...test.attempts].reverse().find((a) => a.status !== 'passed' && a.errors.length > 0);
-  return failing ? causeOfFailure(failing.errors[0]!, knownIds) : { kind: 'unattributed' };
+  const failing = [...test.attempts].reverse().find((a) => a.status !== 'passed');
+  if (failing?.harnessStop !== undefined) return { kind: 'harness', message: failing.harnessStop };
+  const ids = failing?.failedOn ?? [];
+  // A check naming an ID the catalogue lacks is the suite's mistake: judge the test by its tags.
+  if (ids.length === 0 || !ids.every((id) => knownIds.has(id))) return { kind: 'unattributed' };
+  return { kind: 'requirements', ids };
 }
 
 /**
- * How one test reads for one requirement. A failure named after other requirements means the
- * test stopped before it checked this one (or a retry that passed checked it); a failure named
- * after this one, or after none, counts against it; a harness refusal checked nothing.
+ * How one test reads for one requirement. A failure judged against other requirements means
+ * the test stopped before it checked this one (or a retry that passed checked it); a failure
+ * judged against this one, or against none, counts against it; a harness stop checked nothing.
  */
 export function testFor(requirementId: string, test: TestRecord, cause: FailureCause | null): TestRecord {
   if (!cause) return test;

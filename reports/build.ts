@@ -3,7 +3,7 @@
 import { causeOfTest, testFor, type FailureCause } from './attribution.ts';
 import { REQUIREMENT_ID } from './catalogue.ts';
 import { verdictOf } from './verdict.ts';
-import type { Catalogue, Level, LevelCounts, Report, RequirementResult, RunVerdict, Target, TestRecord } from './types.ts';
+import type { Catalogue, Level, LevelCounts, Report, RequirementResult, RunStop, RunVerdict, Target, TestRecord } from './types.ts';
 import { LEVELS } from './types.ts';
 
 export interface BuildInput {
@@ -23,6 +23,14 @@ export interface BuildInput {
   errors: string[];
   /** FullConfig.shard: set only in a sharded run that reports directly (not through blob + merge). */
   shard?: { current: number; total: number } | null;
+  /** How the run was narrowed (grep, requirement list, shard), as the settings name it. */
+  filters?: readonly string[];
+  /** The run stops after this many failed tests (--max-failures). */
+  maxFailures?: number | null;
+  /** The run ended before any test began (global setup: the preflight, the server's start). */
+  setupFailed?: boolean;
+  /** The harness stopped the run mid-way (the stop rule, the send cap): why. */
+  harnessStopped?: string | null;
 }
 
 /** Requirement IDs a test carries: its tags that look like AREA-NNN, without the @. */
@@ -109,15 +117,23 @@ export function buildReport(input: BuildInput): Report {
   }
 
   const errors = [...input.errors, ...consistencyErrors(catalogue, tests), ...harnessStops(tests, causes)];
+  const stop = stopOf(input, tests);
+  if (stop?.by === 'harness') errors.push(`the harness stopped the run: ${stop.reason}`);
   if (input.playwrightStatus === 'interrupted') errors.push('the run was interrupted before every test ended');
   if (input.playwrightStatus === 'timedout') errors.push('the run hit its global timeout before every test ended');
-  if (!tests.some((t) => t.attempts.length > 0 && t.outcome !== 'did-not-run')) errors.push('no test ran');
+  if (!input.setupFailed && !tests.some((t) => t.attempts.length > 0 && t.outcome !== 'did-not-run')) errors.push('no test ran');
 
+  const filters = [...(input.filters ?? [])];
+  if (input.shard && !filters.some((f) => f.startsWith('shard '))) filters.push(`shard ${input.shard.current}/${input.shard.total}`);
+  const partial = partialReasons(filters, stop, requirements, ctx);
   const verdict: RunVerdict =
-    errors.length > 0 ? 'harness error' : requirements.some((r) => r.verdict === 'fail') ? 'not conformant' : 'conformant';
+    errors.length > 0 ? 'harness error'
+    : requirements.some((r) => r.verdict === 'fail') ? 'not conformant'
+    : partial.length > 0 ? 'partial'
+    : 'conformant';
 
   return {
-    reportFormat: 1,
+    reportFormat: 2,
     verdict,
     counts,
     target: input.target,
@@ -131,8 +147,43 @@ export function buildReport(input: BuildInput): Report {
       playwrightStatus: input.playwrightStatus,
       shard: input.shard ? { current: input.shard.current, total: input.shard.total } : null,
       errors,
+      filters,
+      partial,
+      stop,
     },
     areas: catalogue.areas,
     requirements,
   };
+}
+
+/** Why the run ended before its last test, if it did. */
+function stopOf(input: BuildInput, tests: readonly TestRecord[]): RunStop | null {
+  if (input.setupFailed) return { by: 'setup', reason: firstLine(input.errors[0] ?? 'the run stopped before any test') };
+  if (input.harnessStopped) return { by: 'harness', reason: input.harnessStopped };
+  const max = input.maxFailures ?? null;
+  const failed = tests.filter((t) => t.outcome === 'failed' || t.outcome === 'flaky').length;
+  if (max !== null && failed >= max && tests.some((t) => t.outcome === 'did-not-run')) {
+    return { by: 'max-failures', reason: `stopped after ${failed} failed tests (--max-failures ${max})` };
+  }
+  return null;
+}
+
+/**
+ * Why the run does not cover the whole suite: a filter, a stop, or requirements that apply to
+ * this target with no test in the run (a filter Playwright applied on its own command line).
+ */
+function partialReasons(filters: readonly string[], stop: RunStop | null, requirements: readonly RequirementResult[], ctx: { targetProfile: string | null; catalogueProfile: string }): string[] {
+  if (stop?.by === 'setup') return ['the run stopped before any test'];
+  const reasons = [...filters];
+  if (stop) reasons.push(stop.reason);
+  if (filters.length === 0) {
+    const applies = (r: RequirementResult) => r.check !== 'client-side' && r.check !== 'not-checkable' && (r.level !== 'profile' || ctx.targetProfile === ctx.catalogueProfile);
+    const untested = requirements.filter((r) => applies(r) && r.tests.length === 0).length;
+    if (untested > 0) reasons.push(untested === 1 ? '1 requirement that applies had no test in this run' : `${untested} requirements that apply had no test in this run`);
+  }
+  return reasons;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? text;
 }

@@ -3,17 +3,15 @@
 // folder that is gone by the time a later hook runs.
 import { relative } from 'node:path';
 import type { TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, RUN_STOPPED, SENDS } from '../harness/annotations.ts';
 import { readEvidence } from './evidence.ts';
 import { redactText } from './redact.ts';
 import type { Attempt, TestOutcome, TestRecord } from './types.ts';
 
-// Annotation types the harness sets (harness/verdicts.ts).
-export const NOT_TESTABLE = 'not-testable';
-export const NOT_APPLICABLE = 'not-applicable';
 const MAX_ERROR_CHARS = 4000;
 
 // eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+export const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 function errorText(e: TestError): string {
   const text = redactText((e.message ?? e.value ?? 'unknown error').replace(ANSI, ''));
@@ -26,12 +24,19 @@ export interface CollectedAttempt extends Attempt {
 
 export function attemptOf(result: TestResult): CollectedAttempt {
   const { exchanges, omitted, problems } = readEvidence(result.attachments);
+  // What the harness's failed checks judged (harness/judgement.ts): data, not read from messages.
+  const failedOn = [...new Set(result.annotations.filter((a) => a.type === FAILED_ON && a.description).map((a) => a.description!))];
+  const harnessStop = result.annotations.find((a) => a.type === HARNESS_STOP)?.description;
+  const sends = Number(result.annotations.find((a) => a.type === SENDS)?.description ?? 0);
   return {
     retry: result.retry,
     status: result.status,
     durationMs: Math.max(0, Math.round(result.duration)),
     errors: [...result.errors.map(errorText), ...problems],
     evidence: exchanges,
+    ...(failedOn.length > 0 ? { failedOn } : {}),
+    ...(harnessStop !== undefined ? { harnessStop: redactText(harnessStop) } : {}),
+    ...(Number.isSafeInteger(sends) && sends > 0 ? { sends } : {}),
     ...(omitted > 0 ? { evidenceOmitted: omitted } : {}),
     annotations: result.annotations.map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
   };
@@ -46,6 +51,8 @@ export function outcomeOf(attempts: readonly CollectedAttempt[]): { outcome: Tes
   if (ran.length === 0) {
     const last = attempts.at(-1);
     if (!last || last.status === 'interrupted') return { outcome: 'did-not-run' };
+    const stopped = last.annotations.find((a) => a.type === RUN_STOPPED);
+    if (stopped) return { outcome: 'did-not-run', reason: stopped.description ?? 'the run had stopped' };
     const nt = last.annotations.find((a) => a.type === NOT_TESTABLE);
     if (nt) return { outcome: 'not-testable', reason: nt.description ?? 'not testable (no reason given)' };
     // the harness's profileOnly() says why in a not-applicable annotation; plain skips in skip/fixme

@@ -2,7 +2,7 @@
 // the harness's `{ exchanges: [...], omitted: N }`, a bare array of exchanges, or one exchange. A malformed attachment is reported, not fatal: the test's own
 // verdict does not depend on it.
 import { readFileSync } from 'node:fs';
-import { redactExchange } from './redact.ts';
+import { redactExchange, type ExchangeInput } from './redact.ts';
 import type { Exchange } from './types.ts';
 
 export const EVIDENCE_ATTACHMENT = 'evidence';
@@ -14,7 +14,7 @@ export interface AttachmentLike {
   body?: Buffer;
 }
 
-function isExchange(v: unknown): v is Exchange {
+function isExchange(v: unknown): v is ExchangeInput {
   if (typeof v !== 'object' || v === null) return false;
   const r = (v as { request?: unknown }).request;
   return typeof r === 'object' && r !== null && 'method' in r && 'url' in r;

@@ -55,12 +55,28 @@ export function exitCodeFor(report: Report, options: GateOptions = {}): 0 | 1 | 
   return gateOf(report, options).exitCode;
 }
 
+/**
+ * How a run reads in one phrase: `CONFORMANT`, `NOT CONFORMANT (strict)`, `PARTIAL (grep
+ * @SEND-004)`, `NOT CONFORMANT (partial: shard 1/2)`, `HARNESS ERROR (stopped: …)`. Never
+ * `CONFORMANT` unless the gate's exit code is 0, and never without "partial" when the run did
+ * not cover the whole suite.
+ */
+export function headOf(report: Report, gate: Gate): string {
+  const partial = report.run.partial ?? [];
+  const stop = report.run.stop ?? null;
+  const strict = gate.strict ? ['strict'] : [];
+  const head = (word: string, qualifiers: string[]) => (qualifiers.length > 0 ? `${word} (${qualifiers.join('; ')})` : word);
+  if (report.verdict === 'harness error' || gate.exitCode === EXIT_HARNESS_ERROR) return head('HARNESS ERROR', [...strict, ...(stop ? [`stopped: ${stop.reason}`] : [])]);
+  const failed = gate.expected.length + gate.regressions.length > 0;
+  if (failed) return head('NOT CONFORMANT', [...strict, ...(partial.length > 0 ? [`partial: ${partial.join('; ')}`] : [])]);
+  if (report.verdict === 'partial' || partial.length > 0) return head('PARTIAL', [...strict, ...partial]);
+  return head('CONFORMANT', strict);
+}
+
 /** e.g. `CONFORMANT  document 61/61  standard 20/22 (2 non-strict)  profile 30/30  not testable 3  not run 2` */
 export function summaryLine(report: Report, options: GateOptions = {}): string {
   const gate = gateOf(report, options);
-  const failed = gate.expected.length + gate.regressions.length > 0;
-  const head = report.verdict === 'harness error' ? 'HARNESS ERROR' : failed ? 'NOT CONFORMANT' : 'CONFORMANT';
-  const parts = [gate.strict ? `${head} (strict)` : head];
+  const parts = [headOf(report, gate)];
   let notTestable = 0;
   let notRun = 0;
   for (const level of LEVELS) {

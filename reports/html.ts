@@ -11,7 +11,7 @@ const CSS = `
 body{margin:0 auto;max-width:72rem;padding:1.5rem;color:#1f2328;line-height:1.4}
 h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.15rem;margin:1.6rem 0 .4rem;border-bottom:1px solid var(--line)}
 .banner{padding:.8rem 1rem;border-radius:6px;color:#fff;font-weight:600;font-size:1.2rem}
-.banner.conformant{background:var(--pass)}.banner.not-conformant{background:var(--fail)}.banner.harness-error{background:#8250df}
+.banner.conformant{background:var(--pass)}.banner.not-conformant{background:var(--fail)}.banner.harness-error{background:#8250df}.banner.partial{background:#9a6700}
 .summary{font-family:ui-monospace,monospace;margin:.5rem 0;white-space:pre-wrap}
 table{border-collapse:collapse;margin:.6rem 0}th,td{border:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -72,7 +72,6 @@ function exchangeHtml(e: Exchange, i: number): string {
   }
   parts.push('</div>');
   if (e.violations?.length) parts.push(`<div>Schema violations</div><pre>${json(e.violations)}</pre>`);
-  if (e.validation !== undefined) parts.push(`<div>Validation</div><pre>${json(e.validation)}</pre>`);
   if (e.error !== undefined) parts.push(`<div>Transport error</div><pre>${json(e.error)}</pre>`);
   parts.push('</div>');
   return parts.join('');
@@ -144,7 +143,7 @@ export function renderHtml(report: Report, gate: GateOptions = {}): string {
 <header>
 <h1>${esc(title)}</h1>
 <div class="banner ${esc(report.verdict.replace(/ /g, '-'))}" id="verdict">${esc(report.verdict.toUpperCase())}</div>
-${report.run.shard ? `<p class="partial"><strong>Partial report:</strong> shard ${report.run.shard.current} of ${report.run.shard.total} only. The certificate is the report merged from every shard.</p>` : ''}
+${(report.run.partial ?? []).length > 0 ? `<p class="partial"><strong>Partial run, not a certificate:</strong> ${esc((report.run.partial ?? []).join('; '))}.${report.run.shard ? ' The certificate is the report merged from every shard.' : ''}</p>` : ''}
 <div class="summary" id="summary">${esc(summaryLine(report, gate))}</div>
 ${countsTable(report)}
 <dl class="meta">${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>

@@ -2,11 +2,8 @@
 // at which revision, so a customer can tell what code produced a verdict.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../harness/settings.ts';
 import type { Report } from './types.ts';
-
-/** The repository root: this file lives in <root>/reports/. */
-export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 function git(args: string[]): string | null {
   try {

@@ -1,21 +1,10 @@
 // Second line of defence for secrets. The validating client redacts evidence before attaching
 // it; the reporter redacts again, because a report is handed to third parties and a single
 // leaked client secret or bearer token in it is worse than an over-redacted field.
-import type { Exchange } from './types.ts';
+// The lists of secret fields and headers are the harness's (harness/evidence.ts): one list.
+import { isSecretField, REDACTED, redactHeaders, type Exchange } from '../harness/evidence.ts';
 
-export const REDACTED = '[redacted]';
-
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-control-token']);
-// JSON/form fields that carry credentials in this interface (token endpoint, fixtures, webhooks).
-const SECRET_FIELDS = new Set([
-  'access_token', 'refresh_token', 'id_token', 'client_secret', 'clientsecret', 'password',
-  'secret', 'webhooksecret', 'webhook_secret', 'controltoken', 'token',
-]);
 const MAX_BODY_CHARS = 16_384;
-
-function isSecretField(name: string): boolean {
-  return SECRET_FIELDS.has(name.toLowerCase());
-}
 
 /** Replaces credentials inside free text: auth schemes, and key=value pairs of secret fields. */
 export function redactText(s: string): string {
@@ -30,17 +19,6 @@ export function redactText(s: string): string {
 function redactUrl(url: string): string {
   // userinfo (https://user:pass@host) and secret query parameters
   return redactText(url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/i, `$1${REDACTED}@`));
-}
-
-function redactHeaders(h: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!h) return h;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(h)) {
-    if (!SECRET_HEADERS.has(k.toLowerCase())) out[k] = v;
-    else if (typeof v === 'string' && /^(Bearer|Basic)\s/i.test(v)) out[k] = `${v.split(/\s/)[0]} ${REDACTED}`;
-    else out[k] = REDACTED;
-  }
-  return out;
 }
 
 /** Redacts a parsed body: secret fields anywhere in the tree; strings get text redaction. */
@@ -58,21 +36,31 @@ export function redactValue(v: unknown): unknown {
   return v;
 }
 
-export function redactExchange(e: Exchange): Exchange {
+/** An exchange as an evidence attachment holds it: the shape is checked loosely, the values are not trusted. */
+export interface ExchangeInput {
+  request: { method: unknown; url: unknown; headers?: unknown; body?: unknown };
+  response?: { status?: unknown; headers?: unknown; body?: unknown; durationMs?: unknown };
+  violations?: unknown;
+  error?: unknown;
+}
+
+const headersOf = (h: unknown): Record<string, string> => redactHeaders(h && typeof h === 'object' && !Array.isArray(h) ? (h as Record<string, unknown>) : {});
+
+/** The exchange in the report's shape, every credential redacted again. */
+export function redactExchange(e: ExchangeInput): Exchange {
   const out: Exchange = {
     request: {
       method: String(e.request.method),
       url: redactUrl(String(e.request.url)),
-      headers: redactHeaders(e.request.headers),
-      body: redactValue(e.request.body),
+      headers: headersOf(e.request.headers),
+      ...(e.request.body !== undefined && { body: redactValue(e.request.body) }),
     },
   };
   if (e.response) {
-    out.response = { status: e.response.status, headers: redactHeaders(e.response.headers), body: redactValue(e.response.body) };
+    out.response = { status: Number(e.response.status), headers: headersOf(e.response.headers), ...(e.response.body !== undefined && { body: redactValue(e.response.body) }) };
     if (typeof e.response.durationMs === 'number') out.response.durationMs = e.response.durationMs;
   }
-  if (Array.isArray(e.violations)) out.violations = e.violations.map(redactValue);
-  if (e.validation !== undefined) out.validation = redactValue(e.validation);
+  if (Array.isArray(e.violations)) out.violations = e.violations.map(redactValue) as Exchange['violations'];
   if (typeof e.error === 'string') out.error = redactText(e.error);
   return out;
 }

@@ -12,35 +12,40 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { loadBaseline, type Baseline } from './baseline.ts';
 import { buildReport, requirementTags } from './build.ts';
 import { loadCatalogue } from './catalogue.ts';
-import { attemptOf, testRecordOf, type CollectedAttempt } from './collect.ts';
+import { RUN_STOPPED } from '../harness/annotations.ts';
+import { ANSI, attemptOf, testRecordOf, type CollectedAttempt } from './collect.ts';
 import { InputError } from './errors.ts';
 import { EXIT_HARNESS_ERROR, gateOf, summaryLine } from './gate.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
-import { harnessInfo, REPO_ROOT } from './meta.ts';
+import { REPO_ROOT } from '../harness/settings.ts';
+import { harnessInfo } from './meta.ts';
 import { redactText } from './redact.ts';
 import { reportSchemaErrors } from './schema.ts';
-import { parseTargetJson, targetOf, type TargetInput } from './target.ts';
+import { targetOf, type TargetInput } from './target.ts';
 import type { Catalogue, Report, Target } from './types.ts';
 
-export { buildReport } from './build.ts';
-export { verdictOf } from './verdict.ts';
-export { exitCodeFor, gateOf, summaryLine } from './gate.ts';
-export type { Report } from './types.ts';
-
+/**
+ * Everything the reporter is told about the run. playwright.config.ts fills these from the
+ * run's settings (harness/settings.ts); the reporter reads no environment variable.
+ */
 export interface ConformanceReporterOptions {
   /** Where report.json, report.html and junit.xml go. Default: <repo>/reports/out. */
   outDir?: string;
   /** The requirement catalogue. Default: <repo>/spec/requirements.yaml. */
   catalogue?: string;
-  /** The target; default from CONFORMANCE_TARGET_JSON. */
+  /** The target: label, base URL, declared profile. Default: an unnamed target. */
   target?: TargetInput;
-  /** Standard-level failures fail the run. Default: CONFORMANCE_STRICT=1. */
+  /** Standard-level failures fail the run. Default false. */
   strict?: boolean;
-  /** Expected-failure baseline file. Default: CONFORMANCE_BASELINE. */
+  /** Expected-failure baseline file. */
   baseline?: string;
-  /** The run's seed. Default: CONFORMANCE_SEED, then target.seed, then a `seed` annotation. */
+  /** The run's seed. Default: a `seed` annotation of a test, if any. */
   seed?: string;
+  /** How the run was narrowed (grep, requirement list, shard), as the report names it. */
+  filters?: string[];
+  /** The run stops after this many failed tests. */
+  maxFailures?: number | null;
   /** One line per finished test; default: only when no other terminal reporter is configured. */
   progress?: boolean;
   /** Set the process exit code (0/1/2). Default true. */
@@ -53,9 +58,8 @@ export interface ConformanceReporterOptions {
 // Built-in reporters that do not write to the terminal; any other one (list, line, dot,
 // github, custom) already shows progress, so ours stays quiet.
 const SILENT_REPORTERS = new Set(['html', 'blob', 'json', 'junit', 'null']);
+const MAX_FAILURES_NOTICE = /^Testing stopped early after \d+ maximum allowed failures\.$/;
 const STATUS_MARK: Record<string, string> = { passed: '✓', failed: '✗', timedOut: '✗', skipped: '–', interrupted: '–' };
-
-const envFlag = (v: string | undefined): boolean | undefined => (v === undefined || v === '' ? undefined : /^(1|true|yes)$/i.test(v));
 
 export default class ConformanceReporter implements Reporter {
   private readonly options: ConformanceReporterOptions;
@@ -100,7 +104,8 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onError(error: TestError): void {
-    this.errors.push(redactText(`${error.message ?? error.value ?? 'error'}`.split('\n')[0] ?? 'error'));
+    // the whole message: a preflight failure says what failed, the answer, and what to check
+    this.errors.push(redactText(`${error.message ?? error.value ?? 'error'}`.replace(ANSI, '').trim() || 'error'));
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
@@ -128,26 +133,26 @@ export default class ConformanceReporter implements Reporter {
   /** Builds, validates and writes the report; returns the exit code. */
   private finish(result: FullResult): 0 | 1 | 2 {
     const configDir = this.config?.configFile ? dirname(this.config.configFile) : this.options.configDir ?? process.cwd();
-    // option paths are relative to the config file (as for Playwright's own reporters); env paths to the cwd
-    const fromOption = (p: string): string => (isAbsolute(p) ? p : resolve(configDir, p));
-    const fromEnv = (p: string): string => resolve(p);
-    const optPath = (opt: string | undefined, env: string | undefined, fallback: string): string =>
-      opt !== undefined ? fromOption(opt) : env ? fromEnv(env) : fallback;
+    // option paths are relative to the config file, as for Playwright's own reporters
+    const fromOption = (p: string | undefined, fallback: string): string => (p === undefined ? fallback : isAbsolute(p) ? p : resolve(configDir, p));
 
-    const outDir = optPath(this.options.outDir, process.env.CONFORMANCE_REPORT_DIR, join(REPO_ROOT, 'reports', 'out'));
-    const cataloguePath = optPath(this.options.catalogue, undefined, join(REPO_ROOT, 'spec', 'requirements.yaml'));
-    const baselinePath = this.options.baseline !== undefined ? fromOption(this.options.baseline) : process.env.CONFORMANCE_BASELINE ? fromEnv(process.env.CONFORMANCE_BASELINE) : undefined;
-    const strict = this.options.strict ?? envFlag(process.env.CONFORMANCE_STRICT) ?? false;
+    const outDir = fromOption(this.options.outDir, join(REPO_ROOT, 'reports', 'out'));
+    const cataloguePath = fromOption(this.options.catalogue, join(REPO_ROOT, 'spec', 'requirements.yaml'));
+    const baselinePath = this.options.baseline !== undefined ? fromOption(this.options.baseline, '') : undefined;
+    const strict = this.options.strict ?? false;
 
     const catalogue: Catalogue = loadCatalogue(cataloguePath);
     const baseline: Baseline | null = baselinePath ? loadBaseline(baselinePath) : null;
-    const targetInput = this.options.target ?? (process.env.CONFORMANCE_TARGET_JSON ? parseTargetJson(process.env.CONFORMANCE_TARGET_JSON) : undefined);
+    const targetInput = this.options.target;
     const target: Target = targetOf(targetInput);
 
+    const maxFailures = this.options.maxFailures ?? (this.config?.maxFailures || null);
     const rootDir = this.config?.rootDir ?? process.cwd();
     const tests = (this.suite?.allTests() ?? []).map((t) => testRecordOf(t, this.attempts.get(t) ?? [], rootDir));
-    const seedAnnotation = [...this.attempts.values()].flat().flatMap((a) => a.annotations).find((a) => a.type === 'seed')?.description;
-    const seed = this.options.seed ?? process.env.CONFORMANCE_SEED ?? (typeof targetInput?.seed === 'string' ? targetInput.seed : undefined) ?? seedAnnotation ?? null;
+    const annotations = [...this.attempts.values()].flat().flatMap((a) => a.annotations);
+    const seedAnnotation = annotations.find((a) => a.type === 'seed')?.description;
+    const harnessStopped = annotations.find((a) => a.type === RUN_STOPPED)?.description ?? null;
+    const seed = this.options.seed ?? seedAnnotation ?? null;
 
     const report: Report = buildReport({
       catalogue,
@@ -160,8 +165,15 @@ export default class ConformanceReporter implements Reporter {
       startTime: result.startTime,
       durationMs: result.duration,
       playwrightStatus: result.status,
-      errors: this.errors,
+      // Playwright says when --max-failures ended the run; the report says it as run.stop instead
+      errors: this.errors.filter((e) => !(maxFailures !== null && MAX_FAILURES_NOTICE.test(e))),
       shard: this.config?.shard ?? null,
+      filters: this.options.filters ?? [],
+      maxFailures,
+      // Global setup (the preflight) fails before any test is loaded: Playwright then begins
+      // the report with an empty suite and hands over the error.
+      setupFailed: (this.suite?.allTests().length ?? 0) === 0 && this.errors.length > 0,
+      harnessStopped,
     });
 
     const invalid = reportSchemaErrors(report);
@@ -177,11 +189,13 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(join(outDir, 'junit.xml'), renderJunit(report));
 
     const gate = gateOf(report, { strict, baseline });
+    const partial = report.run.partial ?? [];
     const lines = [
-      ...report.run.errors.map((e) => `harness error: ${e}`),
+      ...report.run.errors.map((e) => `harness error: ${e.split('\n').join('\n  ')}`),
       ...gate.errors.map((e) => `baseline error: ${e}`),
       ...report.requirements.filter((r) => gate.regressions.includes(r.id)).map((r) => `${baseline ? 'new failure' : 'fail'}: ${r.id} ${r.reasons[0] ?? ''}`),
       ...(report.run.shard ? [`note: this report covers shard ${report.run.shard.current} of ${report.run.shard.total} only; merge the shards' blob reports for the certificate`] : []),
+      ...(partial.length > 0 && report.verdict !== 'harness error' ? [`note: a partial run (${partial.join('; ')}): it is not a certificate`] : []),
       `report: ${join(outDir, 'report.html')}`,
       summaryLine(report, { strict, baseline }),
     ];
@@ -192,6 +206,6 @@ export default class ConformanceReporter implements Reporter {
 
 /** Repository-relative name for files inside the repository, else the absolute path. */
 function relativeName(p: string): string {
-  const root = REPO_ROOT.endsWith('/') ? REPO_ROOT : `${REPO_ROOT}/`;
+  const root = `${REPO_ROOT}/`;
   return p.startsWith(root) ? p.slice(root.length) : p;
 }

@@ -4,7 +4,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { Report } from './types.ts';
 
 export const REPORT_SCHEMA_PATH = new URL('./report.schema.json', import.meta.url);
 
@@ -30,8 +29,4 @@ export function reportSchemaErrors(value: unknown): string[] {
   const validate = compiled();
   if (validate(value)) return [];
   return (validate.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
-}
-
-export function isReport(value: unknown): value is Report {
-  return reportSchemaErrors(value).length === 0;
 }

@@ -1,5 +1,5 @@
-// What target a run certified. The certify CLI describes it in CONFORMANCE_TARGET_JSON
-// ({ baseUrl, profile, label }); reporter options may give it directly instead.
+// What target a run certified, as the reporter's options give it ({ label, baseUrl, profile }:
+// the run settings' target description).
 import { InputError } from './errors.ts';
 import type { Target } from './types.ts';
 
@@ -7,18 +7,6 @@ export interface TargetInput {
   label?: unknown;
   baseUrl?: unknown;
   profile?: unknown;
-  seed?: unknown;
-}
-
-export function parseTargetJson(text: string, from = 'CONFORMANCE_TARGET_JSON'): TargetInput {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw new InputError(`${from} is not valid JSON`);
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new InputError(`${from} must be a JSON object {baseUrl, profile, label}`);
-  return v as TargetInput;
 }
 
 const optionalString = (v: unknown, what: string): string | null => {

@@ -2,26 +2,18 @@
 // `Report`; keep the two in step (test/reports/schema.test.ts fails when they drift).
 
 import type { Area, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
+import type { Exchange } from '../harness/evidence.ts';
 
 // The catalogue's own shapes have one definition, the harness's.
 export type { Area, Catalogue, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
 export type Verdict = 'pass' | 'fail' | 'non-strict fail' | 'not testable here' | 'not run';
-export type RunVerdict = 'conformant' | 'not conformant' | 'harness error';
+export type RunVerdict = 'conformant' | 'not conformant' | 'partial' | 'harness error';
 
 export const LEVELS: readonly Level[] = ['document', 'standard', 'profile'];
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'non-strict fail', 'not testable here', 'not run'];
 
-
-/** One recorded HTTP exchange, as the validating client attaches it (already redacted). */
-export interface Exchange {
-  request: { method: string; url: string; headers?: Record<string, unknown>; body?: unknown };
-  response?: { status: number; headers?: Record<string, unknown>; body?: unknown; durationMs?: number };
-  /** Schema violations the validating client found. */
-  violations?: unknown[];
-  validation?: unknown;
-  /** Transport error (no response). */
-  error?: string;
-}
+/** One recorded HTTP exchange: the validating client's own type (harness/evidence.ts). */
+export type { Exchange };
 
 /**
  * How one test ended, seen from the requirement it is listed under. `stopped`: it failed on
@@ -36,6 +28,12 @@ export interface Attempt {
   durationMs: number;
   errors: string[];
   evidence: Exchange[];
+  /** The requirements this attempt's failed checks judged (the harness records them). */
+  failedOn?: string[];
+  /** The harness stopped this attempt (send guard, configuration): it checked nothing. */
+  harnessStop?: string;
+  /** Messages the attempt sent (the send guard's count). */
+  sends?: number;
   /** Exchanges the harness left out of a long attempt (it keeps the first and last ones). */
   evidenceOmitted?: number;
 }
@@ -83,8 +81,16 @@ export interface RequirementResult {
   tests: TestRecord[];
 }
 
+/** Why a run ended before its last test. */
+export interface RunStop {
+  /** setup: before any test (the preflight, the server did not start); harness: the stop rule or the send cap; max-failures: --max-failures. */
+  by: 'setup' | 'harness' | 'max-failures';
+  reason: string;
+}
+
 export interface Report {
-  reportFormat: 1;
+  /** 2 since the partial verdict; a report of format 1 (no filters, partial, stop) is still read. */
+  reportFormat: 1 | 2;
   verdict: RunVerdict;
   counts: Record<Level, LevelCounts>;
   target: Target;
@@ -100,6 +106,11 @@ export interface Report {
     shard: { current: number; total: number } | null;
     /** Problems that make the run unfit to certify anything (exit code 2). */
     errors: string[];
+    /** How the run was narrowed (grep, requirement list, shard). */
+    filters?: string[];
+    /** Why the run does not cover the whole suite; empty for a complete run. Never a certificate when not empty. */
+    partial?: string[];
+    stop?: RunStop | null;
   };
   areas: Area[];
   requirements: RequirementResult[];

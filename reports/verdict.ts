@@ -76,6 +76,6 @@ function whyNotRun(t: TestRecord): string {
     case 'harness-error':
       return `the harness stopped "${t.title}": ${t.reason ?? 'no reason given'}`;
     default:
-      return 'did not run: the run ended before it';
+      return t.reason !== undefined ? `did not run: the run had stopped (${t.reason})` : 'did not run: the run ended before it';
   }
 }

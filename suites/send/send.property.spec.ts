@@ -16,8 +16,8 @@ import { asRequest, check } from './property-support.ts';
 import { payloadConstraints, recordRun } from '../support/properties.ts';
 import { deliveredRecipients, messageIdsOf, reportsQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
 
-// Section 4.6 with generated inputs. Every property runs CONFORMANCE_RUNS cases (quick by
-// default, CONFORMANCE_DEPTH=deep for certification); a failure prints the seed, the shrunk
+// Section 4.6 with generated inputs. Every property runs the run's number of cases (quick by
+// default, certify --deep for certification); a failure prints the seed, the shrunk
 // request to replay and the command that replays it (harness/property.ts).
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
@@ -25,7 +25,7 @@ const isClientError = (status: number) => status >= 400 && status < 500;
 
 test.describe('4.6 rule 6, generated: recipients that are not E.164', () => {
   // One property per class, so every class is tried whatever the seed. The runs are shared
-  // out: a fifth of CONFORMANCE_RUNS per class (at least 3), which keeps the twenty classes
+  // out: a fifth of the runs per class (at least 3), which keeps the twenty classes
   // within about four properties' worth of sends (the target's sendCap counts them all).
   const settings = propertySettings();
   const perClass = { ...settings, numRuns: Math.max(3, Math.ceil(settings.numRuns / 5)) };

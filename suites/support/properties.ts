@@ -56,5 +56,5 @@ export function apiSendPort(api: ApiClient): SendPort {
 
 /** Record how a passing property ran, so a run with a random seed can be repeated. */
 export function recordRun(run: PropertyRun): void {
-  test.info().annotations.push({ type: 'property', description: `seed ${run.seed}, ${run.numRuns} runs (replay with CONFORMANCE_SEED=${run.seed})` });
+  test.info().annotations.push({ type: 'property', description: `seed ${run.seed}, ${run.numRuns} runs (replay with --seed ${run.seed})` });
 }

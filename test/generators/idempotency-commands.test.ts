@@ -56,9 +56,9 @@ test('a failure shows the scenario as requests, shrunk, and replays from seed, p
   // Shrunk to the two requests that matter: a send, then the changed replay under its key.
   expect(failure.requests.map((r) => r.headers['Idempotency-Key'])).toEqual(['<key k0>', '<key k0>']);
   expect(failure.message).toContain('POST /api/core/messages/send');
-  expect(failure.replayCommand).toMatch(/CONFORMANCE_REPLAY_PATH='[^']+'/);
+  expect(failure.replayCommand).toMatch(/--replay-path '[^']+'/);
 
-  const replayPath = /CONFORMANCE_REPLAY_PATH='([^']+)'/.exec(failure.replayCommand)?.[1];
+  const replayPath = /--replay-path '([^']+)'/.exec(failure.replayCommand)?.[1];
   const replay = fc.asyncProperty(idempotencyCommands({ maxRecipients: 2, ...(replayPath === undefined ? {} : { replayPath }) }), (commands) =>
     runIdempotencyModel(new FakeSendServer({ flaws: ['accepts-changed-payload'] }), commands),
   );

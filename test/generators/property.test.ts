@@ -13,19 +13,18 @@ async function failureOf(run: Promise<unknown>): Promise<PropertyFailure> {
   throw new Error('expected the property to fail');
 }
 
-test('runs come from CONFORMANCE_RUNS, else from the depth', () => {
-  expect(propertySettings({})).toEqual({ depth: 'quick', numRuns: 25 });
-  expect(propertySettings({ CONFORMANCE_DEPTH: 'deep' }).numRuns).toBe(500);
-  expect(propertySettings({ CONFORMANCE_DEPTH: 'deep', CONFORMANCE_RUNS: '7' }).numRuns).toBe(7);
-  expect(propertySettings({ CONFORMANCE_SEED: '-42', CONFORMANCE_PATH: '3:0:1', CONFORMANCE_REPLAY_PATH: 'AB:C' })).toMatchObject({ seed: -42, path: '3:0:1', replayPath: 'AB:C' });
+test('runs come from --runs, else from the depth', () => {
+  expect(propertySettings({}, 'npm run certify --')).toEqual({ depth: 'quick', numRuns: 25, command: 'npm run certify --' });
+  expect(propertySettings({ depth: 'deep' }).numRuns).toBe(500);
+  expect(propertySettings({ depth: 'deep', runs: 7 }).numRuns).toBe(7);
+  expect(propertySettings({ seed: -42, path: '3:0:1', replayPath: 'AB:C' })).toMatchObject({ seed: -42, path: '3:0:1', replayPath: 'AB:C' });
 });
 
 test('malformed settings are refused rather than ignored', () => {
-  expect(() => propertySettings({ CONFORMANCE_RUNS: '0' })).toThrow(/CONFORMANCE_RUNS/);
-  expect(() => propertySettings({ CONFORMANCE_RUNS: 'many' })).toThrow(/CONFORMANCE_RUNS/);
-  expect(() => propertySettings({ CONFORMANCE_DEPTH: 'thorough' })).toThrow(/CONFORMANCE_DEPTH/);
-  expect(() => propertySettings({ CONFORMANCE_SEED: '1.5' })).toThrow(/CONFORMANCE_SEED/);
-  expect(() => propertySettings({ CONFORMANCE_PATH: '1:2' })).toThrow(/CONFORMANCE_SEED/);
+  expect(() => propertySettings({ runs: 0 })).toThrow(/--runs/);
+  expect(() => propertySettings({ depth: 'thorough' as 'deep' })).toThrow(/quick or deep/);
+  expect(() => propertySettings({ seed: 1.5 })).toThrow(/--seed/);
+  expect(() => propertySettings({ path: '1:2' })).toThrow(/--seed/);
 });
 
 test('a passing property reports the seed it ran with', async () => {
@@ -45,12 +44,12 @@ test('a failure leads with requirement, seed, path, runs and shrinks, then the r
     `  shrinks: ${failure.numShrinks}`,
   ]);
   expect(failure.counterexample).toEqual([1000]);
-  expect(failure.replayCommand).toBe(`CONFORMANCE_SEED=${failure.seed} CONFORMANCE_PATH=${failure.path} npx playwright test --grep @SEND-007`);
+  expect(failure.replayCommand).toBe(`npm run certify -- --seed ${failure.seed} --path ${failure.path} --grep @SEND-007`);
   expect(failure.message).toContain(failure.replayCommand);
   expect(failure.message).toMatch(/Failure:\n {2}Property failed by returning false/);
 });
 
-test('seed and path from the environment replay the same counterexample at once', async () => {
+test('the seed and path of a report replay the same counterexample at once', async () => {
   let calls = 0;
   const property = () =>
     fc.property(fc.array(fc.integer()), (xs) => {
@@ -58,7 +57,7 @@ test('seed and path from the environment replay the same counterexample at once'
       return xs.reduce((a, b) => a + b, 0) < 500;
     });
   const first = await failureOf(checkProperty('SEND-007', property(), { settings: { depth: 'quick', numRuns: 300 } }));
-  const settings = propertySettings({ CONFORMANCE_SEED: String(first.seed), CONFORMANCE_PATH: first.path ?? '' });
+  const settings = propertySettings({ seed: first.seed, path: first.path });
   calls = 0;
   const replay = await failureOf(checkProperty('SEND-007', property(), { settings }));
   expect(replay.counterexample).toEqual(first.counterexample);

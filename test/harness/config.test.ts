@@ -30,8 +30,8 @@ test('the vendor overrides the open routes and the numbers envelope', () => {
 });
 
 const badConfigs: Array<[string, unknown, RegExp]> = [
-  ['missing baseUrl', { clients: minimal.clients }, /\/ must have required property 'baseUrl'/],
-  ['a misspelt field', { ...minimal, baseURL: 'x' }, /must NOT have additional properties 'baseURL'/],
+  ['missing baseUrl', { clients: minimal.clients }, /\/baseUrl is required/],
+  ['a misspelt field', { ...minimal, baseURL: 'x' }, /\/baseURL is not a known key: did you mean 'baseUrl'\?/],
   ['an unknown profile', { ...minimal, profile: 'gold' }, /\/profile must be equal to one of the allowed values \(one of reference, none\)/],
   ['a numeric secret', { ...minimal, clients: { primary: { clientId: 'a', clientSecret: 5 } } }, /\/clients\/primary\/clientSecret must be string/],
   ['a relative route path', { ...minimal, routes: { update: { method: 'PATCH', path: 'numbers/{numberId}' } } }, /\/routes\/update\/path must match pattern/],
@@ -45,6 +45,34 @@ for (const [what, raw, message] of badConfigs) {
     expect(() => resolveTarget(raw, 'vendor.yaml', {})).toThrow(message);
   });
 }
+
+test('every problem is reported at once, each with its JSON pointer', () => {
+  const raw = { baseURL: 'https://api.example.com', clients: { primary: { clientId: 'a' }, tertiary: {} }, sendcap: 5, profile: 'gold' };
+  let error: ConfigError | undefined;
+  try {
+    resolveTarget(raw, '/abs/vendor.yaml', {});
+  } catch (e) {
+    error = e as ConfigError;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  expect([...error!.problems].sort()).toEqual(
+    [
+      "/baseURL is not a known key: did you mean 'baseUrl'?",
+      "/sendcap is not a known key: did you mean 'sendCap'?",
+      '/clients/tertiary is not a known key (known here: primary, secondary, special)',
+      '/clients/primary/clientSecret is required',
+      '/profile must be equal to one of the allowed values (one of reference, none)',
+    ].sort(),
+  );
+  // the near-miss key is the hint; the key it stands for is not also reported missing
+  expect(error!.message).not.toContain('/baseUrl is required');
+  expect(error!.message).toMatch(/^config \/abs\/vendor\.yaml: 5 problems:\n {2}\//);
+});
+
+test('every unset ${VAR} is named at once', () => {
+  const raw = { ...minimal, clients: { primary: { clientId: '${A_ID}', clientSecret: '${A_SECRET}' } } };
+  expect(() => resolveTarget(raw, 'vendor.yaml', {})).toThrow(/2 problems:\n {2}\/clients\/primary\/clientId uses \$\{A_ID\}.*\n {2}\/clients\/primary\/clientSecret uses \$\{A_SECRET\}/);
+});
 
 test('${VAR} takes secrets from the environment, and a missing one is an error, not empty', () => {
   const raw = { ...minimal, clients: { primary: { clientId: 'a', clientSecret: '${VENDOR_SECRET}' } } };
@@ -61,7 +89,7 @@ test('CONFORMANCE_* environment variables override secrets in the file', () => {
 test('YAML files load; unreadable and malformed files are clear errors', () => {
   const good = file('good.yaml', 'baseUrl: https://api.example.com\nclients:\n  primary: { clientId: a, clientSecret: b }\nprofile: reference\n');
   expect(loadTarget(good, {}).profile).toBe('reference');
-  expect(() => loadTarget(join(dir, 'absent.yaml'), {})).toThrow(/absent\.yaml: cannot be read \(ENOENT\)/);
+  expect(() => loadTarget(join(dir, 'absent.yaml'), {})).toThrow(`config ${join(dir, 'absent.yaml')}: no such file`);
   const broken = file('broken.yaml', 'baseUrl: [unclosed\n');
   expect(() => loadTarget(broken, {})).toThrow(/broken\.yaml: not valid YAML or JSON/);
 });

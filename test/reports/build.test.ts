@@ -92,16 +92,19 @@ test('the schema rejects what the report must never contain', () => {
 });
 
 // Attribution (reports/attribution.ts): a test tagged with several requirements is judged for
-// each by the requirement its failure names.
-const failingOn = (tags: string[], message: string, outcome: 'failed' | 'flaky' = 'failed'): TestRecord => {
+// each by what its failed checks recorded (failedOn / harnessStop on the attempt), never by
+// the wording of the failure.
+type Judged = { failedOn?: string[]; harnessStop?: string };
+const failingOn = (tags: string[], judged: Judged, outcome: 'failed' | 'flaky' = 'failed', message = 'Error: something broke'): TestRecord => {
   const record = rec(tags, outcome);
   const failed = record.attempts.find((a) => a.status === 'failed')!;
-  return { ...record, title: `${tags.join('+')} failing on: ${message.split('\n')[0]}`, attempts: record.attempts.map((a) => (a === failed ? { ...a, errors: [message] } : a)) };
+  const title = `${tags.join('+')} failing on ${JSON.stringify(judged)}`;
+  return { ...record, title, attempts: record.attempts.map((a) => (a === failed ? { ...a, errors: [message], ...judged } : a)) };
 };
 const verdicts = (r: ReturnType<typeof buildReport>) => Object.fromEntries(r.requirements.map((x) => [x.id, x.verdict]));
 
-test('a failure that names one requirement fails it alone; the test\'s other tags are not run by it', () => {
-  const r = buildReport(input([failingOn(['A-001', 'A-002'], 'Error: A-001: the answer is 403\n\nExpected: 403\nReceived: 200')]));
+test('a failure judged against one requirement fails it alone; the test\'s other tags are not run by it', () => {
+  const r = buildReport(input([failingOn(['A-001', 'A-002'], { failedOn: ['A-001'] })]));
   expect(verdicts(r)).toMatchObject({ 'A-001': 'fail', 'A-002': 'not run' });
   const a002 = r.requirements.find((x) => x.id === 'A-002')!;
   expect(a002.reasons[0]).toMatch(/^stopped: ".*" failed on A-001 before it checked this requirement$/);
@@ -109,44 +112,45 @@ test('a failure that names one requirement fails it alone; the test\'s other tag
   expect(reportSchemaErrors(r)).toEqual([]);
 });
 
-test('another tagged test that passed still certifies the requirement the failure did not name', () => {
-  const r = buildReport(input([failingOn(['A-001', 'A-002'], 'Error: A-001: broke'), rec(['A-002'], 'passed')]));
+test('the wording of a failure decides nothing: a message naming A-002 judged against A-001 fails A-001', () => {
+  const r = buildReport(input([failingOn(['A-001', 'A-002'], { failedOn: ['A-001'] }, 'failed', 'Error: A-002: quoted from a response body')]));
+  expect(verdicts(r)).toMatchObject({ 'A-001': 'fail', 'A-002': 'not run' });
+});
+
+test('another tagged test that passed still certifies the requirement the failure did not judge', () => {
+  const r = buildReport(input([failingOn(['A-001', 'A-002'], { failedOn: ['A-001'] }), rec(['A-002'], 'passed')]));
   const a002 = r.requirements.find((x) => x.id === 'A-002')!;
   expect(a002.verdict).toBe('not run');
   expect(a002.notes.join()).toContain('1 of 2 tagged tests passed');
 });
 
-test('a failure naming a requirement the test is not tagged with fails that requirement', () => {
-  const r = buildReport(input([failingOn(['A-001'], 'SchemaViolationError: A-002: the response breaks the interface\'s OpenAPI document'), rec(['A-002'], 'passed')]));
+test('a failure judged against a requirement the test is not tagged with fails that requirement', () => {
+  const r = buildReport(input([failingOn(['A-001'], { failedOn: ['A-002'] }), rec(['A-002'], 'passed')]));
   expect(verdicts(r)).toMatchObject({ 'A-001': 'not run', 'A-002': 'fail' });
   expect(r.requirements.find((x) => x.id === 'A-002')!.tests).toHaveLength(2);
 });
 
-test('a failure naming several requirements, or a failing property, fails each one named', () => {
-  const schema = buildReport(input([failingOn(['A-001', 'A-002'], 'SchemaViolationError: A-001, A-002: the response breaks the interface\'s OpenAPI document')]));
-  expect(verdicts(schema)).toMatchObject({ 'A-001': 'fail', 'A-002': 'fail' });
-  const property = buildReport(input([failingOn(['A-001', 'A-002'], 'PropertyFailure: Property failed: A-002\n  seed: 42')]));
-  expect(verdicts(property)).toMatchObject({ 'A-001': 'not run', 'A-002': 'fail' });
+test('a failure judged against several requirements fails each one', () => {
+  expect(verdicts(buildReport(input([failingOn(['A-001', 'A-002'], { failedOn: ['A-001', 'A-002'] })])))).toMatchObject({ 'A-001': 'fail', 'A-002': 'fail' });
 });
 
-test('a failure that names no requirement, or an unknown one, counts against every tag', () => {
-  for (const message of ['TimeoutError: locator timed out', 'Error: NOPE-001: not ours', "TypeError: Cannot read properties of undefined (reading 'results')"]) {
-    expect(verdicts(buildReport(input([failingOn(['A-001', 'A-002'], message)])))).toMatchObject({ 'A-001': 'fail', 'A-002': 'fail' });
+test('a failure that judged nothing, or an unknown requirement, counts against every tag', () => {
+  for (const judged of [{}, { failedOn: ['NOPE-001'] }]) {
+    expect(verdicts(buildReport(input([failingOn(['A-001', 'A-002'], judged)])))).toMatchObject({ 'A-001': 'fail', 'A-002': 'fail' });
   }
 });
 
-test('a flaky test fails the requirement its failure named; the retry that passed checked the others', () => {
-  const r = buildReport(input([failingOn(['A-001', 'A-002'], 'Error: A-001: broke once', 'flaky')]));
+test('a flaky test fails the requirement its failure judged; the retry that passed checked the others', () => {
+  const r = buildReport(input([failingOn(['A-001', 'A-002'], { failedOn: ['A-001'] }, 'flaky')]));
   expect(verdicts(r)).toMatchObject({ 'A-001': 'fail', 'A-002': 'pass' });
 });
 
 test('a test the harness stopped (send guard, configuration) checked nothing: not run, and a harness error', () => {
-  for (const message of ['SendGuardError: send cap reached (2000 sends for this worker; raise sendCap in the target config)', 'PropertyFailure: Property failed: A-001\n\nFailure:\n  SendGuardError: refusing to send to +15551230000']) {
-    const r = buildReport(input([failingOn(['A-001'], message), rec(['A-002'], 'passed')]));
-    expect(verdicts(r)).toMatchObject({ 'A-001': 'not run' });
-    expect(r.requirements.find((x) => x.id === 'A-001')!.reasons[0]).toContain('the harness stopped');
-    expect(r.verdict).toBe('harness error');
-    expect(r.run.errors.join()).toContain('was stopped by the harness: SendGuardError:');
-    expect(reportSchemaErrors(r)).toEqual([]);
-  }
+  const stop = 'SendGuardError: send cap reached (2000 sends for this worker; raise sendCap in the target config)';
+  const r = buildReport(input([failingOn(['A-001'], { harnessStop: stop }), rec(['A-002'], 'passed')]));
+  expect(verdicts(r)).toMatchObject({ 'A-001': 'not run' });
+  expect(r.requirements.find((x) => x.id === 'A-001')!.reasons[0]).toContain('the harness stopped');
+  expect(r.verdict).toBe('harness error');
+  expect(r.run.errors.join()).toContain('was stopped by the harness: SendGuardError:');
+  expect(reportSchemaErrors(r)).toEqual([]);
 });

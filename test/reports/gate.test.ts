@@ -3,15 +3,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadBaseline, type Baseline } from '../../reports/baseline.ts';
-import { buildReport } from '../../reports/build.ts';
+import { buildReport, type BuildInput } from '../../reports/build.ts';
 import { InputError } from '../../reports/errors.ts';
 import { exitCodeFor, gateOf, summaryLine } from '../../reports/gate.ts';
 import type { Report, TestRecord } from '../../reports/types.ts';
+import { reportSchemaErrors } from '../../reports/schema.ts';
 import { catalogue, rec, req } from './records.ts';
 import { tempDir } from './run-fixture.ts';
 
 function report(tests: TestRecord[], strict = false): Report {
-  return buildReport({
+  return buildReport(buildInput(tests, strict));
+}
+
+function buildInput(tests: TestRecord[], strict = false): BuildInput {
+  return {
     catalogue: catalogue([req('A-001', 'document'), req('A-002', 'document'), req('A-003', 'document', { check: 'hook' }), req('A-101', 'standard'), req('A-201', 'profile')]),
     catalogueName: 'c.yaml',
     tests,
@@ -23,7 +28,7 @@ function report(tests: TestRecord[], strict = false): Report {
     durationMs: 1,
     playwrightStatus: 'failed',
     errors: [],
-  });
+  };
 }
 
 const baseline = (...ids: string[]): Baseline => ({ file: 'b.yaml', expectedFailures: ids.map((id) => ({ id, reason: 'known' })) });
@@ -33,7 +38,8 @@ const twoFail = [rec(['A-001'], 'failed'), rec(['A-002'], 'passed'), rec(['A-101
 
 test('the summary line: verdict, counts per level, not testable, not run', () => {
   expect(summaryLine(report(allGood))).toBe('CONFORMANT  document 2/2  standard 1/1  profile 1/1  not testable 1  not run 0');
-  expect(summaryLine(report(twoFail))).toBe('NOT CONFORMANT  document 1/2 (1 fail)  standard 0/1 (1 non-strict)  profile 0/1 (1 fail)  not testable 0  not run 1');
+  // twoFail has no test of A-003: the run did not cover the suite, and says so
+  expect(summaryLine(report(twoFail))).toBe('NOT CONFORMANT (partial: 1 requirement that applies had no test in this run)  document 1/2 (1 fail)  standard 0/1 (1 non-strict)  profile 0/1 (1 fail)  not testable 0  not run 1');
 });
 
 test('exit 0 when conformant, 1 when not, 2 on a harness error', () => {
@@ -47,7 +53,7 @@ test('a non-strict fail passes the gate unless strict, in the report or at the g
   expect(exitCodeFor(report(nonStrict))).toBe(0);
   expect(exitCodeFor(report(nonStrict), { strict: true })).toBe(1);
   expect(exitCodeFor(report(nonStrict, true))).toBe(1);
-  expect(summaryLine(report(nonStrict), { strict: true })).toMatch(/^NOT CONFORMANT \(strict\)  document 1\/1  standard 0\/1 \(1 fail\)/);
+  expect(summaryLine(report(nonStrict), { strict: true })).toMatch(/^NOT CONFORMANT \(strict; partial: [^)]*\)  document 1\/1  standard 0\/1 \(1 fail\)/);
 });
 
 test('a baseline turns listed failures into expected ones; an unlisted one is a regression', () => {
@@ -65,6 +71,32 @@ test('a listed requirement that now passes is reported as fixed; an unknown ID i
   const unknown = gateOf(r, { baseline: baseline('A-001', 'A-201', 'ZZZ-999') });
   expect(unknown.exitCode).toBe(2);
   expect(unknown.errors[0]).toContain('ZZZ-999');
+  // the summary never begins with CONFORMANT unless the exit code is 0
+  expect(summaryLine(report(allGood), { baseline: baseline('ZZZ-999') })).toMatch(/^HARNESS ERROR  /);
+});
+
+test('partial and stopped runs: the head says so, and only a complete run without failure is CONFORMANT', () => {
+  const filtered = buildReport({ ...buildInput(allGood), filters: ['grep @A-001'] });
+  expect(filtered.verdict).toBe('partial');
+  expect(exitCodeFor(filtered)).toBe(0);
+  expect(summaryLine(filtered)).toMatch(/^PARTIAL \(grep @A-001\)  document 2\/2/);
+  const failing = buildReport({ ...buildInput(twoFail), filters: ['shard 1/2'] });
+  expect(failing.verdict).toBe('not conformant');
+  expect(summaryLine(failing)).toMatch(/^NOT CONFORMANT \(partial: shard 1\/2\)  /);
+  const stopped = buildReport({ ...buildInput([...allGood, rec(['A-002'], 'did-not-run')]), harnessStopped: 'send cap reached (500 sends; set sendCap to at least 1340)' });
+  expect(stopped.verdict).toBe('harness error');
+  expect(stopped.run.stop).toEqual({ by: 'harness', reason: 'send cap reached (500 sends; set sendCap to at least 1340)' });
+  expect(exitCodeFor(stopped)).toBe(2);
+  expect(summaryLine(stopped)).toMatch(/^HARNESS ERROR \(stopped: send cap reached \(500 sends; set sendCap to at least 1340\)\)  /);
+  const maxed = buildReport({ ...buildInput([rec(['A-001'], 'failed'), rec(['A-002'], 'did-not-run'), rec(['A-003'], 'did-not-run'), rec(['A-101'], 'did-not-run'), rec(['A-201'], 'did-not-run')]), maxFailures: 1 });
+  expect(maxed.run.stop).toEqual({ by: 'max-failures', reason: 'stopped after 1 failed tests (--max-failures 1)' });
+  expect(maxed.verdict).toBe('not conformant');
+  expect(summaryLine(maxed)).toMatch(/^NOT CONFORMANT \(partial: stopped after 1 failed tests \(--max-failures 1\)\)  /);
+  const setup = buildReport({ ...buildInput([]), errors: ['PreflightError: nothing answers at http://127.0.0.1:9\n  answer: ECONNREFUSED'], setupFailed: true });
+  expect(setup.run.stop).toEqual({ by: 'setup', reason: 'PreflightError: nothing answers at http://127.0.0.1:9' });
+  expect(setup.run.errors).toEqual(['PreflightError: nothing answers at http://127.0.0.1:9\n  answer: ECONNREFUSED']);
+  expect(summaryLine(setup)).toMatch(/^HARNESS ERROR \(stopped: PreflightError: nothing answers at http:\/\/127\.0\.0\.1:9\)  /);
+  for (const r of [filtered, failing, stopped, maxed, setup]) expect(reportSchemaErrors(r)).toEqual([]);
 });
 
 test('baseline files: YAML and JSON load; bad ones fail with a message naming the problem', () => {

@@ -1,6 +1,7 @@
 // The reporter's own redaction: credentials never reach a report, whatever the harness did.
 import { expect, test } from '@playwright/test';
 import { readEvidence } from '../../reports/evidence.ts';
+import { redactBody, redactHeaders } from '../../harness/evidence.ts';
 import { redactExchange, redactText } from '../../reports/redact.ts';
 
 test('authorization headers keep their scheme and lose the credential', () => {
@@ -42,4 +43,15 @@ test('free text keeps prose about schemes readable and still hides credentials i
   expect(redactText('the Bearer challenge carries error="invalid_token"')).toBe('the Bearer challenge carries error="invalid_token"');
   expect(redactText('WWW-Authenticate: Bearer realm="api"')).toBe('WWW-Authenticate: Bearer realm="api"');
   expect(redactText('sent bearer abc.DEF-123_xyz')).toBe('sent bearer [redacted]');
+});
+
+test('the validating client and the reporter redact the same fields and headers (one list)', () => {
+  const fields = ['client_secret', 'clientSecret', 'access_token', 'refresh_token', 'id_token', 'webhookSecret', 'webhook_secret', 'controlToken', 'password', 'secret', 'token'];
+  const body = Object.fromEntries(fields.map((f) => [f, 'sekret-value-1']));
+  const headers = { authorization: 'Bearer sekret-value-1', 'x-api-key': 'sekret-value-1', 'x-control-token': 'sekret-value-1', cookie: 'session=sekret-value-1; theme=dark' };
+  const byClient = { request: { method: 'POST', url: 'http://x.invalid', headers: redactHeaders(headers), body: redactBody(body) } };
+  const byReporter = redactExchange({ request: { method: 'POST', url: 'http://x.invalid', headers, body } });
+  for (const shown of [byClient, byReporter]) expect(JSON.stringify(shown)).not.toContain('sekret-value-1');
+  expect(byReporter.request.headers).toEqual(byClient.request.headers);
+  expect(byClient.request.headers).toMatchObject({ authorization: 'Bearer [redacted]', cookie: '[redacted]' });
 });

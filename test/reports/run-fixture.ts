@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ConformanceReporterOptions } from '../../reports/reporter.ts';
 import type { Report, Verdict } from '../../reports/types.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,8 +60,10 @@ export function runTsx(file: string, args: string[], cwd = ROOT): Promise<ChildR
 export interface FixtureOptions {
   /** Extra Playwright CLI arguments (--grep, --shard, --reporter). */
   args?: string[];
-  /** Extra environment (CONFORMANCE_STRICT, CONFORMANCE_BASELINE, FIXTURE_BREAK…). */
+  /** Extra environment (FIXTURE_BREAK…). */
   env?: Record<string, string | undefined>;
+  /** Reporter options beside outDir and catalogue (default target: FIXTURE_TARGET). */
+  reporter?: Omit<ConformanceReporterOptions, 'target'> & { target?: unknown };
   outDir?: string;
   /** `merge-reports DIR` instead of `test`. */
   mergeFrom?: string;
@@ -70,7 +73,7 @@ export async function runFixture(options: FixtureOptions = {}): Promise<FixtureR
   const outDir = options.outDir ?? tempDir();
   const command = options.mergeFrom ? ['merge-reports', '-c', FIXTURE_CONFIG, options.mergeFrom] : ['test', '-c', FIXTURE_CONFIG];
   const result = await runNode([PLAYWRIGHT_CLI, ...command, ...(options.args ?? [])], {
-    CONFORMANCE_TARGET_JSON: JSON.stringify(FIXTURE_TARGET),
+    FIXTURE_REPORTER: JSON.stringify({ target: FIXTURE_TARGET, ...options.reporter }),
     FIXTURE_OUT: outDir,
     ...options.env,
   });

@@ -5,7 +5,7 @@ import { buildReport } from '../../reports/build.ts';
 import type { Report } from '../../reports/types.ts';
 import { catalogue, rec, req } from './records.ts';
 
-export function sampleReport(label = 'acme sms', failing: string[] = []): Report {
+export function sampleReport(label = 'acme sms', failing: string[] = [], filters: string[] = []): Report {
   const ids = ['A-001', 'A-002', 'A-101'];
   return buildReport({
     catalogue: catalogue([req('A-001', 'document'), req('A-002', 'document'), req('A-101', 'standard')]),
@@ -21,6 +21,7 @@ export function sampleReport(label = 'acme sms', failing: string[] = []): Report
     durationMs: 4200,
     playwrightStatus: failing.length ? 'failed' : 'passed',
     errors: [],
+    filters,
   });
 }
 

@@ -122,3 +122,22 @@ test('sign refuses a wrong key type, a file that is not a report, and a one-shar
   expect(partial.code).toBe(2);
   expect(partial.stderr).toContain('covers shard 1 of 2 only; sign the merged report');
 });
+
+test('a partial run is not signed as a certificate; with --partial it is, and verify says it is partial', async () => {
+  const dir = tempDir();
+  const keys = newKeyPair();
+  writeFileSync(join(dir, 'k.pem'), keys.privateKeyPem);
+  const report = writeReport(dir, sampleReport('acme sms', [], ['grep @A-001']));
+  const refused = await runTsx('reports/sign.ts', ['--key', join(dir, 'k.pem'), report]);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('is a partial run (grep @A-001), not a certificate; sign it with --partial');
+  noStack(refused.stderr);
+
+  const attested = await runTsx('reports/sign.ts', ['--key', join(dir, 'k.pem'), '--partial', report]);
+  expect(attested.code, attested.stderr).toBe(0);
+  const verified = await runTsx('cli/verify.ts', [report]);
+  expect(verified.code).toBe(0);
+  expect(verified.stdout).toContain('verdict:   PARTIAL (grep @A-001)');
+  expect(verified.stdout).toContain('scope:     a PARTIAL run: it is not a certificate of the whole interface');
+  expect(verified.stdout).toMatch(/summary: {3}PARTIAL \(grep @A-001\) {2}document 2\/2/);
+});

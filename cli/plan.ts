@@ -1,0 +1,68 @@
+// The plan of a run, as certify uses it: list the tests the settings select (Playwright's own
+// listing, nothing sent), size the send budget, and, for --dry-run, tell a person about to
+// point this at production what will happen.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { loadCatalogue } from '../harness/catalogue.ts';
+import type { Target } from '../harness/config.ts';
+import { planOf, testsOfList, type ListedTest, type Plan } from '../harness/plan.ts';
+import { encodeSettings, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
+
+/** The tests a run with these settings would run (filters applied), or why they could not be listed. */
+export function listTests(settings: RunSettings, env: NodeJS.ProcessEnv): { tests: ListedTest[] } | { error: string } {
+  const listed = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '--list', '--reporter=json', '-c', 'playwright.config.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...env, [SETTINGS_ENV]: encodeSettings(settings) },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  let json: { errors?: Array<{ message?: string }> };
+  try {
+    json = JSON.parse(listed.stdout) as typeof json;
+  } catch {
+    return { error: `the suites could not be listed: ${(listed.stderr || listed.stdout).trim().split('\n').slice(0, 5).join(' | ')}` };
+  }
+  const errors = (json.errors ?? []).map((e) => e.message ?? '').filter((m) => !/^(Error: )?No tests found/.test(m));
+  if (errors.length > 0) return { error: `the suites could not be listed: ${errors.join(' | ')}` };
+  return { tests: testsOfList(json) };
+}
+
+export function planFor(settings: RunSettings, target: Target, tests: readonly ListedTest[]): Plan {
+  return planOf(tests, target, loadCatalogue(), settings);
+}
+
+/** The dry run's text. */
+export function renderPlan(plan: Plan, settings: RunSettings, target: Target): string[] {
+  const { source, description } = settings.target;
+  const lines = [
+    `Target: ${description.label} (${description.baseUrl})${source.kind === 'reference' ? ', started fresh with every test hook' : ''}`,
+    `Levels: document, standard${target.profile === 'reference' ? ', profile' : ` (profile-level checks are not run: the target does not declare profile: reference; ${plan.profileTests} tests)`}`,
+    `Clients: primary${target.clients.secondary ? ', secondary' : ''}${target.clients.special ? ', special' : ''}`,
+    `Filters: ${[settings.selection.grep && `grep ${settings.selection.grep}`, settings.selection.requirements && `requirements ${settings.selection.requirements.join(',')}`, settings.selection.shard && `shard ${settings.selection.shard.current}/${settings.selection.shard.total}`].filter(Boolean).join(', ') || 'none (the whole suite)'}`,
+    '',
+    `Tests that will run (${plan.tests.length}); ⚙ changes number settings and restores them, ↩ expects webhook callbacks:`,
+  ];
+  let file = '';
+  for (const t of plan.tests) {
+    if (t.file !== file) lines.push(`  ${(file = t.file)}`);
+    const marks = `${t.changesSettings ? '⚙' : ' '}${t.receivesWebhooks ? '↩' : ' '}`;
+    const extra = [t.hooks.length ? `hooks: ${t.hooks.join(', ')}` : '', t.sends > 0 ? `~${Math.ceil(t.sends)} sends` : ''].filter(Boolean).join('; ');
+    lines.push(`    ${marks} ${t.requirements.join(',').padEnd(11)} ${t.title}${extra ? `  (${extra})` : ''}`);
+  }
+  const settingsTests = plan.tests.filter((t) => t.changesSettings).length;
+  const hooks = [...new Set(plan.tests.flatMap((t) => t.hooks))];
+  const cap = target.sendCap;
+  lines.push(
+    '',
+    `Number settings: ${settingsTests} tests change campaignregId, smsEnabled, mmsEnabled, webhookInboundOverride or webhookDeliveryOverride of the primary client's numbers (numbers.sms / numbers.mms, else the ones the list shows) and put every changed field back after each test, pass or fail.`,
+    `Test hooks called: ${hooks.length ? `${hooks.join(', ')} at ${target.hooks.controlUrl}` : 'none'}`,
+    `Webhooks: ${plan.tests.some((t) => t.receivesWebhooks) ? `the target calls the harness's receiver at ${target.webhooks.publicUrl ?? `http://${target.webhooks.listenHost}:${target.webhooks.listenPort || '<a free port>'}`}` : 'none expected'}`,
+    `Sends: about ${plan.sendsNeeded} (${plan.runs} cases per property, with room to spare), only to recipients matching ${target.recipients.allowPattern}; ` +
+      (cap === null ? `sendCap is not set: the run may send ${plan.sendsNeeded}.` : cap >= plan.sendsNeeded ? `sendCap ${cap} is enough.` : `sendCap ${cap} is too low: set sendCap to at least ${plan.sendsNeeded}.`),
+    '',
+    `Not testable here with this config (${plan.notTestable.length}):`,
+    ...plan.notTestable.map((r) => `  ${r.id.padEnd(11)} ${r.reasons.join('; ')}`),
+    '  (a test may also find at run time that the target lacks data it needs, such as a number with a campaignregId)',
+  );
+  return lines;
+}

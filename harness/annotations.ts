@@ -1,0 +1,15 @@
+// The annotation types the harness writes on a test's attempts and the reporter reads
+// (ARCHITECTURE.md, INTERPRETING.md). One list for both sides.
+
+/** The target lacks a fixture or hook the test needs: "not testable here", never a pass. */
+export const NOT_TESTABLE = 'not-testable';
+/** A reference-profile check on a target that does not declare the profile. */
+export const NOT_APPLICABLE = 'not-applicable';
+/** A requirement a failed check judged (one annotation per requirement). */
+export const FAILED_ON = 'failed-on';
+/** The harness stopped the test (the send guard, a bad configuration): it checked nothing. */
+export const HARNESS_STOP = 'harness-stop';
+/** The test never started: the run had stopped (the stop rule, the send cap). */
+export const RUN_STOPPED = 'run-stopped';
+/** How many sends the test made (the send guard's count): what the run's send budget is measured from. */
+export const SENDS = 'sends';

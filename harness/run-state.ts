@@ -1,0 +1,57 @@
+// What the worker processes of one run share: Playwright starts a new worker after every
+// failed test, so anything a run must remember across tests — sends made against the cap,
+// the recent failures the stop rule looks at, whether the run has stopped — lives in files
+// under the run's own folder (RunSettings.runDir), one file per worker slot, so that no two
+// processes ever write the same file.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface SlotState {
+  sends: number;
+  /** The stop rule's view of the latest finished tests, oldest first. */
+  recent: Array<string | null>;
+}
+
+export class RunState {
+  private readonly slotFile: string;
+  private readonly stopFile: string;
+  private slot: SlotState;
+
+  constructor(dir: string, parallelIndex: number) {
+    mkdirSync(dir, { recursive: true });
+    this.slotFile = join(dir, `worker-${parallelIndex}.json`);
+    this.stopFile = join(dir, 'stopped.txt');
+    this.slot = existsSync(this.slotFile) ? (JSON.parse(readFileSync(this.slotFile, 'utf8')) as SlotState) : { sends: 0, recent: [] };
+  }
+
+  /** Sends this worker slot has made so far in the run. */
+  get sends(): number {
+    return this.slot.sends;
+  }
+
+  countSend(): number {
+    this.slot.sends++;
+    this.save();
+    return this.slot.sends;
+  }
+
+  /** Remember how a test ended (a shared cause, or null), keeping the latest `keep`. */
+  remember(cause: string | null, keep: number): Array<string | null> {
+    this.slot.recent = [...this.slot.recent, cause].slice(-keep);
+    this.save();
+    return this.slot.recent;
+  }
+
+  /** Why the run stopped, once it has. */
+  stopped(): string | null {
+    return existsSync(this.stopFile) ? readFileSync(this.stopFile, 'utf8') : null;
+  }
+
+  stop(reason: string): void {
+    if (!existsSync(this.stopFile)) writeFileSync(this.stopFile, reason);
+  }
+
+  private save(): void {
+    writeFileSync(this.slotFile, JSON.stringify(this.slot));
+  }
+}

@@ -1,0 +1,413 @@
+// Every setting of a conformance run, as one typed object. It is built once — by cli/certify.ts
+// from the command line and the target config, or with the defaults below by a bare
+// `npx playwright test` — and flows one way:
+//
+//   flags + config → RunSettings → playwright.config.ts → `runSettings` option fixture → tests
+//                                                      → the reporter's options
+//
+// The one channel into Playwright's processes is the environment variable CONFORMANCE_SETTINGS,
+// holding the object as JSON: the runner and every worker load playwright.config.ts, which
+// reads it here. No other module reads process.env for run settings.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ConfigError, loadTarget, type Target } from './config.ts';
+
+export const SETTINGS_ENV = 'CONFORMANCE_SETTINGS';
+
+/** What the report names as certified: no secrets. */
+export interface TargetDescription {
+  label: string;
+  baseUrl: string;
+  profile: 'reference' | 'none';
+}
+
+/** Where the target comes from. New kinds (a bare --base-url with credentials from the environment) slot in here. */
+export type TargetSource =
+  /** A target config file (YAML or JSON, harness/config.schema.json), or a reference fixtures file. */
+  | { kind: 'config'; path: string }
+  /** The bundled reference server, started fresh by playwright.config.ts's webServer. */
+  | { kind: 'reference'; port: number; dir: string; faults: string[] };
+
+export type ConformanceDepth = 'quick' | 'deep';
+
+/** How property runs go: how many cases, and what replays a reported failure. */
+export interface PropertyInput {
+  depth: ConformanceDepth;
+  /** Cases per property; wins over the depth. */
+  runs: number | null;
+  seed: number | null;
+  /** fast-check's counterexample path of a reported failure (with its seed). */
+  path: string | null;
+  /** fast-check's replay hint for command scenarios (idempotency). */
+  replayPath: string | null;
+}
+
+/** What part of the suite runs. Anything but the defaults makes the run partial. */
+export interface Selection {
+  /** A Playwright --grep pattern. */
+  grep: string | null;
+  /** Requirement IDs: only the tests tagged with them (instead of a grep). */
+  requirements: string[] | null;
+  shard: { current: number; total: number } | null;
+  /** Stop after this many failed tests (Playwright's maxFailures). */
+  maxFailures: number | null;
+}
+
+export interface RunSettings {
+  format: 1;
+  target: { source: TargetSource; description: TargetDescription };
+  output: {
+    /** report.json, report.html, junit.xml (absolute). */
+    dir: string;
+    /** Only the report and the summary, no line per test (the kill matrix). */
+    quiet: boolean;
+    /** Also write a Playwright blob report here, to merge shards later (absolute). */
+    blobDir: string | null;
+  };
+  /** Standard-level failures fail the run. */
+  strict: boolean;
+  /** Expected-failure baseline file (absolute). */
+  baseline: string | null;
+  property: PropertyInput;
+  selection: Selection;
+  workers: number;
+  /** The command that repeats this run with other flags, for replay hints in failure reports. */
+  command: string;
+  /** A scratch folder of this run: what its worker processes share (harness/run-state.ts). */
+  runDir: string;
+  /** Messages the run needs, from its plan (harness/plan.ts): the send cap when the config sets none. */
+  sendBudget: number | null;
+}
+
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
+
+export const DEFAULT_PROPERTY: PropertyInput = { depth: 'quick', runs: null, seed: null, path: null, replayPath: null };
+export const NO_SELECTION: Selection = { grep: null, requirements: null, shard: null, maxFailures: null };
+
+export const REFERENCE_LABEL = 'bundled reference server';
+
+/** Settings that certify the bundled reference, with a fresh database in `dir`, on `port`. */
+export function referenceSettings(options: { port: number; dir: string; faults?: string[]; outDir: string; label?: string }): RunSettings {
+  return {
+    format: 1,
+    target: referenceTarget(options),
+    output: { dir: options.outDir, quiet: false, blobDir: null },
+    strict: false,
+    baseline: null,
+    property: DEFAULT_PROPERTY,
+    selection: NO_SELECTION,
+    workers: 1,
+    command: 'npm run certify --',
+    runDir: join(options.dir, 'run'),
+    sendBudget: null,
+  };
+}
+
+/** The bundled reference as the target of a run: where it listens and keeps its database. */
+function referenceTarget(options: { port: number; dir: string; faults?: string[]; label?: string }): RunSettings['target'] {
+  return {
+    source: { kind: 'reference', port: options.port, dir: options.dir, faults: options.faults ?? [] },
+    description: { label: options.label ?? REFERENCE_LABEL, baseUrl: `http://127.0.0.1:${options.port}`, profile: 'reference' },
+  };
+}
+
+/** The fixtures file the bundled reference writes when it listens (its target description). */
+export function referenceFixturesFile(source: Extract<TargetSource, { kind: 'reference' }>): string {
+  return join(source.dir, 'fixtures.json');
+}
+
+export function referenceDatabase(source: Extract<TargetSource, { kind: 'reference' }>): string {
+  return join(source.dir, 'reference.db');
+}
+
+/** The target with its credentials, in whichever process needs it (${VAR}s come from the environment). */
+export function loadRunTarget(settings: RunSettings, env: NodeJS.ProcessEnv = process.env): Target {
+  const source = settings.target.source;
+  return loadTarget(source.kind === 'config' ? source.path : referenceFixturesFile(source), env);
+}
+
+/** The Playwright grep of the selection: the pattern, or the requirement list as tags (one or the other). */
+export function grepOf(selection: Selection): RegExp | null {
+  if (selection.grep !== null) return new RegExp(selection.grep);
+  if (selection.requirements !== null) return new RegExp(`@(?:${selection.requirements.join('|')})\\b`);
+  return null;
+}
+
+/** What makes this run cover less than the whole suite, for the report; empty for a full run. */
+export function selectionFilters(selection: Selection): string[] {
+  return [
+    ...(selection.grep !== null ? [`grep ${selection.grep}`] : []),
+    ...(selection.requirements !== null ? [`requirements ${selection.requirements.join(',')}`] : []),
+    ...(selection.shard !== null ? [`shard ${selection.shard.current}/${selection.shard.total}`] : []),
+  ];
+}
+
+// ---- the channel ------------------------------------------------------------------------------
+
+const ajv = new Ajv2020({ allErrors: true });
+const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
+const validateSettings = ajv.compile({
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget'],
+  properties: {
+    format: { const: 1 },
+    target: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['source', 'description'],
+      properties: {
+        source: {
+          oneOf: [
+            { type: 'object', additionalProperties: false, required: ['kind', 'path'], properties: { kind: { const: 'config' }, path: { type: 'string' } } },
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['kind', 'port', 'dir', 'faults'],
+              properties: { kind: { const: 'reference' }, port: { type: 'integer', minimum: 1, maximum: 65535 }, dir: { type: 'string' }, faults: { type: 'array', items: { type: 'string' } } },
+            },
+          ],
+        },
+        description: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['label', 'baseUrl', 'profile'],
+          properties: { label: { type: 'string' }, baseUrl: { type: 'string' }, profile: { enum: ['reference', 'none'] } },
+        },
+      },
+    },
+    output: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['dir', 'quiet', 'blobDir'],
+      properties: { dir: { type: 'string' }, quiet: { type: 'boolean' }, blobDir: nullable({ type: 'string' }) },
+    },
+    strict: { type: 'boolean' },
+    baseline: nullable({ type: 'string' }),
+    property: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['depth', 'runs', 'seed', 'path', 'replayPath'],
+      properties: {
+        depth: { enum: ['quick', 'deep'] },
+        runs: nullable({ type: 'integer', minimum: 1 }),
+        seed: nullable({ type: 'integer' }),
+        path: nullable({ type: 'string', pattern: '^\\d+(:\\d+)*$' }),
+        replayPath: nullable({ type: 'string' }),
+      },
+    },
+    selection: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['grep', 'requirements', 'shard', 'maxFailures'],
+      properties: {
+        grep: nullable({ type: 'string' }),
+        requirements: nullable({ type: 'array', items: { type: 'string' }, minItems: 1 }),
+        shard: nullable({
+          type: 'object',
+          additionalProperties: false,
+          required: ['current', 'total'],
+          properties: { current: { type: 'integer', minimum: 1 }, total: { type: 'integer', minimum: 1 } },
+        }),
+        maxFailures: nullable({ type: 'integer', minimum: 1 }),
+      },
+    },
+    workers: { type: 'integer', minimum: 1 },
+    command: { type: 'string' },
+    runDir: { type: 'string' },
+    sendBudget: nullable({ type: 'integer', minimum: 1 }),
+  },
+});
+
+export function encodeSettings(settings: RunSettings): string {
+  return JSON.stringify(settings);
+}
+
+export function decodeSettings(text: string, from = SETTINGS_ENV): RunSettings {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new SettingsError(`${from} is not JSON; it is written by npm run certify (leave it unset for a bare run)`);
+  }
+  if (!validateSettings(value)) {
+    const problems = (validateSettings.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+    throw new SettingsError(`${from} is not a run settings object: ${problems.join('; ')}`);
+  }
+  return value as unknown as RunSettings;
+}
+
+let current: RunSettings | undefined;
+
+/**
+ * The settings of the run this process belongs to. Set by `npm run certify` through the
+ * channel; a bare `npx playwright test` gets the defaults (the bundled reference, fresh), which
+ * the runner then puts in the channel so its workers agree with it.
+ */
+export function runSettings(env: NodeJS.ProcessEnv = process.env): RunSettings {
+  if (current) return current;
+  const text = env[SETTINGS_ENV];
+  if (text !== undefined && text !== '') {
+    current = decodeSettings(text);
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
+    current = referenceSettings({ port: 20_000 + (process.pid % 30_000), dir, outDir: resolve(REPO_ROOT, 'reports', 'out') });
+    env[SETTINGS_ENV] = encodeSettings(current);
+  }
+  return current;
+}
+
+/** The repository root: this file lives in <root>/harness/. */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/**
+ * Where the person running a command stands: npm runs scripts in the package root and says
+ * where it was started in INIT_CWD, so `cd examples && npm run certify -- --config vendor.yaml`
+ * means examples/vendor.yaml.
+ */
+export function userDirectory(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  const init = env.INIT_CWD;
+  return init && isAbsolute(init) ? init : cwd;
+}
+
+// ---- from the command line --------------------------------------------------------------------
+
+/** The flags of `certify` that shape a run (cli/certify.ts parses them; the values are strings as typed). */
+export interface RunFlags {
+  config?: string;
+  strict?: boolean;
+  grep?: string;
+  requirements?: string;
+  baseline?: string;
+  shard?: string;
+  workers?: string;
+  'max-failures'?: string;
+  seed?: string;
+  path?: string;
+  'replay-path'?: string;
+  runs?: string;
+  deep?: boolean;
+  out?: string;
+  quiet?: boolean;
+}
+
+export interface FlagContext {
+  /** Where relative paths start: the user's directory (userDirectory()). */
+  cwd: string;
+  /** The environment the target config's ${VAR}s read. */
+  env: NodeJS.ProcessEnv;
+  /** Where the bundled reference would listen and keep its database, when no --config is given. */
+  reference: { port: number; dir: string };
+  /** A fresh scratch folder for the run. */
+  runDir: string;
+  /** Requirement IDs of the catalogue, to check --requirements against. */
+  knownRequirements: ReadonlySet<string>;
+}
+
+/** A problem with one input of the run, shown with every other one before anything runs. */
+export interface InputProblem {
+  /** The flag or file it is about: `--shard`, `config /abs/vendor.yaml`. */
+  input: string;
+  message: string;
+}
+
+const positiveInteger = (text: string): number | null => (/^[1-9]\d{0,8}$/.test(text) ? Number(text) : null);
+
+/**
+ * The run's settings from the command line and the target config, with every problem found at
+ * once (an empty list means the settings are complete). The config is loaded here, so a broken
+ * config is reported before anything runs.
+ */
+export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings: RunSettings | null; problems: InputProblem[]; target?: Target } {
+  const problems: InputProblem[] = [];
+  const problem = (input: string, message: string) => problems.push({ input, message });
+  const path = (p: string) => resolve(ctx.cwd, p);
+
+  let target = referenceTarget(ctx.reference);
+  let loaded: Target | undefined;
+  let command = 'npm run certify --';
+  if (flags.config !== undefined) {
+    const file = path(flags.config);
+    command += ` --config ${file}`;
+    target = { source: { kind: 'config', path: file }, description: { label: file, baseUrl: '', profile: 'none' } };
+    try {
+      loaded = loadTarget(file, ctx.env);
+      target.description = { label: loaded.label, baseUrl: loaded.baseUrl, profile: loaded.profile };
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      for (const m of e.problems) problem(`--config ${file}`, m);
+    }
+  }
+
+  let grep: string | null = null;
+  if (flags.grep !== undefined) {
+    try {
+      new RegExp(flags.grep);
+      grep = flags.grep;
+    } catch (e) {
+      problem('--grep', `${JSON.stringify(flags.grep)} is not a regular expression: ${(e as Error).message}`);
+    }
+  }
+  let requirements: string[] | null = null;
+  if (flags.requirements !== undefined) {
+    const ids = flags.requirements.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const unknown = ids.filter((id) => !ctx.knownRequirements.has(id));
+    if (ids.length === 0) problem('--requirements', 'give requirement IDs separated by commas, e.g. SEND-004,SEND-005');
+    else if (unknown.length > 0) problem('--requirements', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in spec/requirements.yaml`);
+    else requirements = [...new Set(ids)];
+    if (flags.grep !== undefined) problem('--requirements', 'give either --grep or --requirements, not both');
+  }
+  let shard: Selection['shard'] = null;
+  if (flags.shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(flags.shard);
+    const [current, total] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+    if (!m || current < 1 || total < 1 || current > total) problem('--shard', `takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got ${flags.shard})`);
+    else shard = { current, total };
+  }
+  const integer = (flag: keyof RunFlags & string, what: string): number | null => {
+    const text = flags[flag];
+    if (typeof text !== 'string') return null;
+    const n = positiveInteger(text);
+    if (n === null) problem(`--${flag}`, `takes ${what} (got ${text})`);
+    return n;
+  };
+  const workers = integer('workers', 'a positive whole number') ?? 1;
+  const maxFailures = integer('max-failures', 'a positive whole number');
+  const runs = integer('runs', 'a positive whole number of cases per property');
+
+  let seed: number | null = null;
+  if (flags.seed !== undefined) {
+    if (/^-?\d+$/.test(flags.seed) && Number.isSafeInteger(Number(flags.seed))) seed = Number(flags.seed);
+    else problem('--seed', `takes an integer (got ${flags.seed})`);
+  }
+  let counterexamplePath: string | null = null;
+  if (flags.path !== undefined) {
+    if (!/^\d+(:\d+)*$/.test(flags.path)) problem('--path', `takes a fast-check path like 12:0:3 (got ${flags.path})`);
+    else if (flags.seed === undefined) problem('--path', 'replays a failure only together with the --seed it was reported with');
+    else counterexamplePath = flags.path;
+  }
+
+  const settings: RunSettings = {
+    format: 1,
+    target,
+    output: {
+      dir: path(flags.out ?? join(REPO_ROOT, 'reports', 'out')),
+      quiet: flags.quiet ?? false,
+      blobDir: shard !== null ? path(join(flags.out ?? join(REPO_ROOT, 'reports', 'out'), 'blob-report')) : null,
+    },
+    strict: flags.strict ?? false,
+    baseline: flags.baseline !== undefined ? path(flags.baseline) : null,
+    property: { depth: flags.deep ? 'deep' : 'quick', runs, seed, path: counterexamplePath, replayPath: flags['replay-path'] ?? null },
+    selection: { grep, requirements, shard, maxFailures },
+    workers,
+    command: `${command}${flags.deep ? ' --deep' : ''}${runs !== null ? ` --runs ${runs}` : ''}`,
+    runDir: ctx.runDir,
+    sendBudget: null,
+  };
+  return { settings: problems.length === 0 ? settings : null, problems, ...(loaded && { target: loaded }) };
+}

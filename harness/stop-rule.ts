@@ -1,0 +1,38 @@
+// When a run is clearly broken, stop it instead of running for minutes: every later test would
+// fail the same way and check nothing. Pure: the fixtures feed it how each test ended.
+
+/** This many finished tests in a row failing on the same shared cause stop the run. */
+export const STOP_AFTER = 10;
+
+/**
+ * The cause a failed test shares with others, or null when it failed on its own clause (a
+ * requirement it is tagged with) or passed. A cause is shared when the failure was judged
+ * against requirements the test is not tagged with (a token response every test meets), or
+ * when no check judged it (the same exception, timeout or refused connection).
+ */
+export function sharedCause(failed: boolean, tags: readonly string[], judgedIds: readonly string[], firstError: string | undefined): string | null {
+  if (!failed) return null;
+  if (judgedIds.length > 0) return judgedIds.some((id) => tags.includes(`@${id}`)) ? null : `failed on ${judgedIds.join(', ')}`;
+  return normalised(firstError ?? 'failed without an error message');
+}
+
+/** The same failure in another test reads the same: no URLs, numbers, ids or quoted values. */
+export function normalised(message: string): string {
+  const line = message.split('\n').find((l) => l.trim() !== '')?.trim() ?? message;
+  return line
+    .replace(/\b(GET|POST|PUT|PATCH|DELETE)\s+https?:\/\/\S+/g, '<request>')
+    .replace(/https?:\/\/\S+/g, '<url>')
+    .replace(/"[^"]*"|'[^']*'/g, '"…"')
+    .replace(/[0-9a-f]{8}-[0-9a-f-]{27,}/gi, '<id>')
+    .replace(/\d+/g, '#')
+    .slice(0, 200);
+}
+
+/** Why the run should stop after these latest causes, or null. */
+export function stopReason(recent: ReadonlyArray<string | null>): string | null {
+  if (recent.length < STOP_AFTER) return null;
+  const last = recent.slice(-STOP_AFTER);
+  const first = last[0];
+  if (first === null || first === undefined || !last.every((c) => c === first)) return null;
+  return `${STOP_AFTER} tests in a row failed the same way (${first}); every later test would too, so the run stopped: fix that cause and run again`;
+}

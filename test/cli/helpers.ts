@@ -1,0 +1,135 @@
+// Running the CLIs the way a person does: from a directory of their own (npm tells the
+// script where in INIT_CWD), with an environment of their own.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { REPO_ROOT } from '../../harness/settings.ts';
+import type { Report } from '../../reports/types.ts';
+import { test } from '@playwright/test';
+import { runNode, tempDir, type ChildResult } from '../reports/run-fixture.ts';
+
+export const EXAMPLES = join(REPO_ROOT, 'examples');
+
+/** The ${VAR}s a file reads, each given a placeholder value. */
+export function placeholderEnv(file: string): Record<string, string> {
+  const names = [...readFileSync(file, 'utf8').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
+  return Object.fromEntries(names.map((n) => [n, `placeholder-${n.toLowerCase()}`]));
+}
+
+export interface CliRun extends ChildResult {
+  ms: number;
+  /** report.json of --out, when one was written. */
+  report?: Report;
+  summary: string;
+}
+
+/** `npm run <script> -- ARGS` as run from `userDir`: node --import tsx FILE, with INIT_CWD set as npm sets it. */
+export async function runCli(file: string, args: string[], options: { userDir?: string; env?: Record<string, string | undefined>; out?: string } = {}): Promise<CliRun> {
+  const started = Date.now();
+  const result = await runNode(['--import', 'tsx', join(REPO_ROOT, file), ...args], { INIT_CWD: options.userDir ?? REPO_ROOT, ...options.env });
+  const reportFile = options.out ? join(options.out, 'report.json') : undefined;
+  const report = reportFile && existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as Report) : undefined;
+  return { ...result, ms: Date.now() - started, ...(report && { report }), summary: summaryOf(result.stdout) };
+}
+
+/** The summary line: the last line that starts with a verdict. */
+export function summaryOf(stdout: string): string {
+  return stdout.split('\n').filter((l) => /^(CONFORMANT|NOT CONFORMANT|PARTIAL|HARNESS ERROR)\b/.test(l)).at(-1) ?? '';
+}
+
+/** The bundled reference, fresh, on a free port; its fixtures file describes it. */
+export interface Reference {
+  baseUrl: string;
+  fixtures: ReferenceFixtures;
+  stop(): Promise<void>;
+}
+
+export interface ReferenceFixtures {
+  baseUrl: string;
+  clients: Array<{ role: string; clientId: string; clientSecret: string; numbers: Array<{ numberId: string }> }>;
+}
+
+export async function startReference(dir: string): Promise<Reference> {
+  const fixturesFile = join(dir, 'fixtures.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', '--port', '0', '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn', '--fixtures-out', fixturesFile], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the reference exited with ${code}`)));
+  });
+  const fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as ReferenceFixtures;
+  return {
+    baseUrl,
+    fixtures,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A target config (YAML) for the reference, with some fields changed; returns its path. */
+export function referenceConfig(dir: string, name: string, ref: ReferenceFixtures, change: (c: Record<string, any>) => void = () => {}): string {
+  const creds = (role: string) => {
+    const c = ref.clients.find((x) => x.role === role)!;
+    return { clientId: c.clientId, clientSecret: c.clientSecret };
+  };
+  const config: Record<string, any> = { label: name, baseUrl: ref.baseUrl, profile: 'reference', clients: { primary: creds('primary'), secondary: creds('secondary') } };
+  change(config);
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
+/** A server that answers every request with `handler`, or never answers (handler null). */
+export async function fakeServer(handler: ((req: IncomingMessage, res: ServerResponse) => void) | null): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (handler) handler(req, res);
+    // else: keep the connection open and say nothing
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port nothing listens on. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * A fresh bundled reference for the tests of one file (per worker): started before them,
+ * stopped after. Read `.reference` and `.dir` inside a test.
+ */
+export function referenceForFile(prefix: string): { reference: Reference; dir: string } {
+  const shared = {} as { reference: Reference; dir: string };
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    shared.dir = tempDir(prefix);
+    shared.reference = await startReference(shared.dir);
+  });
+  test.afterAll(async () => shared.reference?.stop());
+  return shared;
+}

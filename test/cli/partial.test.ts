@@ -1,0 +1,33 @@
+// A filtered run on a correct server is partial, never a certificate: the summary, the report,
+// sign and verify all say so.
+import { expect, test } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newKeyPair } from '../../reports/signature.ts';
+import { tempDir } from '../reports/run-fixture.ts';
+import { runCli } from './helpers.ts';
+
+test('certify --grep @SEND-004: PARTIAL, exit 0, recorded in the report; sign refuses it, verify says partial', async () => {
+  test.setTimeout(240_000);
+  const dir = tempDir();
+  const out = join(dir, 'out');
+  const run = await runCli('cli/certify.ts', ['--grep', '@SEND-004', '--out', out], { out });
+  expect(run.code, run.stdout.slice(-2000)).toBe(0);
+  expect(run.summary).toBe('PARTIAL (grep @SEND-004)  document 1/1  standard 0/0  profile 0/0  not testable 0  not run 104');
+  expect(run.report?.verdict).toBe('partial');
+  expect(run.report?.run.filters).toEqual(['grep @SEND-004']);
+  expect(run.report?.run.partial).toEqual(['grep @SEND-004']);
+
+  const key = join(dir, 'k.pem');
+  writeFileSync(key, newKeyPair().privateKeyPem);
+  const report = join(out, 'report.json');
+  const refused = await runCli('reports/sign.ts', ['--key', key, report]);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('is a partial run (grep @SEND-004), not a certificate');
+  const attested = await runCli('reports/sign.ts', ['--key', key, '--partial', report]);
+  expect(attested.code, attested.stderr).toBe(0);
+  const verified = await runCli('cli/verify.ts', [report]);
+  expect(verified.code).toBe(0);
+  expect(verified.stdout).toContain('verdict:   PARTIAL (grep @SEND-004)');
+  expect(verified.stdout).not.toMatch(/verdict: {3}CONFORMANT/);
+});

@@ -1,0 +1,81 @@
+// The run's own problems stop it before any suite, within seconds, as a harness error naming
+// what failed and what to check — never as requirement failures of the server. Each case runs
+// `npm run certify -- --config …` as a person would.
+import { expect, test } from '@playwright/test';
+import { join } from 'node:path';
+import { tempDir } from '../reports/run-fixture.ts';
+import { closedPort, fakeServer, referenceConfig, runCli, referenceForFile, type CliRun } from './helpers.ts';
+
+const shared = referenceForFile('preflight-');
+
+async function certify(config: string): Promise<CliRun> {
+  const out = join(shared.dir, `out-${Math.random().toString(36).slice(2)}`);
+  return runCli('cli/certify.ts', ['--config', config, '--out', out], { out });
+}
+
+/** A run the preflight stopped: exit 2, a HARNESS ERROR line that says so, a report that is a harness error, no test run. */
+function expectStopped(run: CliRun, what: RegExp): void {
+  expect(run.code, run.stdout + run.stderr).toBe(2);
+  expect(run.summary).toMatch(new RegExp(`^HARNESS ERROR \\(stopped: PreflightError: ${what.source}`));
+  expect(run.report?.verdict).toBe('harness error');
+  expect(run.report?.run.stop?.by).toBe('setup');
+  expect(run.report?.requirements.every((r) => r.verdict === 'not run')).toBe(true);
+  // seconds, not minutes (generous: other work may load the machine)
+  expect(run.ms).toBeLessThan(45_000);
+}
+
+test('a wrong client secret stops the run: the client, the URL, the answer, what to check', async () => {
+  const config = referenceConfig(shared.dir, 'wrong-secret', shared.reference.fixtures, (c) => (c.clients.primary.clientSecret = 'not-the-secret'));
+  const run = await certify(config);
+  expectStopped(run, /the primary client \(demo-primary\) could not obtain a token/);
+  expect(run.stdout).toContain(`POST ${shared.reference.baseUrl}/api/auth/token: JSON body → 401`);
+  expect(run.stdout).toContain(`check:  clients.primary.clientId and clients.primary.clientSecret in ${config}`);
+  expect(run.stdout + run.stderr).not.toContain('not-the-secret');
+});
+
+test('a wrong secret of the second client stops the run the same way', async () => {
+  const config = referenceConfig(shared.dir, 'wrong-secondary', shared.reference.fixtures, (c) => (c.clients.secondary.clientSecret = 'nope'));
+  const run = await certify(config);
+  expectStopped(run, /the secondary client \(demo-secondary\) could not obtain a token/);
+  expect(run.stdout).toContain('clients.secondary.clientId and clients.secondary.clientSecret');
+});
+
+test('an unreachable base URL (connection refused) stops the run, not SEND-004 or ERR-004', async () => {
+  const port = await closedPort();
+  const run = await certify(referenceConfig(shared.dir, 'refused', shared.reference.fixtures, (c) => (c.baseUrl = `http://127.0.0.1:${port}`)));
+  expectStopped(run, /nothing answers at http:\/\/127\.0\.0\.1:\d+/);
+  expect(run.stdout).toContain('ECONNREFUSED');
+});
+
+test('a base URL that answers HTML to everything stops the run with the evidence', async () => {
+  const html = await fakeServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome to nginx!</body></html>'));
+  try {
+    const run = await certify(referenceConfig(shared.dir, 'html', shared.reference.fixtures, (c) => (c.baseUrl = html.url)));
+    expectStopped(run, /the token endpoint does not answer JSON \(primary client, JSON body\): this is not the interface at this URL/);
+    expect(run.stdout).toContain(`POST ${html.url}/api/auth/token → 200 text/html <html><body>Welcome to nginx!</body></html>`);
+  } finally {
+    await html.close();
+  }
+});
+
+test('a token endpoint that never answers stops the run after the request timeout', async () => {
+  const silent = await fakeServer(null);
+  try {
+    const run = await certify(referenceConfig(shared.dir, 'silent', shared.reference.fixtures, (c) => ((c.baseUrl = silent.url), (c.timeouts = { requestMs: 1000 }))));
+    expectStopped(run, /POST http:\/\/127\.0\.0\.1:\d+\/api\/auth\/token got no answer within 1000 ms/);
+    expect(run.stdout).toContain('timeouts.requestMs');
+  } finally {
+    await silent.close();
+  }
+});
+
+test('a target that fails (5xx) on the first calls stops the run with the evidence', async () => {
+  const failing = await fakeServer((_req, res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"UNAVAILABLE"}}'));
+  try {
+    const run = await certify(referenceConfig(shared.dir, 'failing', shared.reference.fixtures, (c) => (c.baseUrl = failing.url)));
+    expectStopped(run, /the token endpoint fails \(primary client, JSON body\)/);
+    expect(run.stdout).toContain('→ 503 application/json {"error":{"code":"UNAVAILABLE"}}');
+  } finally {
+    await failing.close();
+  }
+});

@@ -1,0 +1,94 @@
+// The run's settings: one object from flags and config, one channel into Playwright, and no
+// other reader of process.env among the modules a run loads.
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import {
+  decodeSettings,
+  encodeSettings,
+  grepOf,
+  referenceSettings,
+  REPO_ROOT,
+  selectionFilters,
+  SettingsError,
+  settingsFromFlags,
+  userDirectory,
+  type FlagContext,
+  type RunFlags,
+} from '../../harness/settings.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'settings-test-'));
+writeFileSync(join(dir, 'vendor.yaml'), 'label: acme\nbaseUrl: https://api.acme.example\nclients:\n  primary: { clientId: a, clientSecret: "${ACME_SECRET}" }\n');
+const ctx: FlagContext = { cwd: dir, env: { ACME_SECRET: 's' }, reference: { port: 4321, dir: '/tmp/ref' }, runDir: '/tmp/run', knownRequirements: new Set(['SEND-004', 'SEND-005']) };
+const build = (flags: RunFlags, c: Partial<FlagContext> = {}) => settingsFromFlags(flags, { ...ctx, ...c });
+
+test('no flags: the bundled reference, the whole suite, quick properties, one worker', () => {
+  const { settings, problems } = build({});
+  expect(problems).toEqual([]);
+  expect(settings?.target).toEqual({
+    source: { kind: 'reference', port: 4321, dir: '/tmp/ref', faults: [] },
+    description: { label: 'bundled reference server', baseUrl: 'http://127.0.0.1:4321', profile: 'reference' },
+  });
+  expect(settings?.selection).toEqual({ grep: null, requirements: null, shard: null, maxFailures: null });
+  expect(settings?.output.dir).toBe(join(REPO_ROOT, 'reports', 'out'));
+  expect(settings?.workers).toBe(1);
+});
+
+test('a config target is described from the loaded config; paths start where the user stands', () => {
+  const { settings, problems } = build({ config: 'vendor.yaml', baseline: 'base.yaml', out: 'out', strict: true, deep: true, seed: '-7' });
+  expect(problems).toEqual([]);
+  expect(settings?.target.source).toEqual({ kind: 'config', path: join(dir, 'vendor.yaml') });
+  expect(settings?.target.description).toEqual({ label: 'acme', baseUrl: 'https://api.acme.example', profile: 'none' });
+  expect(settings?.baseline).toBe(join(dir, 'base.yaml'));
+  expect(settings?.output.dir).toBe(join(dir, 'out'));
+  expect(settings?.property).toEqual({ depth: 'deep', runs: null, seed: -7, path: null, replayPath: null });
+  expect(settings?.command).toBe(`npm run certify -- --config ${join(dir, 'vendor.yaml')} --deep`);
+  // the credentials stay out of the settings: each process reads them from the config
+  expect(encodeSettings(settings!)).not.toContain('"s"');
+});
+
+test('every bad flag is reported at once, naming the flag', () => {
+  const { settings, problems } = build({ config: 'absent.yaml', grep: '@SEND-(', shard: '3/2', workers: '0', 'max-failures': 'many', seed: '1.5', path: '1:x', runs: '-1' });
+  expect(settings).toBeNull();
+  expect(problems.map((p) => p.input)).toEqual([`--config ${join(dir, 'absent.yaml')}`, '--grep', '--shard', '--workers', '--max-failures', '--runs', '--seed', '--path']);
+  expect(problems[0]?.message).toBe('no such file');
+  expect(problems[1]?.message).toMatch(/^"@SEND-\(" is not a regular expression: /);
+  expect(problems[2]?.message).toBe('takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got 3/2)');
+});
+
+test('--requirements takes catalogue IDs, not together with --grep, and becomes a tag grep', () => {
+  expect(build({ requirements: 'SEND-004,NOPE-001' }).problems).toEqual([{ input: '--requirements', message: 'NOPE-001 is not in spec/requirements.yaml' }]);
+  expect(build({ requirements: 'SEND-004', grep: 'x' }).problems).toEqual([{ input: '--requirements', message: 'give either --grep or --requirements, not both' }]);
+  const { settings } = build({ requirements: 'SEND-004, SEND-005' });
+  expect(grepOf(settings!.selection)?.source).toBe('@(?:SEND-004|SEND-005)\\b');
+  expect(selectionFilters(settings!.selection)).toEqual(['requirements SEND-004,SEND-005']);
+  expect(selectionFilters(build({ grep: '@SEND-004', shard: '1/2' }).settings!.selection)).toEqual(['grep @SEND-004', 'shard 1/2']);
+});
+
+test('the channel carries the object unchanged and refuses anything else', () => {
+  const settings = referenceSettings({ port: 1234, dir: '/tmp/x', outDir: '/tmp/out', faults: ['send.status-not-queued'] });
+  expect(decodeSettings(encodeSettings(settings))).toEqual(settings);
+  expect(() => decodeSettings('{')).toThrow(SettingsError);
+  expect(() => decodeSettings(JSON.stringify({ ...settings, workers: 0 }))).toThrow(/\/workers must be >= 1/);
+  expect(() => decodeSettings(JSON.stringify({ ...settings, extra: 1 }))).toThrow(/must NOT have additional properties/);
+});
+
+test("npm's INIT_CWD is where the user stands", () => {
+  expect(userDirectory({ INIT_CWD: '/home/me/project' }, '/repo')).toBe('/home/me/project');
+  expect(userDirectory({}, '/repo')).toBe('/repo');
+});
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+test('no module a run loads reads process.env, except harness/settings.ts', () => {
+  const files = [...['harness', 'reports', 'suites', 'generators'].flatMap((f) => sourceFiles(join(REPO_ROOT, f))), join(REPO_ROOT, 'playwright.config.ts')];
+  const readers = files.filter((f) => /process\.env\b/.test(readFileSync(f, 'utf8'))).map((f) => relative(REPO_ROOT, f));
+  expect(readers).toEqual(['harness/settings.ts']);
+});
