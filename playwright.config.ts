@@ -53,7 +53,8 @@ export default defineConfig<{}, { runSettings: RunSettings }>({
         'node --import tsx reference/main.ts --host 127.0.0.1',
         `--port ${source.port}`,
         `--db ${referenceDatabase(source)}`,
-        '--fresh --control --log-level warn',
+        // The harness's webhook receiver listens on loopback, which the reference refuses unless allowed.
+        '--fresh --control --log-level warn --allow-webhook-host 127.0.0.1',
         // Faults are only ever asked for by the kill matrix (cli/sensitivity.ts).
         ...(source.faults.length > 0 ? [`--faults ${source.faults.join(',')}`] : []),
         `--fixtures-out ${referenceFixturesFile(source)}`,
