@@ -1,4 +1,5 @@
 import { CoreError } from '../errors.ts';
+import { requireCapability, type Capability } from '../auth/capabilities.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { NumberRecord, NumberStore } from '../store/numbers.ts';
 import type { SendRequest } from './sendRequest.ts';
@@ -37,14 +38,24 @@ export function resolveSendFrom(request: SendRequest, client: ClientRecord, numb
   return number;
 }
 
+/** The number setting and the client capability each messageType needs (a type the schema did not let through needs none here). */
+const SETTING_OF_TYPE = { SMS: 'smsEnabled', MMS: 'mmsEnabled' } as const;
+const CAPABILITY_OF_TYPE = { SMS: 'SMS', MMS: 'MMS' } as const;
+
+/** Profile client.capabilities: an SMS send needs the client's SMS capability, an MMS send MMS (403). */
+export function checkClientCapability(request: SendRequest, client: ClientRecord): void {
+  const capability: Capability | undefined = CAPABILITY_OF_TYPE[request.messageType];
+  if (capability !== undefined) requireCapability(client, capability);
+}
+
 /**
  * Profile send.numberCapability (SEND-210): an SMS needs a sendFrom number with smsEnabled, an
  * MMS one with mmsEnabled. Like a missing campaignregId (rule 5) it is a state of the number the
  * client controls itself (the update route), so it is 400 INVALID_REQUEST, not 403.
  */
 export function checkNumberCapability(request: SendRequest, number: NumberRecord): void {
-  const setting = request.messageType === 'SMS' ? 'smsEnabled' : 'mmsEnabled';
-  if (!number[setting]) {
+  const setting: 'smsEnabled' | 'mmsEnabled' | undefined = SETTING_OF_TYPE[request.messageType];
+  if (setting !== undefined && !number[setting]) {
     throw new CoreError('INVALID_REQUEST', `The sendFrom number cannot send ${request.messageType}: its ${setting} is false.`, { field: 'sendFrom', numberId: number.numberId, setting });
   }
 }

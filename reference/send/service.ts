@@ -2,9 +2,8 @@ import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
-import { requireCapability } from '../auth/capabilities.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
-import { checkRecipients } from './checks.ts';
+import { checkClientCapability, checkRecipients } from './checks.ts';
 import { payloadFingerprint } from './fingerprint.ts';
 import type { SendRequest } from './sendRequest.ts';
 
@@ -66,7 +65,7 @@ export class SendService {
     let acceptance: Acceptance | undefined;
     let refusal: CoreError | undefined;
     try {
-      requireCapability(client, request.messageType);
+      checkClientCapability(request, client);
       const number = behaviour.send.resolveSendFrom(request, client, stores.numbers);
       behaviour.send.checkNumberCapability(request, number);
       checkRecipients(request, behaviour.schemas.e164);
