@@ -54,7 +54,7 @@ export interface ReferenceFixtures {
 
 export async function startReference(dir: string): Promise<Reference> {
   const fixturesFile = join(dir, 'fixtures.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', '--port', '0', '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn', '--fixtures-out', fixturesFile], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', '--port', '0', '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1', '--fixtures-out', fixturesFile], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
