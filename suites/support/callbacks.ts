@@ -42,3 +42,13 @@ export async function awaitCallback(channel: WebhookChannel, messageId: string, 
   const [first] = await expectCallbacks(channel, id, `a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs });
   return first!;
 }
+
+/**
+ * Judge the absence of a callback fairly. A control send's callback arrived `latencyMs` after
+ * its acceptance; a server that does not deliver its callbacks in order may still have a stray
+ * one of an earlier request on its way, so wait as long again (at least 200 ms) before judging
+ * that none came. The wait follows the target's own pace instead of a fixed sleep.
+ */
+export async function quietPeriod(latencyMs: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, Math.max(200, latencyMs)));
+}
