@@ -150,6 +150,20 @@ export const SEND_FAULTS = {
       dispatcher.dispatch(buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now()).webhooks);
     },
   },
+  'send.rejected-reported-late': {
+    breaks: ['SEND-015'],
+    description: 'a send refused for an invalid recipient still has its delivery callbacks dispatched, 120 ms later, after those of a send that came after it',
+    route: SEND,
+    answer({ request, status, body }, { behaviour, stores, dispatcher }) {
+      if (status !== 400 || body.error?.details?.invalidRecipients === undefined) return;
+      const client = callerOf(request);
+      const send = request.body as SendRequest;
+      const number = behaviour.send.resolveSendFrom(send, client, stores.numbers);
+      // Late, so a check that trusts callbacks to arrive in order has stopped looking.
+      const { webhooks } = buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now());
+      setTimeout(() => dispatcher.dispatch(webhooks), 120).unref();
+    },
+  },
   'send.disabled-type-accepted': {
     breaks: ['SEND-210'],
     description: 'a send from a number whose smsEnabled (for an SMS) or mmsEnabled (for an MMS) is false is accepted',

@@ -118,6 +118,21 @@ async function routerRefusal(server: TestServer): Promise<Reply> {
  * One probe per fault: true when the server does what the requirement asks. A clean server
  * passes every probe; a server with one fault fails that fault's probe.
  */
+/** A send refused for its recipient is never reported, however late a callback would come. */
+async function rejectedSendNeverReported(server: TestServer): Promise<boolean> {
+  const receiver = await startReceiver();
+  try {
+    await overrideTo(server, receiver.url);
+    const rejected = await send(server, sendBody(primaryNumber(server).numberId, { to: ['2025550100'] }));
+    await send(server, sendBody(primaryNumber(server).numberId));
+    await receiver.waitFor(1, 2_000).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    return rejected.status === 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes('2025550100'));
+  } finally {
+    await receiver.close();
+  }
+}
+
 const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.missing-key-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), null)).status === 400,
   'send.sms-with-media-accepted': async (s) =>
@@ -143,19 +158,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { messageType: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
     return (await send(s, body)).status === 400;
   },
-  'send.rejected-still-queued': async (s) => {
-    const receiver = await startReceiver();
-    try {
-      await overrideTo(s, receiver.url);
-      const rejected = await send(s, sendBody(primaryNumber(s).numberId, { to: ['2025550100'] }));
-      await send(s, sendBody(primaryNumber(s).numberId));
-      await receiver.waitFor(1, 2_000).catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return rejected.status === 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes('2025550100'));
-    } finally {
-      await receiver.close();
-    }
-  },
+  'send.rejected-still-queued': rejectedSendNeverReported,
+  'send.rejected-reported-late': rejectedSendNeverReported,
   'send.disabled-type-accepted': async (s) => {
     const numberId = primaryNumber(s).numberId;
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
