@@ -55,6 +55,8 @@ export default defineConfig<{}, { runSettings: RunSettings }>({
         `--db ${referenceDatabase(source)}`,
         // The harness's webhook receiver listens on loopback, which the reference refuses unless allowed.
         '--fresh --control --log-level warn --allow-webhook-host 127.0.0.1',
+        // A stalled upstream (SEARCH-203) is given up after half a second instead of the default two.
+        '--upstream-timeout 0.5',
         // Faults are only ever asked for by the kill matrix (cli/sensitivity.ts).
         ...(source.faults.length > 0 ? [`--faults ${source.faults.join(',')}`] : []),
         `--fixtures-out ${referenceFixturesFile(source)}`,
