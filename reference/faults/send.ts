@@ -3,7 +3,9 @@ import { callerOf } from '../auth/bearer.ts';
 import { buildAcceptance } from '../send/accept.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { RequestSchemas } from '../spec/requestSchemas.ts';
-import { replaceMember, type FaultDefinition, type RequestHook } from './fault.ts';
+import type { ReferenceContext } from '../context.ts';
+import type { DueWebhook } from '../store/outbox.ts';
+import { replaceMember, type Answer, type FaultDefinition, type RequestHook } from './fault.ts';
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
@@ -33,6 +35,19 @@ function filledIn(field: string, value: string): RequestHook {
     const body = request.body;
     if (typeof body === 'object' && body !== null && !Array.isArray(body) && !(field in body)) (body as Record<string, unknown>)[field] = value;
   };
+}
+
+/**
+ * The delivery callbacks a send refused for its recipients would have had, had it been
+ * accepted; undefined for any other answer. Recipients are checked last, so the sendFrom number
+ * of such a send resolves.
+ */
+function callbacksOfRefusedRecipients({ request, status, body }: Answer, { behaviour, stores }: ReferenceContext): DueWebhook[] | undefined {
+  if (status !== 400 || body.error?.details?.invalidRecipients === undefined) return undefined;
+  const client = callerOf(request);
+  const send = request.body as SendRequest;
+  const number = behaviour.send.resolveSendFrom(send, client, stores.numbers);
+  return buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now()).webhooks;
 }
 
 export const SEND_FAULTS = {
@@ -141,27 +156,19 @@ export const SEND_FAULTS = {
     breaks: ['SEND-015'],
     description: 'a send refused for an invalid recipient still hands its delivery callbacks to the dispatcher',
     route: SEND,
-    answer({ request, status, body }, { behaviour, stores, dispatcher }) {
-      if (status !== 400 || body.error?.details?.invalidRecipients === undefined) return;
-      // Recipients are checked last: the sendFrom number of such a send resolves.
-      const client = callerOf(request);
-      const send = request.body as SendRequest;
-      const number = behaviour.send.resolveSendFrom(send, client, stores.numbers);
-      dispatcher.dispatch(buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now()).webhooks);
+    answer(answer, context) {
+      const webhooks = callbacksOfRefusedRecipients(answer, context);
+      if (webhooks) context.dispatcher.dispatch(webhooks);
     },
   },
   'send.rejected-reported-late': {
     breaks: ['SEND-015'],
     description: 'a send refused for an invalid recipient still has its delivery callbacks dispatched, 120 ms later, after those of a send that came after it',
     route: SEND,
-    answer({ request, status, body }, { behaviour, stores, dispatcher }) {
-      if (status !== 400 || body.error?.details?.invalidRecipients === undefined) return;
-      const client = callerOf(request);
-      const send = request.body as SendRequest;
-      const number = behaviour.send.resolveSendFrom(send, client, stores.numbers);
+    answer(answer, context) {
+      const webhooks = callbacksOfRefusedRecipients(answer, context);
       // Late, so a check that trusts callbacks to arrive in order has stopped looking.
-      const { webhooks } = buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now());
-      setTimeout(() => dispatcher.dispatch(webhooks), 120).unref();
+      if (webhooks) setTimeout(() => context.dispatcher.dispatch(webhooks), 120).unref();
     },
   },
   'send.disabled-type-accepted': {
