@@ -46,21 +46,21 @@ export function renderPlan(plan: Plan, settings: RunSettings, target: Target): s
   for (const t of plan.tests) {
     if (t.file !== file) lines.push(`  ${(file = t.file)}`);
     const marks = `${t.changesSettings ? '⚙' : ' '}${t.receivesWebhooks ? '↩' : ' '}`;
-    const extra = [t.hooks.length ? `hooks: ${t.hooks.join(', ')}` : '', t.sends > 0 ? `~${Math.ceil(t.sends)} sends` : ''].filter(Boolean).join('; ');
+    const extra = [t.triggers.length ? `triggers: ${t.triggers.join(', ')}` : '', t.sends > 0 ? `~${Math.ceil(t.sends)} sends` : ''].filter(Boolean).join('; ');
     lines.push(`    ${marks} ${t.requirements.join(',').padEnd(11)} ${t.title}${extra ? `  (${extra})` : ''}`);
   }
   const settingsTests = plan.tests.filter((t) => t.changesSettings).length;
-  const hooks = [...new Set(plan.tests.flatMap((t) => t.hooks))];
+  const triggers = [...new Set(plan.tests.flatMap((t) => t.triggers))];
   const cap = target.sendCap;
   lines.push(
     '',
     `Number settings: ${settingsTests} tests change campaignregId, smsEnabled, mmsEnabled, webhookInboundOverride or webhookDeliveryOverride of the primary client's numbers (numbers.sms / numbers.mms, else the ones the list shows) and put every changed field back after each test, pass or fail.`,
-    `Test hooks called: ${hooks.length ? `${hooks.join(', ')} at ${target.hooks.controlUrl}` : 'none'}`,
+    `Triggers used: ${triggers.length ? triggers.join(', ') : 'none'}${triggers.some((t) => t.endsWith(': control')) ? ` (control plane at ${target.hooks.controlUrl})` : ''}`,
     `Webhooks: ${plan.tests.some((t) => t.receivesWebhooks) ? `the target calls the harness's receiver at ${target.webhooks.publicUrl ?? `http://${target.webhooks.listenHost}:${target.webhooks.listenPort || '<a free port>'}`}` : 'none expected'}`,
     `Sends: about ${plan.sendsNeeded} (${plan.runs} cases per property, with room to spare), only to recipients matching ${target.recipients.allowPattern}; ` +
       (cap === null ? `sendCap is not set: the run may send ${plan.sendsNeeded}.` : cap >= plan.sendsNeeded ? `sendCap ${cap} is enough.` : `sendCap ${cap} is too low: set sendCap to at least ${plan.sendsNeeded}.`),
     '',
-    `Not testable here with this config (${plan.notTestable.length}):`,
+    `Not testable here with this config (${plan.notTestable.length}; a trigger named below would reach it):`,
     ...plan.notTestable.map((r) => `  ${r.id.padEnd(11)} ${r.reasons.join('; ')}`),
     '  (a test may also find at run time that the target lacks data it needs, such as a number with a campaignregId)',
   );

@@ -13,3 +13,5 @@ export const HARNESS_STOP = 'harness-stop';
 export const RUN_STOPPED = 'run-stopped';
 /** How many sends the test made (the send guard's count): what the run's send budget is measured from. */
 export const SENDS = 'sends';
+/** How the test reached a capability its requirements need (harness/triggers.ts): "expireToken: wait". */
+export const REACHED_BY = 'reached-by';

@@ -19,7 +19,12 @@ export class ConfigError extends HarnessStop {
   }
 }
 
+/** The capabilities the control plane's `hooks.offers` may name (each is a trigger of kind control). */
 export type HookName = 'upstreamFailure' | 'expireToken' | 'inbound' | 'clientWebhooks';
+export const HOOK_NAMES: readonly HookName[] = ['upstreamFailure', 'expireToken', 'inbound', 'clientWebhooks'];
+/** Every capability a target may declare a trigger for (config.schema.json, triggers). */
+export type Capability = HookName | 'failedDelivery';
+export const CAPABILITIES: readonly Capability[] = [...HOOK_NAMES, 'failedDelivery'];
 export type OperationId = 'token' | 'whoami' | 'numbers' | 'search' | 'update' | 'send';
 
 export interface ClientCredentials {
@@ -34,6 +39,28 @@ export interface Route {
   path: string;
 }
 
+/** A search the sandbox answers as an upstream failure (triggers.upstreamFailure, kind request). */
+export interface UpstreamFailureRequest {
+  body?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** What details.providerStatus must carry; absent: only its presence is checked. */
+  providerStatus?: number | string;
+}
+
+type Control = { kind: 'control' };
+
+/**
+ * How the target reaches each hard path (config.schema.json, triggers), after the shorthands
+ * (hooks.offers, recipients.failed) are folded in. An absent capability is not reachable.
+ */
+export interface Triggers {
+  upstreamFailure?: { kind: 'request'; requests: UpstreamFailureRequest[] } | Control;
+  expireToken?: { kind: 'wait'; client: ClientCredentials; maxWaitSeconds: number } | Control;
+  clientWebhooks?: { kind: 'declared'; secondaryHasNone: boolean } | Control;
+  inbound?: { kind: 'loopback'; to: { phoneNumber: string; numberId?: string } } | Control;
+  failedDelivery?: { kind: 'request'; recipients: string[] };
+}
+
 /** The configuration after defaults: what option fixtures hand to tests. */
 export interface Target {
   label: string;
@@ -43,11 +70,12 @@ export interface Target {
   numbers: { sms?: string; mms?: string; foreign?: string };
   routes: Record<OperationId, Route> & { numbersItemsPath: string | null };
   mediaSample: unknown[];
-  recipients: { allowPattern: string; delivered: string[]; failed: string[] };
+  recipients: { allowPattern: string; delivered: string[] };
   /** The most sends one run may make; null: as many as the run's plan needs (harness/plan.ts). */
   sendCap: number | null;
   webhooks: { listenHost: string; listenPort: number; publicUrl?: string; timeoutMs: number; secret?: string };
-  hooks: { controlUrl?: string; controlToken?: string; offers: HookName[] };
+  hooks: { controlUrl?: string; controlToken?: string };
+  triggers: Triggers;
   timeouts: { requestMs: number };
 }
 
@@ -72,7 +100,7 @@ export const PROFILE_MEDIA_SAMPLE = [{ url: 'https://cdn.example.com/conformance
 export const FICTIONAL_NANP_PATTERN = '^\\+1[2-9]\\d{2}55501\\d{2}$';
 
 export const CONFIG_SCHEMA_PATH = new URL('./config.schema.json', import.meta.url);
-const ajv = new Ajv2020({ allErrors: true, verbose: true });
+const ajv = new Ajv2020({ allErrors: true, verbose: true, discriminator: true });
 const validateShape = ajv.compile(JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')));
 
 /**
@@ -126,7 +154,6 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
     recipients: {
       allowPattern: c.recipients?.allowPattern ?? FICTIONAL_NANP_PATTERN,
       delivered: c.recipients?.delivered ?? ['+12025550100', '+12025550101', '+12025550102'],
-      failed: c.recipients?.failed ?? [],
     },
     sendCap: c.sendCap ?? null,
     webhooks: {
@@ -136,13 +163,65 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
       timeoutMs: c.webhooks?.timeoutMs ?? 10_000,
       secret: c.webhooks?.secret ?? c.clients.primary.webhookSecret,
     },
-    hooks: { controlUrl: c.hooks?.controlUrl, controlToken: c.hooks?.controlToken, offers: c.hooks?.offers ?? [] },
+    hooks: { controlUrl: c.hooks?.controlUrl, controlToken: c.hooks?.controlToken },
+    triggers: {},
     timeouts: { requestMs: c.timeouts?.requestMs ?? 15_000 },
   };
   const problems = [...recipientProblems(target)];
-  if (target.hooks.offers.length > 0 && !target.hooks.controlUrl) problems.push('/hooks/offers names hooks but /hooks/controlUrl is missing');
+  target.triggers = resolveTriggers(c, target, problems);
   if (problems.length > 0) throw new ConfigError(origin, problems);
   return target;
+}
+
+/**
+ * The triggers section with its shorthands folded in: hooks.offers is kind control for each
+ * capability it names, recipients.failed is failedDelivery of kind request. A capability
+ * declared both ways, a control trigger without hooks.controlUrl, a declared client webhook
+ * without a fixed receiver port and a recipient the run may not send to are problems.
+ */
+function resolveTriggers(c: RawConfig, target: Target, problems: string[]): Triggers {
+  const raw = c.triggers ?? {};
+  const triggers: Triggers = {};
+  for (const hook of c.hooks?.offers ?? []) {
+    if (raw[hook]) problems.push(`/hooks/offers names ${hook}, which /triggers/${hook} declares too: keep one`);
+    else triggers[hook] = { kind: 'control' };
+  }
+  if (raw.upstreamFailure) triggers.upstreamFailure = raw.upstreamFailure;
+  if (raw.expireToken) {
+    triggers.expireToken =
+      raw.expireToken.kind === 'wait' ? { kind: 'wait', client: raw.expireToken.client ?? target.clients.primary, maxWaitSeconds: raw.expireToken.maxWaitSeconds ?? 30 } : raw.expireToken;
+  }
+  if (raw.clientWebhooks) {
+    triggers.clientWebhooks = raw.clientWebhooks.kind === 'declared' ? { kind: 'declared', secondaryHasNone: raw.clientWebhooks.secondaryHasNone ?? false } : raw.clientWebhooks;
+  }
+  if (raw.inbound) triggers.inbound = raw.inbound;
+  if (raw.failedDelivery && c.recipients?.failed) problems.push('/recipients/failed and /triggers/failedDelivery both name failing recipients: keep one');
+  const failed = raw.failedDelivery?.recipients ?? c.recipients?.failed ?? [];
+  if (failed.length > 0) triggers.failedDelivery = { kind: 'request', recipients: failed };
+
+  const usesControl = CAPABILITIES.filter((name) => triggers[name]?.kind === 'control');
+  if (usesControl.length > 0 && !target.hooks.controlUrl) {
+    problems.push(`${usesControl.map((name) => (raw[name] ? `/triggers/${name}` : `/hooks/offers (${name})`)).join(', ')} use${usesControl.length === 1 ? 's' : ''} the control plane but /hooks/controlUrl is missing`);
+  }
+  if (triggers.clientWebhooks?.kind === 'declared' && target.webhooks.listenPort === 0) {
+    problems.push('/triggers/clientWebhooks is declared, so /webhooks/listenPort must be a fixed port: the client webhooks point at it');
+  }
+  const allowed = safePattern(target.recipients.allowPattern);
+  if (allowed) {
+    const notAllowed = (pointer: string, to: string) => (allowed.test(to) ? [] : [`${pointer} ${to} does not match /recipients/allowPattern`]);
+    const failedPointer = raw.failedDelivery ? '/triggers/failedDelivery/recipients' : '/recipients/failed';
+    problems.push(...failed.flatMap((to, i) => notAllowed(`${failedPointer}/${i}`, to)));
+    if (raw.inbound?.kind === 'loopback') problems.push(...notAllowed('/triggers/inbound/to/phoneNumber', raw.inbound.to.phoneNumber));
+  }
+  return triggers;
+}
+
+function safePattern(source: string): RegExp | undefined {
+  try {
+    return new RegExp(source);
+  } catch {
+    return undefined;
+  }
 }
 
 function recipientProblems(target: Target): string[] {
@@ -152,9 +231,7 @@ function recipientProblems(target: Target): string[] {
   } catch (e) {
     return [`/recipients/allowPattern is not a regular expression: ${(e as Error).message}`];
   }
-  return (['delivered', 'failed'] as const).flatMap((list) =>
-    target.recipients[list].flatMap((to, i) => (pattern.test(to) ? [] : [`/recipients/${list}/${i} ${to} does not match /recipients/allowPattern`])),
-  );
+  return target.recipients.delivered.flatMap((to, i) => (pattern.test(to) ? [] : [`/recipients/delivered/${i} ${to} does not match /recipients/allowPattern`]));
 }
 
 /**
@@ -177,6 +254,11 @@ function shapeProblems(errors: readonly ErrorObject[]): string[] {
     if (e.keyword === 'required') {
       const pointer = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
       if (!suggested.has(pointer)) problems.push(`${pointer} is required`);
+      continue;
+    }
+    if (e.keyword === 'discriminator') {
+      const kinds = ((e.parentSchema as { oneOf?: Array<{ properties: { kind: { const: string } } }> }).oneOf ?? []).map((s) => s.properties.kind.const);
+      problems.push(`${e.instancePath}/kind must be one of ${kinds.join(', ')}`);
       continue;
     }
     const extra = e.keyword === 'enum' ? ` (one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : '';
@@ -252,6 +334,13 @@ interface RawConfig {
   sendCap?: number;
   webhooks?: Partial<Target['webhooks']>;
   hooks?: { controlUrl?: string; controlToken?: string; offers?: HookName[] };
+  triggers?: {
+    upstreamFailure?: Triggers['upstreamFailure'];
+    expireToken?: { kind: 'wait'; client?: ClientCredentials; maxWaitSeconds?: number } | Control;
+    clientWebhooks?: { kind: 'declared'; secondaryHasNone?: boolean } | Control;
+    inbound?: Triggers['inbound'];
+    failedDelivery?: Triggers['failedDelivery'];
+  };
   timeouts?: { requestMs?: number };
 }
 
@@ -295,14 +384,20 @@ function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
       ...(creds('secondary') && { secondary: creds('secondary') }),
       ...(creds('special') && { special: creds('special') }),
     },
-    recipients: { delivered: ['+12025550100', '+12025550101', '+12025550102'], failed: ['+12025550150', '+12025550151'] },
+    recipients: { delivered: ['+12025550100', '+12025550101', '+12025550102'] },
     // The bundled reference is a local, disposable server: deep property runs may send freely.
     sendCap: 100_000,
+    // The reference's recipients that end FAILED (reference/README.md); without its control
+    // plane, its short-lived client's tokens expire by waiting.
+    triggers: {
+      failedDelivery: { kind: 'request', recipients: ['+12025550150', '+12025550151'] },
+      ...(!f.controlUrl && creds('brief') && { expireToken: { kind: 'wait', client: creds('brief') } }),
+    },
     ...(f.controlUrl && {
       hooks: {
         controlUrl: f.controlUrl,
         ...(f.controlToken && { controlToken: f.controlToken }),
-        offers: ['upstreamFailure', 'expireToken', 'inbound', 'clientWebhooks'] as HookName[],
+        offers: [...HOOK_NAMES],
       },
     }),
   };

@@ -1,16 +1,12 @@
-import type { HookName, Target } from './config.ts';
+import type { Target } from './config.ts';
 
 /**
  * Client of the optional test-control plane (reference/README.md describes it so vendors can
- * offer the same hooks). It is outside the interface: nothing here is validated against the
- * OpenAPI document, and a target that offers no hooks simply has none of these checks.
+ * offer the same hooks): what triggers of kind control call (harness/triggers.ts). It is
+ * outside the interface: nothing here is validated against the OpenAPI document.
  */
 export class ControlClient {
   constructor(private readonly target: Target) {}
-
-  offers(hook: HookName): boolean {
-    return !!this.target.hooks.controlUrl && this.target.hooks.offers.includes(hook);
-  }
 
   /** Make the search's upstream fail with `status`, stall, or behave again. */
   upstream(mode: 'ok' | 'fail' | 'stall', status?: number): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { test as base, request as playwrightRequest, type APIRequestContext } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, type ClientRole } from './api-client.ts';
-import type { HookName, Target } from './config.ts';
+import type { Target } from './config.ts';
 import { ControlClient } from './control.ts';
 import { EvidenceLog } from './evidence.ts';
 import { ResponseValidator } from './response-validator.ts';
@@ -13,11 +13,12 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { RUN_STOPPED, SENDS } from './annotations.ts';
+import { REACHED_BY, RUN_STOPPED, SENDS } from './annotations.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
+import { obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
 
 /** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
 const DEFAULT_SEND_CAP = 2000;
@@ -41,6 +42,8 @@ interface WorkerFixtures {
   tokens: Partial<Record<ClientRole, TokenManager>>;
   receiver: WebhookReceiver;
   knownNumbers: KnownNumbers;
+  /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks. */
+  expiredTokenOnce: () => Promise<ExpiredTokenOutcome>;
 }
 
 interface TestFixtures {
@@ -51,8 +54,8 @@ interface TestFixtures {
   api: ApiClient;
   /** The same validating client over undici, for property runs of many requests (README: transport note). */
   fastApi: ApiClient;
-  /** Test-control hooks; `control.require(hook)` reports the test not testable when absent. */
-  control: ControlClient & { require(hook: HookName): ControlClient };
+  /** The declared triggers (harness/triggers.ts); a capability the target lacks makes the test not testable. */
+  triggers: TriggerSet;
   /** A fresh webhook channel on the worker's receiver. */
   webhooks: { channel(label?: string): WebhookChannel; unreachable(label?: string): ReturnType<WebhookReceiver['unreachableChannel']> };
   /** Changes number settings and restores them after the test, pass or fail. */
@@ -121,13 +124,33 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   receiver: [
     async ({ target }, use, workerInfo) => {
       const { listenHost, listenPort, publicUrl } = target.webhooks;
+      // Declared client webhooks point at the run's receiver on listenPort (run-receiver.ts): the workers take the ports after it.
+      const first = target.triggers.clientWebhooks?.kind === 'declared' ? listenPort + 1 : listenPort;
       const receiver = await WebhookReceiver.start({
         host: listenHost,
-        port: listenPort === 0 ? 0 : listenPort + workerInfo.parallelIndex,
+        port: listenPort === 0 ? 0 : first + workerInfo.parallelIndex,
         ...(publicUrl && { publicUrl }),
       });
       await use(receiver);
       await receiver.close();
+    },
+    { scope: 'worker' },
+  ],
+  expiredTokenOnce: [
+    async ({ target, validator, guard, workerContext, tokens }, use) => {
+      const fetcher = new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence: new EvidenceLog(), tokens });
+      let outcome: Promise<ExpiredTokenOutcome> | undefined;
+      await use(() =>
+        (outcome ??= obtainExpiredToken(
+          target,
+          new ControlClient(target),
+          (clientId, clientSecret) => fetcher.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
+          (token) => fetcher.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } }),
+        ).finally(() => {
+          // The control plane expires every token of the client, the worker's managed one too.
+          if (target.triggers.expireToken?.kind === 'control') tokens.primary?.invalidate();
+        })),
+      );
     },
     { scope: 'worker' },
   ],
@@ -176,14 +199,19 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   fastApi: async ({ target, validator, guard, fastTransport, tokens, evidence }, use) => {
     await use(new ApiClient({ target, transport: fastTransport, validator, guard, evidence, tokens }));
   },
-  control: async ({ target }, use) => {
-    const control = new ControlClient(target);
+  triggers: async ({ target, api, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
     await use(
-      Object.assign(control, {
-        require(hook: HookName) {
-          if (!control.offers(hook)) notTestable(reasonFor(hook));
-          return control;
+      new TriggerSet({
+        target,
+        control: new ControlClient(target),
+        api,
+        channel: (label) => webhooks.channel(label),
+        runDir: runSettings.runDir,
+        expiredToken: expiredTokenOnce,
+        record: (reached) => {
+          if (!testInfo.annotations.some((a) => a.type === REACHED_BY && a.description === reached)) testInfo.annotations.push({ type: REACHED_BY, description: reached });
         },
+        allow: (ms) => testInfo.setTimeout(testInfo.timeout + ms),
       }),
     );
   },

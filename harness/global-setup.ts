@@ -1,17 +1,24 @@
 // Playwright's globalSetup for a conformance run: the preflight (harness/preflight.ts), after
 // the bundled reference (if that is the target) has started and before any test is loaded.
 // A failure stops the run with the preflight's message; the reporter makes it a harness error.
+// A target that declares its client webhooks (triggers.clientWebhooks, kind declared) gets the
+// run's receiver for them here, in the runner process, for the whole run (harness/run-receiver.ts);
+// the function returned stops it when the run ends.
 import type { FullConfig } from '@playwright/test';
 import { preflight } from './preflight.ts';
+import { startRunReceiver } from './run-receiver.ts';
 import { loadRunTarget, runSettings } from './settings.ts';
 
-export default async function globalSetup(_config: FullConfig): Promise<void> {
+export default async function globalSetup(_config: FullConfig): Promise<(() => Promise<void>) | undefined> {
   const settings = runSettings();
   const { source } = settings.target;
   const origin = source.kind === 'config' ? source.path : 'the bundled reference';
-  const result = await preflight(loadRunTarget(settings), { origin });
+  const target = loadRunTarget(settings);
+  const result = await preflight(target, { origin });
   if (!settings.output.quiet) {
     process.stdout.write(`preflight: ${result.checked.join('; ')}\n`);
     for (const note of result.notes) process.stdout.write(`preflight note: ${note}\n`);
   }
+  if (target.triggers.clientWebhooks?.kind !== 'declared') return undefined;
+  return startRunReceiver(target, settings.runDir);
 }

@@ -1,6 +1,6 @@
 // What a run will do, before anything is sent: which tests run for this target's level and
 // profile (with the requirements each serves), which requirements will be "not testable here"
-// and why, which number settings tests change and restore, which test hooks they call, and how
+// and why, which number settings tests change and restore, which triggers they use, and how
 // many messages the run needs against the send cap. `certify --dry-run` prints it; `certify`
 // checks the send cap against it before running. The reasons a requirement is not testable
 // come from one function (`unmetNeeds`), which the fixtures use at run time too.
@@ -8,13 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isCheckable, type Catalogue, type Requirement } from './catalogue.ts';
-import type { HookName, Target } from './config.ts';
+import { CAPABILITIES, type Capability, type Target } from './config.ts';
 import { RUNS_BY_DEPTH } from './property.ts';
+import { reachedBy } from './triggers.ts';
 import { REPO_ROOT, type RunSettings } from './settings.ts';
 
 // ---- what a target supplies, and what a requirement needs -------------------------------------
 
-/** Which fixtures and hooks a target config supplies, by the names the catalogue's `needs` use. */
+/** Which fixtures and triggers a target config supplies, by the names the catalogue's `needs` use. */
 export function suppliedBy(target: Target): Set<string> {
   const supplied = new Set<string>(['webhookReceiver', 'numberWithoutCampaign']);
   if (target.clients.secondary) supplied.add('secondClient');
@@ -22,15 +23,26 @@ export function suppliedBy(target: Target): Set<string> {
   if (target.webhooks.secret) supplied.add('webhookSecret');
   // An MMS-capable number is discovered at run time when not configured.
   supplied.add('mmsNumber');
-  for (const hook of target.hooks.offers) supplied.add(hook);
+  for (const capability of CAPABILITIES) if (target.triggers[capability]) supplied.add(capability);
+  // Only the control plane makes the upstream stall (SEARCH-203).
+  if (target.triggers.upstreamFailure?.kind === 'control') supplied.add('upstreamStall');
   return supplied;
 }
 
-const HOOKS: readonly HookName[] = ['upstreamFailure', 'expireToken', 'inbound', 'clientWebhooks'];
+/** The catalogue's trigger names (`needs`), and the config field that declares each, with the kinds that reach it. */
+const TRIGGER_FIELDS: Record<Capability | 'upstreamStall', string> = {
+  upstreamFailure: 'triggers.upstreamFailure (kind request: searches your sandbox answers as an upstream failure; or control)',
+  upstreamStall: 'triggers.upstreamFailure to kind control (only the control plane makes the upstream stall)',
+  expireToken: 'triggers.expireToken (kind wait: a client whose tokens live briefly; or control)',
+  clientWebhooks: "triggers.clientWebhooks (kind declared: the primary client's webhooks point at the harness's run receiver; or control)",
+  inbound: "triggers.inbound (kind loopback: a send to another of the client's own numbers arrives as inbound traffic; or control)",
+  failedDelivery: 'triggers.failedDelivery (kind request: recipients whose messages end FAILED)',
+};
 
 /** Why a requirement that needs `need` is not testable on a target without it; the fixtures say the same. */
 export function reasonFor(need: string): string {
-  if ((HOOKS as readonly string[]).includes(need)) return `the target offers no '${need}' test hook (hooks.offers in the target config)`;
+  const field = TRIGGER_FIELDS[need as Capability | 'upstreamStall'];
+  if (field) return `needs a trigger the target does not declare: set ${field}`;
   const what: Record<string, string> = {
     secondClient: 'a second client of the same target (clients.secondary in the target config)',
     specialCharsClient: "a client whose id or secret contains ':' or '+' (clients.special in the target config)",
@@ -143,8 +155,8 @@ export interface PlannedTest extends ListedTest {
   changesSettings: boolean;
   /** Expects callbacks on the harness's webhook receiver. */
   receivesWebhooks: boolean;
-  /** Test hooks its requirements call on the target's control plane. */
-  hooks: string[];
+  /** The triggers its requirements need that the target declares, as "capability: kind". */
+  triggers: string[];
   sends: number;
 }
 
@@ -175,7 +187,7 @@ export function planOf(tests: readonly ListedTest[], target: Target, catalogue: 
       ...t,
       changesSettings: fixtures.has('settings'),
       receivesWebhooks: fixtures.has('webhooks'),
-      hooks: HOOKS.filter((h) => needs.has(h) && supplied.has(h)),
+      triggers: CAPABILITIES.filter((c) => (needs.has(c) || (c === 'upstreamFailure' && needs.has('upstreamStall'))) && supplied.has(c)).map((c) => reachedBy(c, target.triggers[c]!.kind)),
       sends: sendsOf(t, runs, budget),
     };
   });

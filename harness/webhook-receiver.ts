@@ -94,8 +94,7 @@ export class WebhookReceiver {
   }
 
   private publicBase(port: number): string {
-    const base = this.options.publicUrl ?? `http://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:{port}`;
-    return base.replace('{port}', String(port)).replace(/\/+$/, '');
+    return publicBase(this.options.host, port, this.options.publicUrl);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -195,7 +194,13 @@ export class WebhookChannel {
   }
 }
 
-function parseJson(text: string): unknown {
+/** The URL the target calls to reach a receiver listening on `host`:`port` (publicUrl's {port} is that port). */
+export function publicBase(host: string, port: number, publicUrl?: string): string {
+  const base = publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:{port}`;
+  return base.replace('{port}', String(port)).replace(/\/+$/, '');
+}
+
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -48,22 +48,14 @@ test.describe('5 rule 3: a malformed bearer credential is 401 UNAUTHORIZED', () 
 
 test.describe('5 rule 3: an expired token is 401 UNAUTHORIZED', () => {
   for (const op of CORE_OPERATIONS) {
-    test(`${op} answers an expired token with 401 UNAUTHORIZED`, { tag: ['@AUTH-003'] }, async ({ api, target, knownNumbers, newKey, control, tokens }) => {
-      const hooks = control.require('expireToken');
-      const { clientId, clientSecret } = target.clients.primary;
+    test(`${op} answers an expired token with 401 UNAUTHORIZED`, { tag: ['@AUTH-003'] }, async ({ api, target, knownNumbers, newKey, triggers }) => {
+      // One token per worker, expired as the target declares (triggers.expireToken), serves every route.
+      const expired = await triggers.expiredToken();
       const request = await requestFor(op, { api, target, knownNumbers, newKey });
-      const token = await issueToken(api, clientId, clientSecret, 'AUTH-003');
-      // Precondition: the token works before it expires, so the 401 below is the expiry's doing.
-      const before = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } });
-      expect(before).toSucceed('AUTH-003: precondition: the fresh token is accepted before it expires');
-      try {
-        await hooks.expireTokens(clientId);
-        const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${token}` } });
-        expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-003: ${op} with an expired token`);
-      } finally {
-        // The hook expired the worker's managed token too: drop it so the next test obtains one.
-        tokens.primary!.invalidate();
-      }
+      // Precondition: the token worked before it expired, so the 401 below is the expiry's doing.
+      expect(expired.acceptedBefore, 'AUTH-003: precondition: the fresh token was accepted (whoami 2xx) before it expired').toBeLessThan(300);
+      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${expired.token}` } });
+      expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-003: ${op} with an expired token`);
     });
   }
 });

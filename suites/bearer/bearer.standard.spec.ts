@@ -56,21 +56,13 @@ test.describe('RFC 6750 3.1: a failed token is challenged with error="invalid_to
     });
   }
 
-  test('whoami challenges an expired token with error="invalid_token"', { tag: ['@AUTH-102'] }, async ({ api, target, control, tokens }) => {
-    const hooks = control.require('expireToken');
-    const { clientId, clientSecret } = target.clients.primary;
-    const token = await issueToken(api, clientId, clientSecret, 'AUTH-102');
-    try {
-      await hooks.expireTokens(clientId);
-      const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } });
-      expect(res).toHaveStatus(401, 'AUTH-102: whoami with an expired token');
-      const challenge = challengeOf(res);
-      expect(challenge, `AUTH-102: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
-      expect(challenge!.params.error, `AUTH-102: the "Bearer" challenge ${shown(res)} carries error="invalid_token"`).toBe('invalid_token');
-    } finally {
-      // The hook expired the worker's managed token too: drop it so the next test obtains one.
-      tokens.primary!.invalidate();
-    }
+  test('whoami challenges an expired token with error="invalid_token"', { tag: ['@AUTH-102'] }, async ({ api, triggers }) => {
+    const expired = await triggers.expiredToken();
+    const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${expired.token}` } });
+    expect(res).toHaveStatus(401, 'AUTH-102: whoami with an expired token');
+    const challenge = challengeOf(res);
+    expect(challenge, `AUTH-102: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
+    expect(challenge!.params.error, `AUTH-102: the "Bearer" challenge ${shown(res)} carries error="invalid_token"`).toBe('invalid_token');
   });
 });
 

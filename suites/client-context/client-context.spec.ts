@@ -70,9 +70,9 @@ async function currentWebhooks(hooks: ControlClient, api: ApiClient, clientId: s
   notTestable('the clientWebhooks hook does not report the current webhook URLs, so the test could not put them back afterwards');
 }
 
-async function context(api: ApiClient): Promise<ApiResponse> {
-  const res = await api.call('whoami');
-  expect(res).toSucceed('CTX-003: the client-context route answers 2xx');
+async function context(api: ApiClient, as: 'primary' | 'secondary' = 'primary'): Promise<ApiResponse> {
+  const res = await api.call('whoami', { as });
+  expect(res).toSucceed(`CTX-003: the client-context route answers the ${as} client 2xx`);
   return res;
 }
 
@@ -80,8 +80,20 @@ test.describe('2 and 6: the context shows whether the client webhooks are config
   for (const kind of ['delivery', 'inbound'] as const) {
     const flag = `${kind}WebhookConfigured`;
     const other = kind === 'delivery' ? 'inbound' : 'delivery';
-    test(`${flag} is true while a ${kind} webhook is configured and false once it is cleared`, { tag: ['@CTX-003'] }, async ({ api, target, control, webhooks }) => {
-      const hooks = control.require('clientWebhooks');
+    test(`${flag} is true while a ${kind} webhook is configured and false while none is`, { tag: ['@CTX-003'] }, async ({ api, target, triggers, webhooks }) => {
+      const trigger = triggers.require('clientWebhooks');
+      if (trigger.kind === 'declared') {
+        // The target declares the primary client's webhooks configured (at the run's receiver)
+        // and, when it says so, the secondary client's not: the flags are read, not moved.
+        const primary = await context(api);
+        expect(primary.body[flag], `CTX-003: ${flag} is true for the primary client, whose ${kind} webhook is declared configured (triggers.clientWebhooks)`).toBe(true);
+        if (trigger.secondaryHasNone && target.clients.secondary) {
+          const secondary = await context(api, 'secondary');
+          expect(secondary.body[flag], `CTX-003: ${flag} is false for the secondary client, declared to have no webhook (triggers.clientWebhooks.secondaryHasNone)`).toBe(false);
+        }
+        return;
+      }
+      const hooks = triggers.control;
       // The control plane names a client by its clientId (ARCHITECTURE.md, test-control plane).
       const clientId = target.clients.primary.clientId;
       const original = await currentWebhooks(hooks, api, clientId);

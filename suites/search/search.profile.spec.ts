@@ -66,20 +66,15 @@ test.describe('profile: number search', () => {
     });
   }
 
-  test('a stalled upstream is answered 502 UPSTREAM_ERROR within the request timeout', { tag: ['@SEARCH-203'] }, async ({ api, control, target }) => {
-    const hooks = control.require('upstreamFailure');
+  test('a stalled upstream is answered 502 UPSTREAM_ERROR within the request timeout', { tag: ['@SEARCH-203'] }, async ({ api, triggers, target }) => {
+    const stalled = triggers.upstreamStall();
     // The profile bounds the wait without naming a figure; the harness's request timeout is the bound.
     const boundMs = target.timeouts.requestMs;
-    try {
-      await hooks.upstream('stall');
-      const started = performance.now();
-      const res = await api.call('search', { json: { npa: '202' } }).catch((e: Error) => e);
-      const elapsed = Math.round(performance.now() - started);
-      if (res instanceof Error) throw new Error(`SEARCH-203: the search with a stalled upstream got no answer within ${boundMs} ms: ${res.message}`);
-      expect(res).toBeCoreError(502, 'UPSTREAM_ERROR', 'SEARCH-203: a stalled upstream');
-      expect(elapsed, `SEARCH-203: the 502 came within ${boundMs} ms (it took ${elapsed} ms)`).toBeLessThan(boundMs);
-    } finally {
-      await hooks.upstream('ok');
-    }
+    const started = performance.now();
+    const res = await stalled(api, { npa: '202' }).catch((e: Error) => e);
+    const elapsed = Math.round(performance.now() - started);
+    if (res instanceof Error) throw new Error(`SEARCH-203: the search with a stalled upstream got no answer within ${boundMs} ms: ${res.message}`);
+    expect(res).toBeCoreError(502, 'UPSTREAM_ERROR', 'SEARCH-203: a stalled upstream');
+    expect(elapsed, `SEARCH-203: the 502 came within ${boundMs} ms (it took ${elapsed} ms)`).toBeLessThan(boundMs);
   });
 });

@@ -1,6 +1,4 @@
-import type { ApiClient } from '../../harness/api-client.ts';
-import type { ControlClient } from '../../harness/control.ts';
-import { expect, notTestable } from '../../harness/fixtures.ts';
+import { expect } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { namesMessage } from '../support/callbacks.ts';
@@ -22,6 +20,15 @@ export function reportsMessage(messageId: string): (c: ReceivedCallback) => bool
   return (c) => c.json !== undefined && mentions(c.json, messageId);
 }
 
+/**
+ * An inbound callback for the traffic a test brought about: its body names the text sent (a
+ * unique one per test) or the messageId the trigger reported. Inbound payload fields are not
+ * shown, and a loopback send reports no inbound messageId, so the text is what identifies it.
+ */
+export function inboundNaming(text: string, messageId?: string): (c: ReceivedCallback) => boolean {
+  return (c) => c.text.includes(text) || (messageId !== undefined && c.text.includes(messageId));
+}
+
 /** Let late callbacks arrive before asserting that one did not. */
 export function settle(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,34 +43,4 @@ export function settle(ms: number): Promise<void> {
  */
 export async function untilControlCallback(channel: WebhookChannel, controlId: string, atMostMs: number): Promise<void> {
   await channel.waitFor(`the control callback naming ${controlId}`, namesMessage(controlId), { timeoutMs: atMostMs }).catch(() => undefined);
-}
-
-/**
- * Point the client's own webhooks somewhere for the duration of `fn`, through the test-control
- * hook, and clear them afterwards. The interface shows only whether a client webhook is
- * configured (whoami), not where, so only a client that had none can be put back exactly: a
- * client that already has one is left alone and the test is not testable.
- */
-export async function withClientWebhooks(
-  api: ApiClient,
-  control: ControlClient,
-  clientId: string,
-  hooks: { delivery?: string | null; inbound?: string | null },
-  id: string,
-  fn: () => Promise<void>,
-): Promise<void> {
-  const before = await api.call('whoami');
-  expect(before).toSucceed(`${id}: precondition: reading the client context`);
-  const kinds = (['delivery', 'inbound'] as const).filter((kind) => kind in hooks);
-  for (const kind of kinds) {
-    if (before.body?.[`${kind}WebhookConfigured`] === true) {
-      notTestable(`the client already has a ${kind} webhook, which the interface gives no way to read back and restore`);
-    }
-  }
-  await control.clientWebhooks(clientId, hooks);
-  try {
-    await fn();
-  } finally {
-    await control.clientWebhooks(clientId, Object.fromEntries(kinds.map((kind) => [kind, null])));
-  }
 }

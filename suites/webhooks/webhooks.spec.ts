@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect, test } from '../../harness/fixtures.ts';
 import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
-import { inboundTo, reportsMessage, untilControlCallback, withClientWebhooks } from './webhook-support.ts';
+import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 
 // Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending
 // number's webhookDeliveryOverride or else the client's delivery webhook; inbound traffic
@@ -29,13 +29,11 @@ test.describe('6 delivery outcomes by webhook', () => {
     for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-001');
   });
 
-  test("with an override set, the outcome goes to the override and not to the client's delivery webhook", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, control, newKey }) => {
-    control.require('clientWebhooks');
+  test("with an override set, the outcome goes to the override and not to the client's delivery webhook", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const override = webhooks.channel('override');
-    const clientHook = webhooks.channel('client');
     await deliverTo(settings, numberId, override.url, 'WH-001');
-    await withClientWebhooks(api, control, target.clients.primary.clientId, { delivery: clientHook.url }, 'WH-001', async () => {
+    await triggers.withClientWebhook('delivery', 'WH-001', async (clientHook) => {
       const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence')), 'WH-001: the send');
       await awaitCallback(override, messageId!, target.webhooks.timeoutMs, 'WH-001');
       // A copy wrongly sent to the client's webhook goes out with the override's. A control
@@ -49,12 +47,10 @@ test.describe('6 delivery outcomes by webhook', () => {
     });
   });
 
-  test("without an override, the outcome is POSTed to the client's delivery webhook", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, control, newKey }) => {
-    control.require('clientWebhooks');
+  test("without an override, the outcome is POSTed to the client's delivery webhook", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, triggers, newKey }) => {
     const numberId = smsNumber(knownNumbers);
-    const channel = webhooks.channel('client-delivery');
     await deliverTo(settings, numberId, null, 'WH-002');
-    await withClientWebhooks(api, control, target.clients.primary.clientId, { delivery: channel.url }, 'WH-002', async () => {
+    await triggers.withClientWebhook('delivery', 'WH-002', async (channel) => {
       const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-client')), 'WH-002: the send');
       const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-002');
       expect(callback.method, 'WH-002: the outcome is reported by a POST').toBe('POST');
@@ -85,29 +81,25 @@ test.describe('6 what a delivery callback carries', () => {
 });
 
 test.describe('6 inbound traffic by webhook', () => {
-  test("an inbound message is POSTed to the number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ target, knownNumbers, settings, webhooks, control }) => {
-    const hooks = control.require('inbound');
-    const numberId = smsNumber(knownNumbers);
+  test("an inbound message is POSTed to the number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ target, knownNumbers, settings, webhooks, triggers }) => {
+    const inbound = triggers.inbound(knownNumbers);
     const channel = webhooks.channel('inbound-override');
-    await inboundTo(settings, numberId, channel.url, 'WH-004');
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-004');
     const text = `Conformance inbound ${randomUUID()}`;
-    const { messageId } = await hooks.inbound({ numberId, from: deliveredRecipients(target)[0]!, text });
-    const [callback] = await expectCallbacks(channel, 'WH-004', `an inbound callback naming ${messageId} or its text`, (c) => c.text.includes(messageId) || c.text.includes(text), {
+    const { messageId } = await inbound.deliver(text, 'WH-004');
+    const [callback] = await expectCallbacks(channel, 'WH-004', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), {
       timeoutMs: target.webhooks.timeoutMs,
     });
     expect(callback!.method, 'WH-004: inbound traffic is delivered by a POST').toBe('POST');
   });
 
-  test("without an override, an inbound message is POSTed to the client's inbound webhook", { tag: ['@WH-005'] }, async ({ api, target, knownNumbers, settings, webhooks, control }) => {
-    const hooks = control.require('inbound');
-    control.require('clientWebhooks');
-    const numberId = smsNumber(knownNumbers);
-    const channel = webhooks.channel('client-inbound');
-    await inboundTo(settings, numberId, null, 'WH-005');
-    await withClientWebhooks(api, control, target.clients.primary.clientId, { inbound: channel.url }, 'WH-005', async () => {
+  test("without an override, an inbound message is POSTed to the client's inbound webhook", { tag: ['@WH-005'] }, async ({ target, knownNumbers, settings, triggers }) => {
+    const inbound = triggers.inbound(knownNumbers);
+    await inboundTo(settings, inbound.numberId, null, 'WH-005');
+    await triggers.withClientWebhook('inbound', 'WH-005', async (channel) => {
       const text = `Conformance inbound ${randomUUID()}`;
-      const { messageId } = await hooks.inbound({ numberId, from: deliveredRecipients(target)[0]!, text });
-      const [callback] = await expectCallbacks(channel, 'WH-005', `an inbound callback naming ${messageId} or its text`, (c) => c.text.includes(messageId) || c.text.includes(text), {
+      const { messageId } = await inbound.deliver(text, 'WH-005');
+      const [callback] = await expectCallbacks(channel, 'WH-005', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), {
         timeoutMs: target.webhooks.timeoutMs,
       });
       expect(callback!.method, 'WH-005: inbound traffic is delivered by a POST').toBe('POST');

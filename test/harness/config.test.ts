@@ -36,9 +36,43 @@ const badConfigs: Array<[string, unknown, RegExp]> = [
   ['a numeric secret', { ...minimal, clients: { primary: { clientId: 'a', clientSecret: 5 } } }, /\/clients\/primary\/clientSecret must be string/],
   ['a relative route path', { ...minimal, routes: { update: { method: 'PATCH', path: 'numbers/{numberId}' } } }, /\/routes\/update\/path must match pattern/],
   ['a recipient outside the allowed pattern', { ...minimal, recipients: { delivered: ['+447700900123'] } }, /\/recipients\/delivered\/0 \+447700900123 does not match/],
-  ['hooks with no control URL', { ...minimal, hooks: { offers: ['inbound'] } }, /\/hooks\/offers names hooks but \/hooks\/controlUrl is missing/],
+  ['hooks with no control URL', { ...minimal, hooks: { offers: ['inbound'] } }, /\/hooks\/offers \(inbound\) uses the control plane but \/hooks\/controlUrl is missing/],
+  ['a control trigger with no control URL', { ...minimal, triggers: { expireToken: { kind: 'control' } } }, /\/triggers\/expireToken uses the control plane but \/hooks\/controlUrl is missing/],
+  ['a capability declared twice', { ...minimal, hooks: { controlUrl: 'http://x', offers: ['inbound'] }, triggers: { inbound: { kind: 'control' } } }, /\/hooks\/offers names inbound, which \/triggers\/inbound declares too/],
+  ['an unknown trigger kind', { ...minimal, triggers: { expireToken: { kind: 'sleep' } } }, /\/triggers\/expireToken\/kind must be one of wait, control/],
+  ['a trigger kind with a field of another kind', { ...minimal, triggers: { inbound: { kind: 'loopback' } } }, /\/triggers\/inbound\/to is required/],
+  ['declared client webhooks with a free receiver port', { ...minimal, triggers: { clientWebhooks: { kind: 'declared' } } }, /\/webhooks\/listenPort must be a fixed port/],
+  ['a loopback number the run may not send to', { ...minimal, triggers: { inbound: { kind: 'loopback', to: { phoneNumber: '+447700900123' } } } }, /\/triggers\/inbound\/to\/phoneNumber \+447700900123 does not match/],
+  ['a failing recipient the run may not send to', { ...minimal, triggers: { failedDelivery: { kind: 'request', recipients: ['+447700900123'] } } }, /\/triggers\/failedDelivery\/recipients\/0 \+447700900123 does not match/],
   ['an unknown hook', { ...minimal, hooks: { controlUrl: 'http://x', offers: ['teleport'] } }, /\/hooks\/offers\/0 must be equal to one of the allowed values/],
 ];
+test('every trigger kind is read, with its defaults, and the shorthands fold into triggers', () => {
+  const target = resolveTarget(
+    {
+      ...minimal,
+      webhooks: { listenPort: 8787 },
+      recipients: { failed: ['+12025550150'] },
+      hooks: { controlUrl: 'http://x/_control', offers: ['upstreamFailure'] },
+      triggers: {
+        expireToken: { kind: 'wait' },
+        clientWebhooks: { kind: 'declared', secondaryHasNone: true },
+        inbound: { kind: 'loopback', to: { phoneNumber: '+12025550143' } },
+      },
+    },
+    'inline',
+    {},
+  );
+  expect(target.triggers).toEqual({
+    upstreamFailure: { kind: 'control' },
+    expireToken: { kind: 'wait', client: minimal.clients.primary, maxWaitSeconds: 30 },
+    clientWebhooks: { kind: 'declared', secondaryHasNone: true },
+    inbound: { kind: 'loopback', to: { phoneNumber: '+12025550143' } },
+    failedDelivery: { kind: 'request', recipients: ['+12025550150'] },
+  });
+  const byRequest = resolveTarget({ ...minimal, triggers: { upstreamFailure: { kind: 'request', requests: [{ body: { rateCenter: 'X' }, headers: { 'x-fail': '503' }, providerStatus: 503 }] } } }, 'inline', {});
+  expect(byRequest.triggers.upstreamFailure).toEqual({ kind: 'request', requests: [{ body: { rateCenter: 'X' }, headers: { 'x-fail': '503' }, providerStatus: 503 }] });
+});
+
 for (const [what, raw, message] of badConfigs) {
   test(`${what} is a ConfigError naming the field`, () => {
     expect(() => resolveTarget(raw, 'vendor.yaml', {})).toThrow(ConfigError);
@@ -111,5 +145,6 @@ test('a reference fixtures file is a complete target, with its hooks', () => {
   expect(target.profile).toBe('reference');
   expect(target.clients.secondary?.clientId).toBe('s');
   expect(target.webhooks.secret).toBe('whsec_AAAA');
-  expect(target.hooks.offers).toContain('upstreamFailure');
+  expect(target.triggers.upstreamFailure).toEqual({ kind: 'control' });
+  expect(target.triggers.failedDelivery).toEqual({ kind: 'request', recipients: ['+12025550150', '+12025550151'] });
 });

@@ -1,11 +1,22 @@
 // A requirement's `needs` in spec/requirements.yaml are what any of its tests needs: then the
 // dry run's "not testable here" list (from `needs`) is the one the run reports (from the tests).
-// Checked on what the spec files ask for: the secondClient fixture and control.require(hook).
+// Checked on what the spec files ask for: the secondClient fixture and the triggers
+// (harness/triggers.ts) each TriggerSet method reaches.
 import { expect, test } from '@playwright/test';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { loadCatalogue } from '../../harness/catalogue.ts';
 import { REPO_ROOT } from '../../harness/settings.ts';
+
+/** The capability each TriggerSet method reaches. */
+const TRIGGER_OF: Record<string, string> = {
+  upstreamFailures: 'upstreamFailure',
+  upstreamStall: 'upstreamStall',
+  expiredToken: 'expireToken',
+  withClientWebhook: 'clientWebhooks',
+  inbound: 'inbound',
+  failingRecipients: 'failedDelivery',
+};
 
 function specFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -24,7 +35,7 @@ test('every test that asks for a second client or a hook is tagged only with req
       const head = lines.slice(start, start + 3).join(' ');
       const body = lines.slice(start, starts[k + 1] ?? lines.length).join('\n');
       const tags = [...(/tag:\s*\[([^\]]*)\]/.exec(head)?.[1] ?? '').matchAll(/@([A-Z][A-Z0-9]*-\d{3})/g)].map((m) => m[1]!);
-      const asked = new Set([...body.matchAll(/control\.require\('(\w+)'\)/g)].map((m) => m[1]!));
+      const asked = new Set([...body.matchAll(/triggers\.(\w+)\(('(\w+)')?/g)].map((m) => (m[1] === 'require' ? m[3]! : TRIGGER_OF[m[1]!] ?? `an unknown trigger method ${m[1]}`)));
       if (/async\s*\(\s*\{[^}]*\bsecondClient\b/.test(head)) asked.add('secondClient');
       for (const id of tags) {
         const missing = [...asked].filter((n) => !needs.get(id)?.has(n));

@@ -1,0 +1,111 @@
+// The run's receiver for the client webhooks a target declares (triggers.clientWebhooks, kind
+// declared): the target's own delivery and inbound webhooks point at one fixed URL for the
+// whole run, {public URL}/clients/{role}/{delivery|inbound}, while each worker has its own
+// receiver for the channels tests make. So one server in the runner process (the global setup)
+// takes that port and appends every callback, a JSON line each, to a file per role and kind
+// under the run's folder; tests read the files (RecordedChannel). Many tests' messages arrive
+// there, so a test matches its callbacks by messageId or text, never by count.
+import { createServer, type Server } from 'node:http';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Target } from './config.ts';
+import { parseJson, publicBase, WebhookChannel, type ReceivedCallback } from './webhook-receiver.ts';
+
+export type ClientWebhookKind = 'delivery' | 'inbound';
+
+const PATH = /^\/clients\/(primary|secondary)\/(delivery|inbound)\/?(?:\?.*)?$/;
+
+function recordFile(runDir: string, role: string, kind: string): string {
+  return join(runDir, 'client-webhooks', `${role}-${kind}.jsonl`);
+}
+
+/** The URL a declared client webhook of `role` points at. */
+export function clientWebhookUrl(target: Target, role: 'primary' | 'secondary', kind: ClientWebhookKind): string {
+  const { listenHost, listenPort, publicUrl } = target.webhooks;
+  return `${publicBase(listenHost, listenPort, publicUrl)}/clients/${role}/${kind}`;
+}
+
+/** Start the run's receiver on webhooks.listenPort; resolves to a function that stops it. */
+export async function startRunReceiver(target: Target, runDir: string): Promise<() => Promise<void>> {
+  mkdirSync(join(runDir, 'client-webhooks'), { recursive: true });
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const match = PATH.exec(path);
+      if (!match) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not a client webhook path"}');
+      const text = Buffer.concat(chunks).toString('utf8');
+      const callback: ReceivedCallback = {
+        channel: `${match[1]}-${match[2]}`,
+        method: req.method ?? '',
+        path,
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
+        text,
+        json: parseJson(text),
+        receivedAt: Date.now(),
+        answered: 200,
+      };
+      appendFileSync(recordFile(runDir, match[1]!, match[2]!), `${JSON.stringify(callback)}\n`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e) => reject(new Error(`the run's receiver for the declared client webhooks cannot listen on ${target.webhooks.listenHost}:${target.webhooks.listenPort} (webhooks.listenPort): ${e.message}`)));
+    server.listen(target.webhooks.listenPort, target.webhooks.listenHost, () => resolve());
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+}
+
+/**
+ * A client webhook's callbacks as the run's receiver recorded them: a WebhookChannel whose
+ * callbacks are read from the file while a test waits on it.
+ */
+export class RecordedChannel extends WebhookChannel {
+  private readonly file: string;
+  private offset = 0;
+  private partial = '';
+
+  constructor(target: Target, runDir: string, role: 'primary' | 'secondary', kind: ClientWebhookKind) {
+    super(`${role}-${kind}`, clientWebhookUrl(target, role, kind));
+    this.file = recordFile(runDir, role, kind);
+  }
+
+  /** Take in what the run's receiver has recorded since the last look. */
+  sync(): void {
+    if (!existsSync(this.file)) return;
+    const size = statSync(this.file).size;
+    if (size <= this.offset) return;
+    const fd = openSync(this.file, 'r');
+    try {
+      const buffer = Buffer.alloc(size - this.offset);
+      readSync(fd, buffer, 0, buffer.length, this.offset);
+      this.offset = size;
+      const lines = (this.partial + buffer.toString('utf8')).split('\n');
+      this.partial = lines.pop() ?? '';
+      for (const line of lines) if (line) this.push(JSON.parse(line) as ReceivedCallback);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  override async waitFor(...args: Parameters<WebhookChannel['waitFor']>): Promise<ReceivedCallback[]> {
+    this.sync();
+    const poll = setInterval(() => this.sync(), 50);
+    try {
+      return await super.waitFor(...args);
+    } finally {
+      clearInterval(poll);
+      this.sync();
+    }
+  }
+
+  override unique(): ReceivedCallback[] {
+    this.sync();
+    return super.unique();
+  }
+}

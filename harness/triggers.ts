@@ -1,0 +1,236 @@
+// The paths a black-box client cannot bring about by itself — an upstream failure, an expired
+// token, the client's own webhooks, inbound traffic, a failed delivery — reached the way the
+// target declares (triggers in the target config: a request, a wait, a declaration, a
+// loopback send, or the test-control plane). Tests ask for a capability and get what reaches
+// it, whatever the kind; a capability the target does not declare makes the test not testable
+// here, naming the field to set (harness/plan.ts, reasonFor), and one it does declare is
+// recorded on the test as how its requirements were reached.
+import { randomUUID } from 'node:crypto';
+import type { ApiClient, ApiResponse } from './api-client.ts';
+import type { Capability, Target, Triggers } from './config.ts';
+import type { ControlClient } from './control.ts';
+import type { KnownNumbers, NumberRecord } from './known-numbers.ts';
+import { expect } from './matchers.ts';
+import { reasonFor } from './plan.ts';
+import { RecordedChannel, type ClientWebhookKind } from './run-receiver.ts';
+import { notTestable } from './verdicts.ts';
+import type { WebhookChannel } from './webhook-receiver.ts';
+
+/** Statuses the control plane's upstream is made to answer: several, so a fixed providerStatus is caught. */
+const CONTROL_UPSTREAM_STATUSES = [503, 500, 429] as const;
+
+/** A margin past a token's expires_in before it is used as expired. */
+const EXPIRY_MARGIN_MS = 1_000;
+
+/** One way to make the search's upstream fail, and what details.providerStatus must then carry. */
+export interface UpstreamFailure {
+  /** Names the failure in assertion messages. */
+  label: string;
+  /** The upstream status to expect in details.providerStatus; undefined: it must be present. */
+  providerStatus?: number | string;
+  /** Search with `body` (a body the target accepts) while the upstream fails. */
+  search(api: ApiClient, body: Record<string, unknown>): Promise<ApiResponse>;
+}
+
+/** A token that has expired, and how it was answered while it was fresh. */
+export interface ExpiredToken {
+  token: string;
+  /** whoami's status with the token before it expired (the precondition that the 401 is the expiry's doing). */
+  acceptedBefore: number;
+}
+
+/** What a worker keeps of the expired token it obtained once: the token, or why there is none. */
+export type ExpiredTokenOutcome = ExpiredToken | { unreachable: string };
+
+/** Inbound traffic to one of the primary client's numbers. */
+export interface Inbound {
+  /** The number the traffic arrives at. */
+  numberId: string;
+  /** Make `text` arrive at numberId; `from` is the sender's phone number when the harness knows it. */
+  deliver(text: string, id: string): Promise<{ messageId?: string; from?: string }>;
+}
+
+/** How the report names the way a capability was reached: "upstreamFailure: request". */
+export function reachedBy(capability: Capability, kind: string): string {
+  return `${capability}: ${kind}`;
+}
+
+export interface TriggerContext {
+  target: Target;
+  control: ControlClient;
+  api: ApiClient;
+  /** A fresh channel on the worker's receiver. */
+  channel(label: string): WebhookChannel;
+  runDir: string;
+  /** The worker's expired token, obtained once per worker (fixtures.ts). */
+  expiredToken: () => Promise<ExpiredTokenOutcome>;
+  /** Record on the test how a capability was reached. */
+  record(reached: string): void;
+  /** Lengthen the test's time limit by this much (a wait for a token to expire). */
+  allow(ms: number): void;
+}
+
+export class TriggerSet {
+  constructor(private readonly ctx: TriggerContext) {}
+
+  /** The declared trigger, recorded on the test; without one the test is not testable here. */
+  require<C extends Capability>(capability: C): NonNullable<Triggers[C]> {
+    const trigger = this.ctx.target.triggers[capability];
+    if (!trigger) notTestable(reasonFor(capability));
+    this.ctx.record(reachedBy(capability, trigger!.kind));
+    return trigger!;
+  }
+
+  /** Every declared way to make the search's upstream fail. */
+  upstreamFailures(): UpstreamFailure[] {
+    const trigger = this.require('upstreamFailure');
+    if (trigger.kind === 'request') {
+      return trigger.requests.map((r, i) => ({
+        label: `the search of triggers.upstreamFailure.requests[${i}]`,
+        ...(r.providerStatus !== undefined && { providerStatus: r.providerStatus }),
+        search: (api, body) => api.call('search', { json: { ...body, ...r.body }, ...(r.headers && { headers: r.headers }) }),
+      }));
+    }
+    const control = this.ctx.control;
+    return CONTROL_UPSTREAM_STATUSES.map((status) => ({
+      label: `a search while the control plane's upstream answers ${status}`,
+      providerStatus: status,
+      search: async (api, body) => {
+        await control.upstream('fail', status);
+        try {
+          return await api.call('search', { json: body });
+        } finally {
+          await control.upstream('ok');
+        }
+      },
+    }));
+  }
+
+  /** The control plane, for a test whose check differs by kind once require() said it is kind control. */
+  get control(): ControlClient {
+    return this.ctx.control;
+  }
+
+  /** A search while the upstream stalls: only the control plane can make it stall. */
+  upstreamStall(): (api: ApiClient, body: Record<string, unknown>) => Promise<ApiResponse> {
+    const trigger = this.ctx.target.triggers.upstreamFailure;
+    if (trigger?.kind !== 'control') notTestable(reasonFor('upstreamStall'));
+    this.ctx.record(reachedBy('upstreamFailure', 'control'));
+    const control = this.ctx.control;
+    return async (api, body) => {
+      await control.upstream('stall');
+      try {
+        return await api.call('search', { json: body });
+      } finally {
+        await control.upstream('ok');
+      }
+    };
+  }
+
+  /** An expired token of the client the trigger names (the worker's, obtained once). */
+  async expiredToken(): Promise<ExpiredToken> {
+    const trigger = this.require('expireToken');
+    if (trigger.kind === 'wait') this.ctx.allow(trigger.maxWaitSeconds * 1000 + EXPIRY_MARGIN_MS);
+    const outcome = await this.ctx.expiredToken();
+    if ('unreachable' in outcome) notTestable(outcome.unreachable);
+    return outcome as ExpiredToken;
+  }
+
+  /**
+   * Run `fn` with the callbacks of the primary client's own `kind` webhook: the declared one,
+   * or, through the control plane, a fresh channel the webhook points at for the duration.
+   */
+  async withClientWebhook(kind: ClientWebhookKind, id: string, fn: (channel: WebhookChannel) => Promise<void>): Promise<void> {
+    const trigger = this.require('clientWebhooks');
+    if (trigger.kind === 'declared') return fn(new RecordedChannel(this.ctx.target, this.ctx.runDir, 'primary', kind));
+    const { api, control, target } = this.ctx;
+    const channel = this.ctx.channel(`client-${kind}`);
+    // The interface shows only whether a client webhook is configured (whoami), not where,
+    // so only a client that had none can be put back exactly: one that has is left alone.
+    const before = await api.call('whoami');
+    expect(before).toSucceed(`${id}: precondition: reading the client context`);
+    if (before.body?.[`${kind}WebhookConfigured`] === true) {
+      notTestable(`the client already has a ${kind} webhook, which the interface gives no way to read back and restore`);
+    }
+    const clientId = target.clients.primary.clientId;
+    await control.clientWebhooks(clientId, { [kind]: channel.url });
+    try {
+      await fn(channel);
+    } finally {
+      await control.clientWebhooks(clientId, { [kind]: null });
+    }
+  }
+
+  /** Inbound traffic to a primary number: the control plane's, or a loopback send. */
+  inbound(known: KnownNumbers): Inbound {
+    const trigger = this.require('inbound');
+    const { api, control, target } = this.ctx;
+    if (trigger.kind === 'control') {
+      if (!known.sms) notTestable('needs a primary number with a campaignregId that can send SMS (numbers.sms in the target config)');
+      const numberId = known.sms!;
+      const from = target.recipients.delivered[0]!;
+      return { numberId, deliver: async (text) => ({ ...(await control.inbound({ numberId, from, text })), from }) };
+    }
+    const { phoneNumber } = trigger.to;
+    const numberId = trigger.to.numberId ?? known.primary.find((n) => carries(n, phoneNumber))?.numberId;
+    if (!numberId) notTestable(`no number in the primary client's numbers list carries ${phoneNumber} (triggers.inbound.to.phoneNumber; set to.numberId if the list does not show it)`);
+    const sender = [known.sms, ...known.primary.filter(canSend).map((n) => n.numberId)].find((id) => id !== undefined && id !== numberId);
+    if (!sender) notTestable(`needs a second primary number with a campaignregId that can send SMS, to send to ${phoneNumber} (triggers.inbound)`);
+    const senderRecord = known.primary.find((n) => n.numberId === sender);
+    const from = typeof senderRecord?.phoneNumber === 'string' ? senderRecord.phoneNumber : undefined;
+    return {
+      numberId: numberId!,
+      deliver: async (text, id) => {
+        const json = { sendFrom: sender, to: [phoneNumber], messageType: 'SMS', text, externalReference: `conformance-loopback-${randomUUID().slice(0, 8)}` };
+        const res = await api.call('send', { headers: { 'idempotency-key': randomUUID() }, json });
+        expect(res).toSucceed(`${id}: precondition: the loopback send from ${sender} to ${phoneNumber} (triggers.inbound) is accepted`);
+        return from !== undefined ? { from } : {};
+      },
+    };
+  }
+
+  /** Recipients whose messages end FAILED. */
+  failingRecipients(): string[] {
+    return this.require('failedDelivery').recipients;
+  }
+}
+
+/** A numbers-list record that carries `phoneNumber` in any field (the document shows no phone field). */
+function carries(record: NumberRecord, phoneNumber: string): boolean {
+  return Object.values(record).some((v) => v === phoneNumber);
+}
+
+function canSend(n: NumberRecord): boolean {
+  return typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false;
+}
+
+/**
+ * The worker's expired token, reached as declared: wait out a short-lived token's expires_in,
+ * or expire a fresh token through the control plane. `issue` obtains a token for a client and
+ * `whoami` reads the context with a token, both through the validating client.
+ */
+export async function obtainExpiredToken(
+  target: Target,
+  control: ControlClient,
+  issue: (clientId: string, clientSecret: string) => Promise<ApiResponse>,
+  whoami: (token: string) => Promise<ApiResponse>,
+): Promise<ExpiredTokenOutcome> {
+  const trigger = target.triggers.expireToken;
+  if (!trigger) return { unreachable: reasonFor('expireToken') };
+  const client = trigger.kind === 'wait' ? trigger.client : target.clients.primary;
+  const issued = await issue(client.clientId, client.clientSecret);
+  const token: unknown = issued.body?.access_token;
+  if (issued.status >= 300 || typeof token !== 'string') throw new Error(`the expireToken trigger: the client ${client.clientId} could not obtain a token: ${issued.describe()} ${issued.text.slice(0, 200)}`);
+  const acceptedBefore = (await whoami(token)).status;
+  if (trigger.kind === 'control') {
+    await control.expireTokens(client.clientId);
+    return { token, acceptedBefore };
+  }
+  const lifetime = Number(issued.body.expires_in);
+  if (!Number.isFinite(lifetime) || lifetime < 0) return { unreachable: `the token of ${client.clientId} reports no usable expires_in (${JSON.stringify(issued.body.expires_in)}), so the harness cannot tell when it expires (triggers.expireToken, kind wait)` };
+  if (lifetime > trigger.maxWaitSeconds) {
+    return { unreachable: `the token of ${client.clientId} lives ${lifetime} s, longer than triggers.expireToken.maxWaitSeconds (${trigger.maxWaitSeconds} s): name a client whose tokens live briefly, or raise maxWaitSeconds` };
+  }
+  await new Promise((resolve) => setTimeout(resolve, lifetime * 1000 + EXPIRY_MARGIN_MS));
+  return { token, acceptedBefore };
+}
