@@ -99,9 +99,10 @@ export function buildReport(input: BuildInput): Report {
     .map((r) => {
       const judgedBy = testsById.get(r.id) ?? [];
       const v = verdictOf(r, judgedBy, ctx);
+      const reachedBy = [...new Set(judgedBy.flatMap((t) => t.reachedBy ?? []))].sort();
       return {
         id: r.id, area: r.area, level: r.level, check: r.check, source: r.source, statement: r.statement,
-        verdict: v.verdict, reasons: v.reasons, notes: v.notes, tests: judgedBy,
+        verdict: v.verdict, reasons: v.reasons, notes: v.notes, ...(reachedBy.length > 0 && { reachedBy }), tests: judgedBy,
       };
     });
 
@@ -133,7 +134,7 @@ export function buildReport(input: BuildInput): Report {
     : 'conformant';
 
   return {
-    reportFormat: 2,
+    reportFormat: 3,
     verdict,
     counts,
     target: input.target,

@@ -3,7 +3,7 @@
 // folder that is gone by the time a later hook runs.
 import { relative } from 'node:path';
 import type { TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, RUN_STOPPED, SENDS } from '../harness/annotations.ts';
+import { FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, REACHED_BY, RUN_STOPPED, SENDS } from '../harness/annotations.ts';
 import { readEvidence } from './evidence.ts';
 import { redactText } from './redact.ts';
 import type { Attempt, TestOutcome, TestRecord } from './types.ts';
@@ -69,6 +69,8 @@ export function testRecordOf(test: TestCase, attempts: readonly CollectedAttempt
   const { outcome, reason } = outcomeOf(attempts);
   // titlePath() is ['', project, file, ...describes, title]
   const titlePath = test.titlePath().slice(3);
+  // How the test reached the capabilities its requirements need (harness/triggers.ts).
+  const reachedBy = [...new Set(attempts.flatMap((a) => a.annotations.filter((x) => x.type === REACHED_BY && x.description).map((x) => x.description!)))];
   return {
     title: test.title,
     titlePath,
@@ -78,6 +80,7 @@ export function testRecordOf(test: TestCase, attempts: readonly CollectedAttempt
     tags: [...new Set(test.tags)],
     outcome,
     ...(reason !== undefined ? { reason } : {}),
+    ...(reachedBy.length > 0 ? { reachedBy } : {}),
     attempts: attempts.map(({ annotations: _a, ...a }) => a),
   };
 }

@@ -98,7 +98,7 @@ function requirementHtml(r: RequirementResult): string {
   const list = (title: string, xs: string[]): string => (xs.length ? `<div>${title}</div><ul>${xs.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>` : '');
   return `<details class="req" id="${esc(slug(r.id))}" data-verdict="${esc(r.verdict)}">`
     + `<summary><span class="${verdictClass(r.verdict)}">${esc(r.verdict)}</span> <span class="id">${esc(r.id)}</span> <span class="lvl">${esc(r.level)}</span> ${esc(r.statement)}</summary>`
-    + `<dl class="meta"><dt>Source</dt><dd>${esc(r.source)}</dd><dt>Check</dt><dd>${esc(r.check)}</dd></dl>`
+    + `<dl class="meta"><dt>Source</dt><dd>${esc(r.source)}</dd><dt>Check</dt><dd>${esc(r.check)}</dd>${r.reachedBy ? `<dt>Reached by</dt><dd>${esc(r.reachedBy.join(', '))}</dd>` : ''}</dl>`
     + list('Reasons', r.reasons) + list('Notes', r.notes)
     + (r.tests.length ? `<div>Tests (${r.tests.length})</div>${r.tests.map(testHtml).join('')}` : '<div class="lvl">No test in this run.</div>')
     + '</details>';

@@ -50,6 +50,8 @@ export interface TestRecord {
   reason?: string;
   /** The requirements a failing test's failure names (absent when it names none). */
   failedOn?: string[];
+  /** How the test reached a capability through the target's triggers, "capability: kind" (absent when it used none). */
+  reachedBy?: string[];
   attempts: Attempt[];
 }
 
@@ -78,6 +80,8 @@ export interface RequirementResult {
   verdict: Verdict;
   reasons: string[];
   notes: string[];
+  /** The triggers its tests reached it by, "capability: kind" (format 3; absent when none was needed). */
+  reachedBy?: string[];
   tests: TestRecord[];
 }
 
@@ -89,8 +93,8 @@ export interface RunStop {
 }
 
 export interface Report {
-  /** 2 since the partial verdict; a report of format 1 (no filters, partial, stop) is still read. */
-  reportFormat: 1 | 2;
+  /** 2 since the partial verdict, 3 since reachedBy; reports of formats 1 and 2 are still read. */
+  reportFormat: 1 | 2 | 3;
   verdict: RunVerdict;
   counts: Record<Level, LevelCounts>;
   target: Target;

@@ -154,3 +154,19 @@ test('a test the harness stopped (send guard, configuration) checked nothing: no
   expect(r.run.errors.join()).toContain('was stopped by the harness: SendGuardError:');
   expect(reportSchemaErrors(r)).toEqual([]);
 });
+
+test('a requirement says how its tests reached it: the triggers they used, once each, and nothing when none was used', () => {
+  const r = buildReport(
+    input([
+      rec(['A-001'], 'passed', { reachedBy: ['expireToken: wait'] }),
+      rec(['A-001'], 'passed', { reachedBy: ['expireToken: wait', 'clientWebhooks: declared'] }),
+      rec(['A-002'], 'passed'),
+      rec(['A-101'], 'passed', { reachedBy: ['upstreamFailure: bogus kind!'] }),
+    ]),
+  );
+  expect(r.reportFormat).toBe(3);
+  expect(r.requirements.find((x) => x.id === 'A-001')?.reachedBy).toEqual(['clientWebhooks: declared', 'expireToken: wait']);
+  expect(r.requirements.find((x) => x.id === 'A-002')).not.toHaveProperty('reachedBy');
+  // the schema names the capabilities and the shape of a kind: a malformed entry is caught
+  expect(reportSchemaErrors(r).join('\n')).toMatch(/reachedBy/);
+});
