@@ -3,7 +3,9 @@ import { expect, test } from '@playwright/test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTarget } from '../../harness/config.ts';
-import { loadSendBudget, sendsNeeded } from '../../harness/plan.ts';
+import { isCheckable, loadCatalogue } from '../../harness/catalogue.ts';
+import { CAPABILITIES } from '../../harness/config.ts';
+import { loadSendBudget, sendsNeeded, suppliedBy, unmetNeeds } from '../../harness/plan.ts';
 import { RUNS_BY_DEPTH } from '../../harness/property.ts';
 import { EXAMPLES, placeholderEnv } from './helpers.ts';
 
@@ -34,4 +36,22 @@ test('examples/vendor.yaml sets a sendCap the whole suite fits under at the defa
   const budget = loadSendBudget();
   const everyTest = Object.entries(budget.files).flatMap(([f, tests]) => Object.keys(tests).map((title) => ({ file: f, line: 0, title, requirements: [] })));
   expect(target.sendCap).toBeGreaterThanOrEqual(sendsNeeded(everyTest, RUNS_BY_DEPTH.quick, budget));
+});
+
+test('examples/vendor.yaml shows a trigger for every capability', () => {
+  const file = join(EXAMPLES, 'vendor.yaml');
+  const target = loadTarget(file, placeholderEnv(file));
+  expect(Object.keys(target.triggers).sort()).toEqual([...CAPABILITIES].sort());
+});
+
+test('examples/reference-triggers.yaml reaches every document-level requirement through triggers alone, without the control plane', () => {
+  const file = join(EXAMPLES, 'reference-triggers.yaml');
+  const target = loadTarget(file, placeholderEnv(file));
+  expect(target.hooks.controlUrl).toBeUndefined();
+  expect(Object.values(target.triggers).map((t) => t.kind)).not.toContain('control');
+  const supplied = suppliedBy(target);
+  const outOfReach = loadCatalogue()
+    .requirements.filter((r) => r.level === 'document' && isCheckable(r) && !r.withdrawn)
+    .flatMap((r) => unmetNeeds(r, supplied).map((u) => `${r.id}: ${u.reason}`));
+  expect(outOfReach).toEqual([]);
 });
