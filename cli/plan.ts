@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadCatalogue } from '../harness/catalogue.ts';
 import type { Target } from '../harness/config.ts';
 import { planOf, testsOfList, type ListedTest, type Plan } from '../harness/plan.ts';
+import { clientWebhookUrl } from '../harness/run-receiver.ts';
 import { encodeSettings, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
 
 /** The tests a run with these settings would run (filters applied), or why they could not be listed. */
@@ -57,6 +58,9 @@ export function renderPlan(plan: Plan, settings: RunSettings, target: Target): s
     `Number settings: ${settingsTests} tests change campaignregId, smsEnabled, mmsEnabled, webhookInboundOverride or webhookDeliveryOverride of the primary client's numbers (numbers.sms / numbers.mms, else the ones the list shows) and put every changed field back after each test, pass or fail.`,
     `Triggers used: ${triggers.length ? triggers.join(', ') : 'none'}${triggers.some((t) => t.endsWith(': control')) ? ` (control plane at ${target.hooks.controlUrl})` : ''}`,
     `Webhooks: ${plan.tests.some((t) => t.receivesWebhooks) ? `the target calls the harness's receiver at ${target.webhooks.publicUrl ?? `http://${target.webhooks.listenHost}:${target.webhooks.listenPort || '<a free port>'}`}` : 'none expected'}`,
+    ...(target.triggers.clientWebhooks?.kind === 'declared'
+      ? [`Client webhooks (declared): the primary client's must point at ${clientWebhookUrl(target, 'primary', 'delivery')} and ${clientWebhookUrl(target, 'primary', 'inbound')}, where the run's receiver listens.`]
+      : []),
     `Sends: about ${plan.sendsNeeded} (${plan.runs} cases per property, with room to spare), only to recipients matching ${target.recipients.allowPattern}; ` +
       (cap === null ? `sendCap is not set: the run may send ${plan.sendsNeeded}.` : cap >= plan.sendsNeeded ? `sendCap ${cap} is enough.` : `sendCap ${cap} is too low: set sendCap to at least ${plan.sendsNeeded}.`),
     '',
