@@ -1,0 +1,119 @@
+// Triggers (harness/triggers.ts) and the run's receiver for declared client webhooks
+// (harness/run-receiver.ts): each kind reaches its capability as declared, and a capability
+// the target does not declare names the config field that would reach it.
+import { expect, test } from '@playwright/test';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
+import { resolveTarget, type Target } from '../../harness/config.ts';
+import { ControlClient } from '../../harness/control.ts';
+import { reasonFor, suppliedBy } from '../../harness/plan.ts';
+import { clientWebhookUrl, RecordedChannel, startRunReceiver } from '../../harness/run-receiver.ts';
+import { obtainExpiredToken, TriggerSet, type TriggerContext } from '../../harness/triggers.ts';
+
+const primary = { clientId: 'p', clientSecret: 'ps' };
+const minimal = { baseUrl: 'https://api.example.com', clients: { primary } };
+
+function targetWith(triggers: object, extra: object = {}): Target {
+  return resolveTarget({ ...minimal, ...extra, triggers }, 'inline', {});
+}
+
+/** A response as the validating client gives one, enough for the triggers. */
+function answer(status: number, body: unknown): ApiResponse {
+  return { status, body, text: JSON.stringify(body), describe: () => `${status}` } as unknown as ApiResponse;
+}
+
+function triggerSet(target: Target, recorded: string[] = [], extra: Partial<TriggerContext> = {}): TriggerSet {
+  return new TriggerSet({
+    target,
+    control: new ControlClient(target),
+    api: {} as ApiClient,
+    channel: () => {
+      throw new Error('no channel in this test');
+    },
+    runDir: mkdtempSync(join(tmpdir(), 'triggers-')),
+    expiredToken: async () => ({ unreachable: 'not in this test' }),
+    record: (r) => recorded.push(r),
+    allow: () => undefined,
+    ...extra,
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+// (An undeclared capability skips the test that asks, as notTestable does: the suites' runs
+// check that; here, the reason it gives.)
+test('the reason a capability is out of reach names the field and the kinds that reach it', () => {
+  expect(reasonFor('expireToken')).toMatch(/set triggers\.expireToken \(kind wait: a client whose tokens live briefly; or control\)/);
+  expect(reasonFor('upstreamStall')).toMatch(/triggers\.upstreamFailure to kind control/);
+  expect([...suppliedBy(targetWith({}))]).not.toContain('expireToken');
+});
+
+test('a declared capability is supplied to the plan, and a stall only by the control plane', () => {
+  const byRequest = targetWith({ upstreamFailure: { kind: 'request', requests: [{}] } });
+  expect([...suppliedBy(byRequest)]).toContain('upstreamFailure');
+  expect([...suppliedBy(byRequest)]).not.toContain('upstreamStall');
+  const byControl = targetWith({ upstreamFailure: { kind: 'control' } }, { hooks: { controlUrl: 'http://x.invalid' } });
+  expect([...suppliedBy(byControl)]).toEqual(expect.arrayContaining(['upstreamFailure', 'upstreamStall']));
+});
+
+test('upstream failures by request merge the declared body into the accepted one, add the headers, and expect the declared status', async () => {
+  const recorded: string[] = [];
+  const target = targetWith({ upstreamFailure: { kind: 'request', requests: [{ body: { rateCenter: 'UPSTREAM-503' }, providerStatus: 503 }, { headers: { 'x-fail': '1' } }] } });
+  const failures = triggerSet(target, recorded).upstreamFailures();
+  const calls: unknown[] = [];
+  const api = { call: async (op: string, options: unknown) => (calls.push([op, options]), answer(502, {})) } as unknown as ApiClient;
+  for (const f of failures) await f.search(api, { npa: '202' });
+  expect(calls).toEqual([
+    ['search', { json: { npa: '202', rateCenter: 'UPSTREAM-503' } }],
+    ['search', { json: { npa: '202' }, headers: { 'x-fail': '1' } }],
+  ]);
+  expect(failures.map((f) => f.providerStatus)).toEqual([503, undefined]);
+  expect(recorded).toEqual(['upstreamFailure: request']);
+});
+
+test('expireToken by wait waits out expires_in once the token was accepted, and a token that lives too long is out of reach with the reason', async () => {
+  const brief = { clientId: 'brief', clientSecret: 'bs' };
+  const issued: string[] = [];
+  const issue = (lifetime: number) => async (clientId: string) => (issued.push(clientId), answer(200, { access_token: `tok-${clientId}`, token_type: 'bearer', expires_in: lifetime }));
+  const whoami = async () => answer(200, {});
+  const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
+  const started = Date.now();
+  const outcome = await obtainExpiredToken(target, new ControlClient(target), issue(0), whoami);
+  expect(outcome).toEqual({ token: 'tok-brief', acceptedBefore: 200 });
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1_000); // the margin past expires_in
+  expect(issued).toEqual(['brief']);
+  const tooLong = await obtainExpiredToken(target, new ControlClient(target), issue(3600), whoami);
+  expect(tooLong).toEqual({ unreachable: expect.stringMatching(/lives 3600 s, longer than triggers\.expireToken\.maxWaitSeconds \(5 s\)/) });
+});
+
+test('the run receiver records declared client webhooks for the tests of every worker, and refuses other paths', async () => {
+  const port = await freePort();
+  const target = targetWith({ clientWebhooks: { kind: 'declared' } }, { webhooks: { listenHost: '127.0.0.1', listenPort: port } });
+  const runDir = mkdtempSync(join(tmpdir(), 'run-receiver-'));
+  const stop = await startRunReceiver(target, runDir);
+  try {
+    expect(clientWebhookUrl(target, 'primary', 'delivery')).toBe(`http://127.0.0.1:${port}/clients/primary/delivery`);
+    const channel = new RecordedChannel(target, runDir, 'primary', 'delivery');
+    const other = new RecordedChannel(target, runDir, 'primary', 'inbound');
+    const post = (path: string, body: string) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    expect((await post('/clients/primary/delivery', '{"messageId":"m-other"}')).status).toBe(200);
+    const waiting = channel.waitFor('m-1', (c) => c.text.includes('m-1'), { timeoutMs: 5_000 });
+    expect((await post('/clients/primary/delivery', '{"messageId":"m-1"}')).status).toBe(200);
+    const [callback] = await waiting;
+    expect(callback!.json).toEqual({ messageId: 'm-1' });
+    expect(channel.unique().map((c) => c.json.messageId)).toEqual(['m-other', 'm-1']);
+    expect(other.unique()).toEqual([]);
+    expect((await post('/hooks/anything', '{}')).status).toBe(404);
+  } finally {
+    await stop();
+  }
+});
