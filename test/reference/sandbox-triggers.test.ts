@@ -153,3 +153,41 @@ test.describe('failed delivery (failedDelivery: request)', () => {
       ]);
   });
 });
+
+test.describe('upstream failure by request (upstreamFailure: request)', () => {
+  test.use({ serverOptions: { upstreamTimeoutMs: 300 } });
+
+  async function search(server: TestServer, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+    return server.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${await server.sharedToken()}`, ...headers }, payload: body });
+  }
+
+  const triggers: Array<[string, Record<string, unknown>, Record<string, string>, number | string]> = [
+    ['a rateCenter UPSTREAM-503', { npa: '202', rateCenter: 'UPSTREAM-503' }, {}, 503],
+    ['a rateCenter UPSTREAM-400', { rateCenter: 'UPSTREAM-400' }, {}, 400],
+    ['a Sandbox-Upstream-Status: 429 header', { npa: '202' }, { 'sandbox-upstream-status': '429' }, 429],
+    ['a rateCenter UPSTREAM-STALL', { rateCenter: 'UPSTREAM-STALL' }, {}, 'TIMEOUT'],
+  ];
+  for (const [name, body, headers, providerStatus] of triggers) {
+    test(`a search with ${name} is 502 UPSTREAM_ERROR with details.providerStatus ${providerStatus}, while an ordinary search beside it succeeds`, async ({ server }) => {
+      const [triggered, ordinary] = await Promise.all([search(server, body, headers), search(server, { npa: '202' })]);
+      expect(triggered.statusCode).toBe(502);
+      expect(triggered.json().error).toMatchObject({ code: 'UPSTREAM_ERROR', details: { providerStatus } });
+      expect(ordinary.statusCode).toBe(200);
+      expect(ordinary.json()).toMatchObject({ providerResultCount: 8, groups: [{ npa: '202', nxx: '555', count: 8 }] });
+    });
+  }
+
+  for (const value of ['200', '600', 'abc', '503, 504']) {
+    test(`a Sandbox-Upstream-Status of ${JSON.stringify(value)} is 400 INVALID_REQUEST naming the header`, async ({ server }) => {
+      const response = await search(server, { npa: '202' }, { 'sandbox-upstream-status': value });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toMatchObject({ code: 'INVALID_REQUEST', details: { header: 'Sandbox-Upstream-Status' } });
+    });
+  }
+
+  test('a rateCenter that only resembles a trigger is an ordinary criterion: UPSTREAM-200 finds nothing', async ({ server }) => {
+    const response = await search(server, { rateCenter: 'UPSTREAM-200' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ providerResultCount: 0, groups: [] });
+  });
+});
