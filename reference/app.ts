@@ -10,6 +10,7 @@ import { TokenGuard } from './auth/tokenGuard.ts';
 import { referenceBehaviour } from './behaviour.ts';
 import { assertKnownFaults, type FaultName } from './faults/index.ts';
 import { behaviourWith, registerFaultHooks } from './faults/inject.ts';
+import { withClientWebhooks } from './fixtures/clientWebhooks.ts';
 import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
 import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
@@ -62,6 +63,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     tokenLimits: DEFAULTS.tokenLimits,
     synchronous: 'FULL',
     allowWebhookHosts: [],
+    clientWebhooks: [],
     logger: pino({ level: 'silent' }),
     faults: new Set<FaultName>(),
     ...options,
@@ -81,6 +83,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     logger.warn({ faults: [...options.faults] }, `FAULTS INJECTED: this server is deliberately broken (${[...options.faults].join(', ')}); never certify against it`);
   }
   const webhookTargets = new WebhookTargets(options.allowWebhookHosts);
+  const fixtures = await withClientWebhooks(options.fixtures ?? DEMO_FIXTURES, options.clientWebhooks, webhookTargets);
   // Before --fresh deletes anything: the file may be another server's.
   const lock: DatabaseLock | undefined = options.dbPath === ':memory:' ? undefined : lockDatabase(options.dbPath);
   let db: Db;
@@ -96,7 +99,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     const stores = createStores(db);
     // Seeding writes on this connection, before the writer starts; from then on every write
     // goes through the writer.
-    const seeded = await seedFixtures(db, stores, options.fixtures ?? DEMO_FIXTURES);
+    const seeded = await seedFixtures(db, stores, fixtures);
     writer = await startWriter({ path: options.dbPath, synchronous: options.synchronous }, stores, logger);
     const writes = new Writes(writer, stores);
     simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;

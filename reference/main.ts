@@ -41,6 +41,7 @@ async function main(): Promise<number> {
       upstreamUrl: cli.upstreamUrl,
       upstreamTimeoutMs: cli.upstreamTimeoutMs,
       allowWebhookHosts: cli.allowWebhookHosts,
+      clientWebhooks: cli.clientWebhooks,
       requestTimeoutMs: cli.requestTimeoutMs,
       headersTimeoutMs: cli.headersTimeoutMs,
       keepAliveTimeoutMs: cli.keepAliveTimeoutMs,

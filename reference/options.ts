@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { FaultName } from './faults/index.ts';
 import type { TokenLimits } from './auth/tokenGuard.ts';
+import type { ClientWebhookSetting } from './fixtures/clientWebhooks.ts';
 import type { FixtureSet } from './fixtures/schema.ts';
 
 /** Everything buildApp needs; main.ts fills it from the command line, tests fill it directly. */
@@ -11,6 +12,8 @@ export interface ReferenceOptions {
   fresh: boolean;
   /** Clients and numbers to seed; the built-in demo set when absent. */
   fixtures?: FixtureSet;
+  /** Client webhooks set at start (--client-webhook), over the fixtures' own. */
+  clientWebhooks: readonly ClientWebhookSetting[];
   control: boolean;
   controlToken?: string;
   tokenTtlSeconds: number;

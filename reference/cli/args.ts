@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
 import { parseFaults, type FaultName } from '../faults/index.ts';
+import { CLIENT_WEBHOOK_KINDS, type ClientWebhookSetting } from '../fixtures/clientWebhooks.ts';
 import { DEFAULTS, type ReferenceOptions } from '../options.ts';
 import { parseAllowedHost } from '../webhooks/targets.ts';
 
@@ -24,6 +25,8 @@ Options:
   --allow-webhook-host HOST   allow webhook targets at HOST: an IP address, a CIDR range (10.0.0.0/8) or a
                               host name; repeatable. Loopback, private and link-local targets are refused
                               without it; the server's own port always is
+  --client-webhook ROLE:KIND=URL  set the delivery or inbound webhook (KIND) of the fixtures client with
+                              ROLE when the server starts, checked like a webhook override; repeatable
   --request-timeout SECONDS   a whole request, headers and body, must arrive within this; else 408
                               (default ${DEFAULTS.requestTimeoutMs / 1000})
   --headers-timeout SECONDS   the headers of a request must arrive within this; else 408 (default ${DEFAULTS.headersTimeoutMs / 1000})
@@ -54,6 +57,7 @@ export interface CliOptions
     | 'upstreamUrl'
     | 'upstreamTimeoutMs'
     | 'allowWebhookHosts'
+    | 'clientWebhooks'
     | 'requestTimeoutMs'
     | 'headersTimeoutMs'
     | 'keepAliveTimeoutMs'
@@ -98,6 +102,21 @@ function httpUrl(flag: string, value: string | undefined): string | undefined {
   return value;
 }
 
+/** --client-webhook ROLE:KIND=URL; whether ROLE exists is known only once the fixtures are (reference/fixtures/clientWebhooks.ts). */
+function clientWebhooks(values: readonly string[]): ClientWebhookSetting[] {
+  const settings = values.map((value) => {
+    const match = /^([^:=]+):([^=]*)=(.*)$/.exec(value);
+    if (!match) throw new ConfigError(`--client-webhook must be ROLE:KIND=URL with KIND delivery or inbound, got "${value}"`);
+    const [, role, kind, url] = match as unknown as [string, string, string, string];
+    if (!(CLIENT_WEBHOOK_KINDS as readonly string[]).includes(kind)) throw new ConfigError(`--client-webhook KIND must be delivery or inbound, got "${kind}" in "${value}"`);
+    return { role, kind: kind as ClientWebhookSetting['kind'], url: httpUrl('client-webhook', url)! };
+  });
+  settings.forEach(({ role, kind }, index) => {
+    if (settings.findIndex((other) => other.role === role && other.kind === kind) !== index) throw new ConfigError(`--client-webhook ${role}:${kind} is given more than once`);
+  });
+  return settings;
+}
+
 /** Reads the command line; any problem is a ConfigError naming the flag. */
 export function parseCommandLine(argv: string[]): CliOptions {
   let values;
@@ -121,6 +140,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'upstream-url': { type: 'string' },
         'upstream-timeout': { type: 'string' },
         'allow-webhook-host': { type: 'string', multiple: true },
+        'client-webhook': { type: 'string', multiple: true },
         'request-timeout': { type: 'string' },
         'headers-timeout': { type: 'string' },
         'keep-alive-timeout': { type: 'string' },
@@ -161,6 +181,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
     upstreamUrl: httpUrl('upstream-url', values['upstream-url']),
     upstreamTimeoutMs: Math.round(seconds('upstream-timeout', values['upstream-timeout'], DEFAULTS.upstreamTimeoutMs / 1000) * 1000),
     allowWebhookHosts,
+    clientWebhooks: clientWebhooks(values['client-webhook'] ?? []),
     requestTimeoutMs,
     headersTimeoutMs,
     keepAliveTimeoutMs: Math.round(seconds('keep-alive-timeout', values['keep-alive-timeout'], DEFAULTS.keepAliveTimeoutMs / 1000) * 1000),

@@ -14,8 +14,8 @@ export async function resetToSeed(ctx: ReferenceContext): Promise<void> {
     op: 'resetToSeed',
     clients: ctx.seeded.map(({ apiClientId, fixture }) => ({
       apiClientId,
-      deliveryWebhookUrl: fixture.deliveryWebhookUrl ?? null,
-      inboundWebhookUrl: fixture.inboundWebhookUrl ?? null,
+      deliveryWebhookUrl: fixture.webhooks?.delivery ?? null,
+      inboundWebhookUrl: fixture.webhooks?.inbound ?? null,
       numbers: fixture.numbers.map((number) => ({ phoneNumber: number.phoneNumber, settings: fixtureSettings(number) })),
     })),
   });

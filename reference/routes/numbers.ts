@@ -5,6 +5,7 @@ import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import { numberJson, type NumberSettings } from '../store/numbers.ts';
 import type { SearchCriteria } from '../upstream/inventory.ts';
+import { requestedUpstreamStatus, UPSTREAM_STATUS_HEADER } from '../upstream/triggers.ts';
 import { targetRefused } from '../webhooks/targetRefused.ts';
 
 /** The numbers resource: list (4.3), search (4.4) and update (4.5). */
@@ -20,10 +21,12 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
 
   // Profile search.route: POST /api/core/numbers/search, 200 (SEARCH-001, SEARCH-201). The
   // provider is asked over HTTP; its failures are 502 (SEARCH-002, SEARCH-203).
-  // Profile client.capabilities: only a client with NUMBER_SEARCH searches.
+  // Profile client.capabilities: only a client with NUMBER_SEARCH searches. Sandbox triggers
+  // (upstream/triggers.ts): a Sandbox-Upstream-Status header is checked and forwarded, and a
+  // rateCenter UPSTREAM-<status> or UPSTREAM-STALL reaches the provider as any criterion does.
   app.post('/numbers/search', { schema: { body: ctx.behaviour.schemas.searchRequest } }, async (request) => {
     requireCapability(callerOf(request), 'NUMBER_SEARCH');
-    return ctx.upstream.search(request.body as SearchCriteria);
+    return ctx.upstream.search(request.body as SearchCriteria, requestedUpstreamStatus(request.headers[UPSTREAM_STATUS_HEADER]));
   });
 
   // Profile update.route: PATCH, 200 with the updated Number (UPD-001, UPD-201); only the fields

@@ -36,6 +36,8 @@ function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyReq
  */
 export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.setErrorHandler(oauthErrorHandler);
+  // A fixtures client may have its own token lifetime (the demo's brief client: 2 s); else --token-ttl.
+  const ttlByClient = new Map(ctx.seeded.map(({ apiClientId, fixture }) => [apiClientId, fixture.tokenTtlSeconds ?? ctx.options.tokenTtlSeconds]));
   // Over the source's request rate, 429 before the body is read (reference/auth/tokenGuard.ts).
   app.addHook('onRequest', async (request) => ctx.tokenGuard.admit(request.ip));
   app.addContentTypeParser(
@@ -81,7 +83,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     if (client.status !== 'ACTIVE') throw new OAuthError('unauthorized_client', `This API client is ${client.status}; check its account status.`);
 
     const token = newAccessToken();
-    const ttl = ctx.options.tokenTtlSeconds;
+    const ttl = ttlByClient.get(client.apiClientId) ?? ctx.options.tokenTtlSeconds;
     const expiresAt = Date.now() + ttl * 1000;
     await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt });
     // TOKEN-002, TOKEN-101; TOKEN-111: no refresh_token.

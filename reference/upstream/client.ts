@@ -2,6 +2,7 @@ import { Agent, request } from 'undici';
 import { CoreError } from '../errors.ts';
 import type { AvailableNumber, SearchCriteria } from './inventory.ts';
 import type { UpstreamMode } from './simulator.ts';
+import { UPSTREAM_STATUS_HEADER } from './triggers.ts';
 
 /** Profile search.groups (SEARCH-201): the reference always asks the provider for 10 numbers. */
 export const REQUESTED_QUANTITY = 10;
@@ -55,8 +56,10 @@ export class UpstreamClient {
     private readonly timeoutMs: number,
   ) {}
 
-  async search(criteria: SearchCriteria): Promise<SearchResult> {
-    const body = await this.call('POST', '/v1/inventory/search', { ...criteria, quantity: REQUESTED_QUANTITY });
+  /** `upstreamStatus`: a sandbox trigger's Sandbox-Upstream-Status, forwarded to the provider (triggers.ts). */
+  async search(criteria: SearchCriteria, upstreamStatus?: number): Promise<SearchResult> {
+    const headers: Record<string, string> = upstreamStatus === undefined ? {} : { [UPSTREAM_STATUS_HEADER]: String(upstreamStatus) };
+    const body = await this.call('POST', '/v1/inventory/search', { ...criteria, quantity: REQUESTED_QUANTITY }, headers);
     const { total, numbers } = body as { total?: unknown; numbers?: unknown };
     if (typeof total !== 'number' || !Array.isArray(numbers)) throw upstreamFailure('INVALID_RESPONSE');
     return { groups: groupByExchange(numbers as AvailableNumber[]), providerResultCount: total, requestedQuantity: REQUESTED_QUANTITY };
@@ -71,12 +74,12 @@ export class UpstreamClient {
     return this.agent.close();
   }
 
-  private async call(method: 'POST' | 'PUT', path: string, payload: unknown): Promise<unknown> {
+  private async call(method: 'POST' | 'PUT', path: string, payload: unknown, headers: Record<string, string> = {}): Promise<unknown> {
     let response;
     try {
       response = await request(new URL(path, this.baseUrl), {
         method,
-        headers: { 'content-type': 'application/json' },
+        headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify(payload),
         dispatcher: this.agent,
         headersTimeout: this.timeoutMs,

@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findAvailable, type SearchCriteria } from './inventory.ts';
+import { triggeredMode, UPSTREAM_STATUS_HEADER } from './triggers.ts';
 
 // A small inventory provider that the reference searches over real HTTP. It can be told to
-// answer normally, to fail with a status, or to stall (hold the request without answering).
+// answer normally, to fail with a status, or to stall (hold the request without answering); one
+// search alone may ask for a failure or a stall (triggers.ts).
 //   POST /v1/inventory/search  {npa?, nxx?, city?, state?, zipCode?, rateCenter?, quantity}
+//        [Sandbox-Upstream-Status: 400-599]
 //        -> 200 {total, numbers: [{phoneNumber, npa, nxx, city, state, rateCenter}]}
 //   PUT  /_sim/mode            {mode: "ok" | "fail" | "stall", status?: number}
 
@@ -77,12 +80,13 @@ export async function startUpstreamSimulator(host = '127.0.0.1', port = 0): Prom
       return answer(response, 200, mode);
     }
     if (request.method === 'POST' && request.url === '/v1/inventory/search') {
-      if (current.mode === 'stall') {
+      const mode = triggeredMode(body as SearchCriteria, request.headers[UPSTREAM_STATUS_HEADER]) ?? current;
+      if (mode.mode === 'stall') {
         stalled.add(response);
         response.on('close', () => stalled.delete(response));
         return;
       }
-      if (current.mode === 'fail') return answer(response, current.status, { error: 'simulated provider failure' });
+      if (mode.mode === 'fail') return answer(response, mode.status, { error: 'simulated provider failure' });
       const { quantity, ...criteria } = body as SearchCriteria & { quantity?: number };
       const found = findAvailable(criteria);
       return answer(response, 200, { total: found.length, numbers: found.slice(0, quantity ?? 10) });

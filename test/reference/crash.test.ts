@@ -19,7 +19,7 @@ test('kill -9 during a burst of sends: every QUEUED send survives, gets its webh
   writeFileSync(
     fixtures,
     JSON.stringify({
-      clients: [{ role: 'primary', clientId: 'crash', clientSecret: 'crash-secret', deliveryWebhookUrl: `${receiver.url}/delivery`, numbers: [{ numberId: 'num_crash', phoneNumber: '+12025550100', campaignregId: 'C1' }] }],
+      clients: [{ role: 'primary', clientId: 'crash', clientSecret: 'crash-secret', webhooks: { delivery: `${receiver.url}/delivery` }, numbers: [{ numberId: 'num_crash', phoneNumber: '+12025550100', campaignregId: 'C1' }] }],
     }),
   );
   const dbPath = join(dir, 'crash.db');

@@ -10,16 +10,18 @@ import { buildApp, type BuildOptions } from '../../reference/app.ts';
 import type { TargetDescription } from '../../reference/fixtures/out.ts';
 
 export type ClientFixture = TargetDescription['clients'][number];
+/** The roles of the demo fixtures (reference/fixtures/demo.ts). */
+export type Role = 'primary' | 'secondary' | 'special' | 'brief';
 
 export interface TestServer {
   app: FastifyInstance;
   dbPath: string;
   target: TargetDescription;
-  client(role: 'primary' | 'secondary' | 'special'): ClientFixture;
+  client(role: Role): ClientFixture;
   /** Issues a new token (a token request each call). */
-  token(role?: 'primary' | 'secondary' | 'special'): Promise<string>;
+  token(role?: Role): Promise<string>;
   /** One token per role for the whole test, issued on first use (client secrets are scrypt-hashed, so each issue costs). */
-  sharedToken(role?: 'primary' | 'secondary' | 'special'): Promise<string>;
+  sharedToken(role?: Role): Promise<string>;
   /** Runs a read-only SQL query against the server's database file. */
   query<T>(sql: string, ...params: unknown[]): T[];
 }

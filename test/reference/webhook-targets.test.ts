@@ -106,9 +106,9 @@ test.describe('when delivered', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The demo fixtures with the primary client's delivery webhook set to `url` (a fixture is not checked when seeded). */
+  /** The demo fixtures with the primary client's delivery webhook set to `url` (checked when seeded, before the server listens). */
   function fixturesWithDelivery(url: string): FixtureSet {
-    return { clients: DEMO_FIXTURES.clients.map((client) => (client.role === 'primary' ? { ...client, deliveryWebhookUrl: url } : client)) };
+    return { clients: DEMO_FIXTURES.clients.map((client) => (client.role === 'primary' ? { ...client, webhooks: { delivery: url } } : client)) };
   }
 
   async function sendFromPrimary(target: FastifyInstance): Promise<string> {
@@ -134,7 +134,14 @@ test.describe('when delivered', () => {
     const receiver = await startReceiver();
     try {
       const port = new URL(receiver.url).port;
-      app = await buildApp({ dbPath: join(dir, 'db.sqlite'), fixtures: fixturesWithDelivery(`http://localhost:${port}/delivery`) });
+      // Stored by an earlier start, when the name may have resolved elsewhere: a client
+      // webhook given at start is checked then and refused (client-webhooks.test.ts).
+      app = await buildApp({ dbPath: join(dir, 'db.sqlite') });
+      await app.close();
+      const handle = new Database(join(dir, 'db.sqlite'));
+      handle.prepare("UPDATE clients SET delivery_webhook_url = ? WHERE role = 'primary'").run(`http://localhost:${port}/delivery`);
+      handle.close();
+      app = await buildApp({ dbPath: join(dir, 'db.sqlite') });
       await app.ready();
       await sendFromPrimary(app);
       await expect.poll(outbox).toEqual([{ state: 'refused', lastResult: expect.stringContaining('loopback') }]);
