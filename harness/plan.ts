@@ -186,7 +186,7 @@ export function planOf(tests: readonly ListedTest[], target: Target, catalogue: 
     return {
       ...t,
       changesSettings: fixtures.has('settings'),
-      receivesWebhooks: fixtures.has('webhooks'),
+      receivesWebhooks: fixtures.has('webhooks') || needs.has('webhookReceiver'),
       triggers: CAPABILITIES.filter((c) => (needs.has(c) || (c === 'upstreamFailure' && needs.has('upstreamStall'))) && supplied.has(c)).map((c) => reachedBy(c, target.triggers[c]!.kind)),
       sends: sendsOf(t, runs, budget),
     };
