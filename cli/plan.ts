@@ -36,7 +36,7 @@ export function planFor(settings: RunSettings, target: Target, tests: readonly L
 export function renderPlan(plan: Plan, settings: RunSettings, target: Target): string[] {
   const { source, description } = settings.target;
   const lines = [
-    `Target: ${description.label} (${description.baseUrl})${source.kind === 'reference' ? ', started fresh with every test hook' : ''}`,
+    `Target: ${description.label} (${description.baseUrl})${source.kind === 'reference' ? ', started fresh with its control plane' : ''}`,
     `Levels: document, standard${target.profile === 'reference' ? ', profile' : ` (profile-level checks are not run: the target does not declare profile: reference; ${plan.profileTests} tests)`}`,
     `Clients: primary${target.clients.secondary ? ', secondary' : ''}${target.clients.special ? ', special' : ''}`,
     `Filters: ${[settings.selection.grep && `grep ${settings.selection.grep}`, settings.selection.requirements && `requirements ${settings.selection.requirements.join(',')}`, settings.selection.shard && `shard ${settings.selection.shard.current}/${settings.selection.shard.total}`].filter(Boolean).join(', ') || 'none (the whole suite)'}`,
