@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { loadTarget } from '../../harness/config.ts';
 import { buildApp } from '../../reference/app.ts';
 import { ConfigError } from '../../reference/errors.ts';
 import { test, expect, sendBody, startReceiver, type ClientFixture, type ReceivedWebhook, type TestServer } from './helpers.ts';
@@ -86,6 +87,8 @@ test.describe('client webhooks at start, on the command line', () => {
       expect(secondary.webhooks).toEqual({ inbound: 'https://hooks.example.com/in' });
       const brief = described.clients.find((client) => client.role === 'brief');
       expect(brief).toMatchObject({ clientId: 'demo-brief', clientSecret: 'demo-brief-secret', tokenTtlSeconds: 2, numbers: [{ phoneNumber: '+12025550145', campaignregId: 'CDEMO05', smsEnabled: true, mmsEnabled: true }] });
+      // The harness reads this file as a target (--fixtures): the new role does not stop it.
+      expect(loadTarget(out, {}).clients.primary.clientId).toBe('demo-primary');
       const token = await request(`${baseUrl}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: secondary.clientId, client_secret: secondary.clientSecret }) });
       const { access_token: accessToken } = (await token.body.json()) as { access_token: string };
       const context = await request(`${baseUrl}/api/core/whoami`, { headers: { authorization: `Bearer ${accessToken}` } });
