@@ -1,7 +1,6 @@
 import type { ReferenceContext } from '../context.ts';
-import { newId } from '../ids.ts';
+import { arrival } from '../delivery/arrival.ts';
 import type { DueWebhook } from '../store/outbox.ts';
-import { inboundEvent } from '../webhooks/events.ts';
 
 export interface SimulatedInbound {
   numberId: string;
@@ -18,16 +17,7 @@ export async function receiveInbound(ctx: ReferenceContext, inbound: SimulatedIn
   const number = ctx.stores.numbers.byId(inbound.numberId);
   if (!number) return undefined;
   const client = ctx.stores.clients.byApiClientId(number.apiClientId)!;
-  const now = Date.now();
-  const messageId = newId('msg');
-  const target = ctx.behaviour.webhooks.inboundTarget(client, number);
-  const payload = inboundEvent({ messageId, numberId: number.numberId, from: inbound.from, to: number.phoneNumber, text: inbound.text }, now);
-  const webhookId = newId('evt');
-  const state = await ctx.writes.run({
-    op: 'receiveInbound',
-    message: { messageId, apiClientId: client.apiClientId, numberId: number.numberId, from: inbound.from, text: inbound.text, createdAt: now },
-    event: { webhookId, apiClientId: client.apiClientId, kind: 'message.inbound', messageId, targetUrl: target, payload, createdAt: now },
-  });
-  const webhook = state === 'pending' && target ? { webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: now } : undefined;
-  return { messageId, webhook };
+  const { message, event, webhook } = arrival(ctx.behaviour.webhooks, client, number, inbound.from, inbound.text, Date.now());
+  const state = await ctx.writes.run({ op: 'receiveInbound', message, event });
+  return { messageId: message.messageId, ...(state === 'pending' && webhook && { webhook }) };
 }

@@ -36,7 +36,8 @@ function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyReq
  */
 export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.setErrorHandler(oauthErrorHandler);
-  // A fixtures client may have its own token lifetime (the demo's brief client: 2 s); else --token-ttl.
+  // A fixtures client may have its own token lifetime (the demo's brief client: 2 s, so a harness
+  // can wait out a token and see it refused, AUTH-003); else --token-ttl. expires_in says which (TOKEN-002).
   const ttlByClient = new Map(ctx.seeded.map(({ apiClientId, fixture }) => [apiClientId, fixture.tokenTtlSeconds ?? ctx.options.tokenTtlSeconds]));
   // Over the source's request rate, 429 before the body is read (reference/auth/tokenGuard.ts).
   app.addHook('onRequest', async (request) => ctx.tokenGuard.admit(request.ip));

@@ -1,9 +1,11 @@
 import type { ReferenceContext } from '../context.ts';
+import type { Arrival } from '../delivery/arrival.ts';
 import { CoreError } from '../errors.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
 import { checkClientCapability, checkRecipients } from './checks.ts';
+import { loopbackArrivals } from './loopback.ts';
 import { payloadFingerprint } from './fingerprint.ts';
 import type { SendRequest } from './sendRequest.ts';
 
@@ -32,7 +34,8 @@ function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendA
 /**
  * POST /api/core/messages/send after authentication, the Idempotency-Key header and the body's
  * shape: the idempotency record, then the client's capability for the messageType (403), rules
- * 6 (sendFrom), 4 and 5, the number's capability (400), rule 6 (recipients), then acceptance.
+ * 6 (sendFrom), 4 and 5, the number's capability (400), rule 6 (recipients), then acceptance,
+ * with the inbound arrivals of recipients that are the service's own numbers (loopback.ts).
  *
  * One send per (client, key) is in the writer at a time. A request with the key of a send that
  * is still in the writer waits for it, then is answered from its record like any later retry
@@ -63,6 +66,7 @@ export class SendService {
     const { behaviour } = this.ctx;
     const nowMs = Date.now();
     let acceptance: Acceptance | undefined;
+    let arrivals: Arrival[] = [];
     let refusal: CoreError | undefined;
     try {
       checkClientCapability(request, client);
@@ -70,6 +74,7 @@ export class SendService {
       behaviour.send.checkNumberCapability(request, number);
       checkRecipients(request, behaviour.schemas.e164);
       acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs);
+      arrivals = loopbackArrivals(behaviour.webhooks, stores, number, request, acceptance.accepted, nowMs);
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;
@@ -84,7 +89,15 @@ export class SendService {
         idempotencyKey,
         nowMs,
         expiresAt: nowMs + this.ctx.options.idempotencyTtlSeconds * 1000,
-        rows: acceptance ? { record: acceptance.record, content: acceptance.content, messages: acceptance.messages, events: acceptance.events } : null,
+        rows: acceptance
+          ? {
+              record: acceptance.record,
+              content: acceptance.content,
+              messages: acceptance.messages,
+              events: [...acceptance.events, ...arrivals.map(({ event }) => event)],
+              inbound: arrivals.map(({ message }) => message),
+            }
+          : null,
       });
       if (!result.stored && result.record) {
         settle(result.record);
@@ -102,7 +115,7 @@ export class SendService {
     // Committed: hand the messages to the carrier and the events to the dispatcher at once. A
     // refused send never gets here, so it queues nothing (SEND-015).
     this.ctx.carrier.take(acceptance.accepted);
-    this.ctx.dispatcher.dispatch(acceptance.webhooks);
+    this.ctx.dispatcher.dispatch([...acceptance.webhooks, ...arrivals.flatMap(({ webhook }) => (webhook ? [webhook] : []))]);
     return { statusCode: acceptance.record.statusCode, body: acceptance.record.body, replayed: false };
   }
 }

@@ -14,7 +14,8 @@ import type { OutboxEntry, OutboxState } from './outbox.ts';
 export interface WriteCommands {
   /**
    * A send's idempotency check and, for a new key, its durable part: the messages, their
-   * delivery events and the idempotency record, in one transaction. A live record for the key
+   * delivery events, the idempotency record, and the inbound messages (with their events) of
+   * recipients that are the service's own numbers (send/loopback.ts), in one transaction. A live record for the key
    * wins and nothing is written, so of several concurrent sends with a key one stores (IDEM-104).
    * Without rows (the send is refused unless its key has a record) it is the lookup alone.
    */
@@ -24,7 +25,7 @@ export interface WriteCommands {
       idempotencyKey: string;
       nowMs: number;
       expiresAt: number;
-      rows: { record: IdempotencyRecord; content: MessageContent; messages: OutboundMessage[]; events: OutboxEntry[] } | null;
+      rows: { record: IdempotencyRecord; content: MessageContent; messages: OutboundMessage[]; events: OutboxEntry[]; inbound?: InboundMessage[] } | null;
     };
     result: { stored: true } | { stored: false; record: IdempotencyRecord | null };
   };
@@ -69,6 +70,7 @@ const HANDLERS: Handlers = {
     }
     stores.messages.insertContent(rows.content);
     for (const message of rows.messages) stores.messages.insertOutbound(message);
+    for (const message of rows.inbound ?? []) stores.messages.insertInbound(message);
     for (const event of rows.events) stores.outbox.insert(event);
     return { stored: true };
   },

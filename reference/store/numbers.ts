@@ -50,6 +50,9 @@ export class NumberStore {
   private readonly ownedStmt;
   private readonly byIdStmt;
   private readonly byPhoneStmt;
+  private readonly phonesStmt;
+  /** Every phone number of the service, loaded on first use; dropped whenever numbers may have changed. */
+  private phoneNumbers: ReadonlySet<string> | undefined;
   private readonly insertStmt;
   private readonly updateStmt;
 
@@ -58,6 +61,7 @@ export class NumberStore {
     this.ownedStmt = db.prepare<[string, string], NumberRow>(`SELECT ${COLUMNS} FROM numbers WHERE api_client_id = ? AND number_id = ?`);
     this.byIdStmt = db.prepare<[string], NumberRow>(`SELECT ${COLUMNS} FROM numbers WHERE number_id = ?`);
     this.byPhoneStmt = db.prepare<[string], NumberRow>(`SELECT ${COLUMNS} FROM numbers WHERE phone_number = ?`);
+    this.phonesStmt = db.prepare<[], string>('SELECT phone_number FROM numbers').pluck();
     this.insertStmt = db.prepare(
       `INSERT INTO numbers (number_id, api_client_id, phone_number, campaignreg_id, sms_enabled, mms_enabled,
          webhook_inbound_override, webhook_delivery_override, position)
@@ -93,6 +97,7 @@ export class NumberStore {
   /** Called after a committed write that changed numbers. */
   forgetCached(): void {
     this.cache.clear();
+    this.phoneNumbers = undefined;
   }
 
   byId(numberId: string): NumberRecord | undefined {
@@ -103,7 +108,14 @@ export class NumberStore {
     return fromRow(this.byPhoneStmt.get(phoneNumber));
   }
 
+  /** Whether a phone number is one of the service's numbers, from memory: a send asks it of every recipient (send/loopback.ts). */
+  isServiceNumber(phoneNumber: string): boolean {
+    this.phoneNumbers ??= new Set(this.phonesStmt.all());
+    return this.phoneNumbers.has(phoneNumber);
+  }
+
   insert(record: NumberRecord, position: number): void {
+    this.phoneNumbers = undefined;
     this.insertStmt.run({ ...record, smsEnabled: Number(record.smsEnabled), mmsEnabled: Number(record.mmsEnabled), position });
   }
 

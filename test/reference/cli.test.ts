@@ -44,6 +44,8 @@ const badFixtures: Array<[string, string, RegExp]> = [
   ['a client without secret', '{"clients": [{"clientId": "a", "numbers": []}]}', /\/clients\/0 must have required property 'clientSecret'/],
   ['a non-E.164 phone number', '{"clients": [{"clientId": "a", "clientSecret": "s", "numbers": [{"phoneNumber": "202-555-0100"}]}]}', /\/clients\/0\/numbers\/0\/phoneNumber must match pattern/],
   ['an E.164 numberId', '{"clients": [{"clientId": "a", "clientSecret": "s", "numbers": [{"numberId": "+12025550100", "phoneNumber": "+12025550100"}]}]}', /numberId must NOT be valid/],
+  ['a key of an earlier version (deliveryWebhookUrl, now webhooks.delivery)', '{"clients": [{"clientId": "a", "clientSecret": "s", "deliveryWebhookUrl": null, "numbers": []}]}', /\/clients\/0 must NOT have additional properties \("deliveryWebhookUrl"\)/],
+  ['a token lifetime of zero', '{"clients": [{"clientId": "a", "clientSecret": "s", "tokenTtlSeconds": 0, "numbers": []}]}', /\/clients\/0\/tokenTtlSeconds must be >= 1/],
   ['a repeated clientId', '{"clients": [{"clientId": "a", "clientSecret": "s", "numbers": []}, {"clientId": "a", "clientSecret": "t", "numbers": []}]}', /\/clients\/1\/clientId "a" is repeated/],
 ];
 for (const [name, content, message] of badFixtures) {

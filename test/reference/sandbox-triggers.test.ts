@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { loadTarget } from '../../harness/config.ts';
 import { buildApp } from '../../reference/app.ts';
 import { ConfigError } from '../../reference/errors.ts';
-import { test, expect, sendBody, type TestServer } from './helpers.ts';
+import { test, expect, sendBody, startReceiver, type ClientFixture, type ReceivedWebhook, type TestServer } from './helpers.ts';
 import { runServer } from './serverProcess.ts';
 
 // The sandbox triggers of the reference profile (reference/README.md, "Sandbox triggers"): how a
@@ -86,6 +87,8 @@ test.describe('client webhooks at start, on the command line', () => {
       expect(secondary.webhooks).toEqual({ inbound: 'https://hooks.example.com/in' });
       const brief = described.clients.find((client) => client.role === 'brief');
       expect(brief).toMatchObject({ clientId: 'demo-brief', clientSecret: 'demo-brief-secret', tokenTtlSeconds: 2, numbers: [{ phoneNumber: '+12025550145', campaignregId: 'CDEMO05', smsEnabled: true, mmsEnabled: true }] });
+      // The harness reads this file as a target (--fixtures): the new role does not stop it.
+      expect(loadTarget(out, {}).clients.primary.clientId).toBe('demo-primary');
       const token = await request(`${baseUrl}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: secondary.clientId, client_secret: secondary.clientSecret }) });
       const { access_token: accessToken } = (await token.body.json()) as { access_token: string };
       const context = await request(`${baseUrl}/api/core/whoami`, { headers: { authorization: `Bearer ${accessToken}` } });
@@ -189,5 +192,77 @@ test.describe('upstream failure by request (upstreamFailure: request)', () => {
     const response = await search(server, { rateCenter: 'UPSTREAM-200' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ providerResultCount: 0, groups: [] });
+  });
+});
+
+test.describe('loopback inbound (inbound: loopback)', () => {
+  async function sendFrom(server: TestServer, numberId: string, to: string[], key: string) {
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/core/messages/send',
+      headers: { authorization: `Bearer ${await server.sharedToken()}`, 'idempotency-key': key },
+      payload: sendBody(numberId, { to, text: 'Loopback hello' }),
+    });
+    expect(response.statusCode).toBe(202);
+    return response.json() as { results: Array<{ to: string; messageId: string }> };
+  }
+
+  async function setClientWebhooks(server: TestServer, role: 'primary' | 'secondary', webhooks: { delivery?: string; inbound?: string }) {
+    expect((await server.app.inject({ method: 'PUT', url: `/_control/clients/${server.client(role).clientId}/webhooks`, payload: webhooks })).statusCode).toBe(200);
+  }
+
+  const events = (received: ReceivedWebhook[], path: string) => received.filter((request) => request.path === path).map((request) => JSON.parse(request.body));
+
+  test("a send to another client's number arrives at that number's webhookInboundOverride, and its delivery outcome at the sender's delivery webhook", async ({ server }) => {
+    const receiver = await startReceiver();
+    try {
+      const from = server.client('primary').numbers[0]!;
+      const to = server.client('secondary').numbers[0]!;
+      await setClientWebhooks(server, 'primary', { delivery: `${receiver.url}/delivery` });
+      await setClientWebhooks(server, 'secondary', { inbound: `${receiver.url}/client-inbound` });
+      const patched = await server.app.inject({
+        method: 'PATCH',
+        url: `/api/core/numbers/${to.numberId}`,
+        headers: { authorization: `Bearer ${await server.sharedToken('secondary')}` },
+        payload: { webhookInboundOverride: `${receiver.url}/override` },
+      });
+      expect(patched.statusCode).toBe(200);
+
+      const { results } = await sendFrom(server, from.numberId, [to.phoneNumber], 'loopback-override');
+      const received = await receiver.waitFor(2);
+      expect(events(received, '/delivery')).toEqual([expect.objectContaining({ type: 'message.delivery', data: expect.objectContaining({ messageId: results[0]!.messageId, status: 'DELIVERED', to: to.phoneNumber }) })]);
+      const [inbound] = events(received, '/override');
+      expect(inbound).toEqual({
+        type: 'message.inbound',
+        timestamp: expect.any(String),
+        data: { messageId: expect.stringMatching(/^msg_/), numberId: to.numberId, from: from.phoneNumber, to: to.phoneNumber, text: 'Loopback hello' },
+      });
+      expect(inbound.data.messageId).not.toBe(results[0]!.messageId);
+      expect(events(received, '/client-inbound')).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test("without an override the arrival goes to the receiving client's inbound webhook; a recipient that is not one of the server's numbers arrives nowhere", async ({ server }) => {
+    const receiver = await startReceiver();
+    try {
+      const [from, to] = server.client('primary').numbers as [ClientFixture['numbers'][number], ClientFixture['numbers'][number]];
+      await setClientWebhooks(server, 'primary', { delivery: `${receiver.url}/delivery`, inbound: `${receiver.url}/client-inbound` });
+      await sendFrom(server, from.numberId, [to.phoneNumber, '+12025550123'], 'loopback-client');
+      const received = await receiver.waitFor(3);
+      expect(events(received, '/delivery').map((event) => event.data.status)).toEqual(['DELIVERED', 'DELIVERED']);
+      expect(events(received, '/client-inbound')).toEqual([expect.objectContaining({ data: expect.objectContaining({ numberId: to.numberId, from: from.phoneNumber, to: to.phoneNumber, text: 'Loopback hello' }) })]);
+      await expect.poll(() => server.query<{ counterpart: string; status: string }>("SELECT counterpart, status FROM messages WHERE direction = 'inbound'")).toEqual([{ counterpart: from.phoneNumber, status: 'RECEIVED' }]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('a replayed send creates no second arrival', async ({ server }) => {
+    const [from, to] = server.client('primary').numbers as [ClientFixture['numbers'][number], ClientFixture['numbers'][number]];
+    await sendFrom(server, from.numberId, [to.phoneNumber], 'loopback-replay');
+    await sendFrom(server, from.numberId, [to.phoneNumber], 'loopback-replay');
+    expect(server.query<{ n: number }>("SELECT count(*) AS n FROM messages WHERE direction = 'inbound'")).toEqual([{ n: 1 }]);
   });
 });
