@@ -49,12 +49,13 @@ export interface Reference {
 
 export interface ReferenceFixtures {
   baseUrl: string;
-  clients: Array<{ role: string; clientId: string; clientSecret: string; numbers: Array<{ numberId: string }> }>;
+  clients: Array<{ role: string; clientId: string; clientSecret: string; webhookSecret?: string; numbers: Array<{ numberId: string }> }>;
 }
 
-export async function startReference(dir: string): Promise<Reference> {
+export async function startReference(dir: string, options: { port?: number; args?: string[] } = {}): Promise<Reference> {
   const fixturesFile = join(dir, 'fixtures.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', '--port', '0', '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1', '--fixtures-out', fixturesFile], {
+  const args = ['--port', String(options.port ?? 0), '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1', '--fixtures-out', fixturesFile, ...(options.args ?? [])];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', ...args], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
