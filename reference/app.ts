@@ -16,7 +16,7 @@ import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
 import { newId } from './ids.ts';
 import { LazyRequestLogger } from './log.ts';
 import { startSweeper } from './maintenance.ts';
-import { CORE_BODY_LIMIT_BYTES, DEFAULTS, type ReferenceOptions } from './options.ts';
+import { CORE_BODY_LIMIT_BYTES, DEFAULTS, PROFILE_WIRE_CHOICES, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
 import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
 import { controlRoutes } from './routes/control.ts';
@@ -64,6 +64,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     allowWebhookHosts: [],
     logger: pino({ level: 'silent' }),
     faults: new Set<FaultName>(),
+    wire: PROFILE_WIRE_CHOICES,
     ...options,
   };
 }

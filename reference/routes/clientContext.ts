@@ -1,15 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 
 /**
- * GET /api/core/whoami (section 4.2; profile whoami.route and whoami.fields: CTX-201). CTX-001:
- * every field, typed; CTX-002: the authenticated client's; CTX-003: the webhook flags as configured.
+ * /api/core/whoami (section 4.2; profile whoami.route and whoami.fields: CTX-201), by the method
+ * of the whoami.method choice (GET in the profile). CTX-001: every field, typed; CTX-002: the
+ * authenticated client's; CTX-003: the webhook flags as configured.
  */
 export async function clientContextRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   app.addHook('onRequest', ctx.behaviour.authenticate);
 
-  app.get('/whoami', async (request) => {
+  const whoami = async (request: FastifyRequest) => {
     const client = callerOf(request);
     const numbers = ctx.stores.numbers.listForClient(client.apiClientId);
     return {
@@ -25,5 +26,6 @@ export async function clientContextRoutes(app: FastifyInstance, { ctx }: { ctx: 
       inboundWebhookConfigured: client.inboundWebhookUrl !== null,
       deliveryWebhookConfigured: client.deliveryWebhookUrl !== null,
     };
-  });
+  };
+  app.route({ method: ctx.options.wire['whoami.method'], url: '/whoami', handler: whoami });
 }

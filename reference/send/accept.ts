@@ -23,7 +23,8 @@ export interface Acceptance {
 
 /**
  * The rows of an accepted send: one message per distinct recipient, its delivery event, and the
- * idempotency record holding the exact answer: 202 (SEND-201) with results, each QUEUED with its
+ * idempotency record holding the exact answer: 202 (SEND-201), or the status of the
+ * send.successStatus choice, with results, each QUEUED with its
  * messageId (SEND-008), and errors, empty when nothing failed (SEND-009); profile send.items
  * (SEND-202): repeats of a recipient are reported as DUPLICATE_RECIPIENT.
  */
@@ -34,6 +35,7 @@ export function buildAcceptance(
   request: SendRequest,
   fingerprint: string,
   nowMs: number,
+  statusCode = 202,
 ): Acceptance {
   const target = policy.deliveryTarget(client, number);
   const results: Array<{ to: string; messageId: string; status: 'QUEUED' }> = [];
@@ -83,6 +85,6 @@ export function buildAcceptance(
     accepted.push({ messageId, to });
   }
 
-  const record = { fingerprint, statusCode: 202, body: JSON.stringify({ results, errors }) };
+  const record = { fingerprint, statusCode, body: JSON.stringify({ results, errors }) };
   return { record, content, messages, events, accepted, webhooks };
 }

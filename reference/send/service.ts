@@ -1,5 +1,6 @@
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
+import type { WireChoices } from '../options.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
@@ -18,13 +19,15 @@ export interface SendAnswer {
  * The idempotency record of a key answers before anything that depends on state: a safe retry
  * of an accepted send gets the earlier result (Idempotency-Key draft 2.6; IDEM-001, IDEM-101)
  * even if, say, the number lost its campaignregId since; a changed payload is 409 (profile
- * send.unsafeRetry; IDEM-002, IDEM-102, IDEM-201).
+ * send.unsafeRetry; IDEM-002, IDEM-102, IDEM-201), or the draft's 422 by the send.unsafeRetry choice.
  */
-function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendAnswer {
+function answerFromRecord(record: IdempotencyRecord, fingerprint: string, unsafeRetry: WireChoices['send.unsafeRetry']): SendAnswer {
   if (record.fingerprint !== fingerprint) {
-    throw new CoreError('CONFLICT', 'This Idempotency-Key was used with a different payload; a changed payload needs a new key.', {
-      header: 'Idempotency-Key',
-    });
+    throw new CoreError(
+      unsafeRetry === '422' ? 'UNPROCESSABLE_CONTENT' : 'CONFLICT',
+      'This Idempotency-Key was used with a different payload; a changed payload needs a new key.',
+      { header: 'Idempotency-Key' },
+    );
   }
   return { statusCode: record.statusCode, body: record.body, replayed: true };
 }
@@ -36,7 +39,8 @@ function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendA
  *
  * One send per (client, key) is in the writer at a time. A request with the key of a send that
  * is still in the writer waits for it, then is answered from its record like any later retry
- * (so 100 concurrent requests with one key create one message: IDEM-104). Were that send refused or
+ * (so 100 concurrent requests with one key create one message: IDEM-104), or, by the
+ * send.inFlight choice, is 409 CONFLICT at once (Idempotency-Key draft 2.7). Were that send refused or
  * failed instead, the waiter starts over and may become the first itself. The writer's own
  * check-then-insert, in one transaction, would keep one message per key even without this.
  */
@@ -46,7 +50,8 @@ export class SendService {
   constructor(private readonly ctx: ReferenceContext) {}
 
   async send(client: ClientRecord, idempotencyKey: string, request: SendRequest): Promise<SendAnswer> {
-    const { stores, writes } = this.ctx;
+    const { stores, writes, options } = this.ctx;
+    const unsafeRetry = options.wire['send.unsafeRetry'];
     const fingerprint = payloadFingerprint(request);
     // A header value cannot contain NUL, so the slot names one (client, key) pair.
     const slot = `${client.apiClientId}\u0000${idempotencyKey}`;
@@ -54,8 +59,9 @@ export class SendService {
     for (;;) {
       const earlier = this.inFlight.get(slot);
       if (!earlier) break;
+      if (options.wire['send.inFlight'] === '409') throw new CoreError('CONFLICT', 'A request with this Idempotency-Key is in progress; retry once it has been answered.', { header: 'Idempotency-Key' });
       const record = await earlier;
-      if (record) return answerFromRecord(record, fingerprint);
+      if (record) return answerFromRecord(record, fingerprint, unsafeRetry);
     }
     // The key's record decides before anything that depends on state (draft 2.6). The writer
     // looks it up in the transaction that would store this send, so the checks below are run
@@ -69,7 +75,7 @@ export class SendService {
       const number = behaviour.send.resolveSendFrom(request, client, stores.numbers);
       behaviour.send.checkNumberCapability(request, number);
       checkRecipients(request, behaviour.schemas.e164);
-      acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs);
+      acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs, Number(options.wire['send.successStatus']));
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;
@@ -83,12 +89,12 @@ export class SendService {
         apiClientId: client.apiClientId,
         idempotencyKey,
         nowMs,
-        expiresAt: nowMs + this.ctx.options.idempotencyTtlSeconds * 1000,
+        expiresAt: nowMs + options.idempotencyTtlSeconds * 1000,
         rows: acceptance ? { record: acceptance.record, content: acceptance.content, messages: acceptance.messages, events: acceptance.events } : null,
       });
       if (!result.stored && result.record) {
         settle(result.record);
-        return answerFromRecord(result.record, fingerprint);
+        return answerFromRecord(result.record, fingerprint, unsafeRetry);
       }
       if (!acceptance) throw refusal!;
       settle(acceptance.record);

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { PROFILE_WIRE_CHOICES, type WireChoices } from '../../reference/options.ts';
+import { test, expect } from './helpers.ts';
+
+// The reference answering the document's open choices otherwise than its profile
+// (reference/options.ts WIRE_CHOICES): each alternative is served as chosen, and the profile's
+// own route is then gone.
+
+const wire = (choices: Partial<WireChoices>): WireChoices => ({ ...PROFILE_WIRE_CHOICES, ...choices });
+
+test.describe('routes and envelopes', () => {
+  test.use({
+    serverOptions: {
+      wire: wire({
+        'whoami.method': 'POST',
+        'numbers.method': 'POST',
+        'numbers.envelope': 'array',
+        'search.route': 'POST /api/core/inventory/search',
+        'update.route': 'PUT /api/core/numbers/{numberId}/settings',
+        'update.answer': 'empty',
+        'update.foreignNumber': '403',
+      }),
+    },
+  });
+
+  test('whoami, the numbers list, the search and the update answer at the chosen methods and paths only', async ({ server }) => {
+    const headers = { authorization: `Bearer ${await server.sharedToken()}` };
+    const whoami = await server.app.inject({ method: 'POST', url: '/api/core/whoami', headers });
+    expect(whoami.statusCode).toBe(200);
+    expect(whoami.json().apiClientId).toBe(server.client('primary').apiClientId);
+    expect((await server.app.inject({ method: 'GET', url: '/api/core/whoami', headers })).statusCode).toBe(404);
+
+    const numbers = await server.app.inject({ method: 'POST', url: '/api/core/numbers', headers });
+    expect(numbers.statusCode).toBe(200);
+    expect(numbers.json()).toEqual(server.client('primary').numbers);
+
+    const search = await server.app.inject({ method: 'POST', url: '/api/core/inventory/search', headers, payload: { npa: '202' } });
+    expect(search.statusCode).toBe(200);
+    expect(search.json()).toHaveProperty('groups');
+    expect((await server.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers, payload: { npa: '202' } })).statusCode).toBe(404);
+
+    const [own] = server.client('primary').numbers;
+    const update = await server.app.inject({ method: 'PUT', url: `/api/core/numbers/${own!.numberId}/settings`, headers, payload: { smsEnabled: true } });
+    expect(update.statusCode).toBe(204);
+    expect(update.body).toBe('');
+  });
+
+  test("an update of another client's number is 403 FORBIDDEN, of a number that does not exist 404 NOT_FOUND", async ({ server }) => {
+    const headers = { authorization: `Bearer ${await server.sharedToken()}` };
+    const [foreign] = server.client('secondary').numbers;
+    const other = await server.app.inject({ method: 'PUT', url: `/api/core/numbers/${foreign!.numberId}/settings`, headers, payload: { smsEnabled: false } });
+    expect(other.statusCode).toBe(403);
+    expect(other.json().error.code).toBe('FORBIDDEN');
+    const missing = await server.app.inject({ method: 'PUT', url: '/api/core/numbers/num_missing/settings', headers, payload: { smsEnabled: false } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.code).toBe('NOT_FOUND');
+  });
+});
+
+for (const envelope of ['data', 'items'] as const) {
+  test.describe(`the numbers envelope ${envelope}`, () => {
+    test.use({ serverOptions: { wire: wire({ 'numbers.envelope': envelope }) } });
+    test(`lists the numbers under "${envelope}"`, async ({ server }) => {
+      const response = await server.app.inject({ method: 'GET', url: '/api/core/numbers', headers: { authorization: `Bearer ${await server.sharedToken()}` } });
+      expect(response.json()).toEqual({ [envelope]: server.client('primary').numbers });
+    });
+  });
+}
+
+test.describe('send', () => {
+  test.use({ serverOptions: { wire: wire({ 'send.successStatus': '201', 'send.unsafeRetry': '422', 'send.inFlight': '409' }) } });
+
+  test('a send is answered with the chosen status, replayed with it, and an unsafe retry is 422', async ({ server }) => {
+    const [sms] = server.client('primary').numbers;
+    const headers = { authorization: `Bearer ${await server.sharedToken()}`, 'idempotency-key': randomUUID() };
+    const payload = { sendFrom: sms!.numberId, to: ['+12025550100'], messageType: 'SMS', text: 'hi', externalReference: 'wire-1' };
+    const first = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers, payload });
+    expect(first.statusCode).toBe(201);
+    const replay = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers, payload });
+    expect(replay.statusCode).toBe(201);
+    expect(replay.body).toBe(first.body);
+    const changed = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers, payload: { ...payload, text: 'changed' } });
+    expect(changed.statusCode).toBe(422);
+    expect(changed.json().error.code).toBe('UNPROCESSABLE_CONTENT');
+  });
+
+  test('a request with the key of a send in flight is 409 CONFLICT at once; exactly one is accepted', async ({ server }) => {
+    const [sms] = server.client('primary').numbers;
+    const headers = { authorization: `Bearer ${await server.sharedToken()}`, 'idempotency-key': randomUUID() };
+    const payload = { sendFrom: sms!.numberId, to: ['+12025550101'], messageType: 'SMS', text: 'hi', externalReference: 'wire-2' };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers, payload })));
+    const statuses = answers.map((answer) => answer.statusCode).sort();
+    expect(statuses[0]).toBe(201);
+    expect(statuses.filter((status) => status === 409).length).toBeGreaterThan(0);
+    expect(server.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE external_reference = ?', 'wire-2')[0]!.n).toBe(1);
+  });
+});
+
+test.describe('token', () => {
+  test.use({ serverOptions: { wire: wire({ 'token.invalidClient': '400' }) } });
+
+  test('invalid_client is 400 for body credentials and still 401 with WWW-Authenticate after Basic', async ({ server }) => {
+    const { clientId } = server.client('primary');
+    const body = await server.app.inject({ method: 'POST', url: '/api/auth/token', payload: { grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' } });
+    expect(body.statusCode).toBe(400);
+    expect(body.json().error).toBe('invalid_client');
+    expect(body.headers['www-authenticate']).toBeUndefined();
+    const basic = await server.app.inject({
+      method: 'POST',
+      url: '/api/auth/token',
+      headers: { authorization: `Basic ${Buffer.from(`${clientId}:wrong`).toString('base64')}` },
+      payload: { grant_type: 'client_credentials' },
+    });
+    expect(basic.statusCode).toBe(401);
+    expect(basic.json().error).toBe('invalid_client');
+    expect(basic.headers['www-authenticate']).toMatch(/^Basic /);
+  });
+});
