@@ -95,9 +95,15 @@ export function parseWireChoice(text: string): [WireChoiceName, string] {
   return [name as WireChoiceName, value];
 }
 
-/** A route choice `METHOD /api/core/…` as method and fastify path under the /api/core prefix (`{numberId}` as `:numberId`). */
-export function coreRoute(choice: string): { method: string; url: string } {
+/** A route choice `METHOD /path` as its method and path. */
+export function choiceRoute(choice: string): { method: string; path: string } {
   const [method, path] = choice.split(' ') as [string, string];
+  return { method, path };
+}
+
+/** A route choice as method and fastify path under the /api/core prefix (`{numberId}` as `:numberId`). */
+export function coreRoute(choice: string): { method: string; url: string } {
+  const { method, path } = choiceRoute(choice);
   return { method, url: path.replace(/^\/api\/core/, '').replace(/\{(\w+)\}/g, ':$1') };
 }
 

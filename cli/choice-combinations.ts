@@ -1,0 +1,86 @@
+import { fromFixturesFile, type FixturesFile } from '../harness/config.ts';
+import { choiceRoute, PROFILE_WIRE_CHOICES, type WireChoices } from '../reference/options.ts';
+
+/**
+ * The combinations of open choices the choice matrix (cli/choice-matrix.ts) certifies the
+ * reference under: together they give every value of every choice (reference/options.ts
+ * WIRE_CHOICES) at least once, which test/cli/choice-matrix.test.ts checks. Each names only what
+ * differs from the reference profile.
+ */
+export const CHOICE_COMBINATIONS: ReadonlyArray<{ name: string; choices: Partial<WireChoices> }> = [
+  {
+    name: 'posts-and-bare-array',
+    choices: {
+      'whoami.method': 'POST',
+      'numbers.method': 'POST',
+      'numbers.envelope': 'array',
+      'search.route': 'POST /api/core/inventory/search',
+      'update.route': 'PUT /api/core/numbers/{numberId}/settings',
+      'update.answer': 'empty',
+      'update.foreignNumber': '403',
+      'send.successStatus': '200',
+      'send.unsafeRetry': '422',
+      'send.inFlight': '409',
+      'token.invalidClient': '400',
+    },
+  },
+  {
+    name: 'data-envelope-and-201',
+    choices: {
+      'numbers.envelope': 'data',
+      'search.route': 'PUT /api/core/numbers/search',
+      'update.route': 'POST /api/core/numbers/{numberId}/settings',
+      'update.foreignNumber': '403',
+      'send.successStatus': '201',
+      'send.inFlight': '409',
+    },
+  },
+  {
+    name: 'items-envelope-and-empty-update',
+    choices: {
+      'numbers.envelope': 'items',
+      'update.answer': 'empty',
+      'send.unsafeRetry': '422',
+      'token.invalidClient': '400',
+    },
+  },
+  {
+    // The profile's routes and envelope without the profile: the statuses alone differ.
+    name: 'profile-routes-other-statuses',
+    choices: {
+      'update.foreignNumber': '403',
+      'send.successStatus': '200',
+      'send.unsafeRetry': '422',
+    },
+  },
+];
+
+/** The profile's answers with a combination's own over them. */
+export function wireOf(choices: Partial<WireChoices>): WireChoices {
+  return { ...PROFILE_WIRE_CHOICES, ...choices };
+}
+
+/** The reference's flags for a combination: a --choice for each answer that is not the profile's. */
+export function choiceFlags(choices: Partial<WireChoices>): string[] {
+  return Object.entries(choices).flatMap(([name, value]) => ['--choice', `${name}=${value}`]);
+}
+
+/**
+ * The target config (harness/config.schema.json) a vendor with these answers would write: the
+ * reference's fixtures (clients, recipients, test hooks) without the reference profile, with its
+ * own routes and envelope. Statuses need no config: the harness must accept every legal one.
+ */
+export function vendorConfig(name: string, fixtures: FixturesFile, wire: WireChoices): object {
+  const envelope = wire['numbers.envelope'];
+  return {
+    ...fromFixturesFile(fixtures, name),
+    label: `reference with the choices ${name}`,
+    profile: 'none',
+    routes: {
+      whoami: { method: wire['whoami.method'], path: '/api/core/whoami' },
+      numbers: { method: wire['numbers.method'], path: '/api/core/numbers', itemsPath: envelope === 'array' ? null : envelope },
+      search: choiceRoute(wire['search.route']),
+      update: choiceRoute(wire['update.route']),
+    },
+  };
+}
