@@ -1,4 +1,5 @@
 import { fromFixturesFile, type FixturesFile } from '../harness/config.ts';
+import type { TargetDescription } from '../reference/fixtures/out.ts';
 import { choiceRoute, PROFILE_WIRE_CHOICES, type WireChoices } from '../reference/options.ts';
 
 /**
@@ -12,13 +13,16 @@ export const CHOICE_COMBINATIONS: ReadonlyArray<{ name: string; choices: Partial
     name: 'posts-and-bare-array',
     choices: {
       'whoami.method': 'POST',
+      'whoami.shapes': 'objects',
       'numbers.method': 'POST',
       'numbers.envelope': 'array',
+      'numbers.record': 'minimal',
       'search.route': 'POST /api/core/inventory/search',
       'update.route': 'PUT /api/core/numbers/{numberId}/settings',
       'update.answer': 'empty',
       'update.foreignNumber': '403',
       'send.successStatus': '200',
+      'send.results': 'status-on-body',
       'send.unsafeRetry': '422',
       'send.inFlight': '409',
       'token.invalidClient': '400',
@@ -28,10 +32,12 @@ export const CHOICE_COMBINATIONS: ReadonlyArray<{ name: string; choices: Partial
     name: 'data-envelope-and-201',
     choices: {
       'numbers.envelope': 'data',
+      'numbers.record': 'id-only',
       'search.route': 'PUT /api/core/numbers/search',
       'update.route': 'POST /api/core/numbers/{numberId}/settings',
       'update.foreignNumber': '403',
       'send.successStatus': '201',
+      'send.results': 'ids-only',
       'send.inFlight': '409',
     },
   },
@@ -68,12 +74,22 @@ export function choiceFlags(choices: Partial<WireChoices>): string[] {
 /**
  * The target config (harness/config.schema.json) a vendor with these answers would write: the
  * reference's fixtures (clients, recipients, test hooks) without the reference profile, with its
- * own routes and envelope. Statuses need no config: the harness must accept every legal one.
+ * own routes and envelope, and the numbers to send from when its numbers list shows nothing but
+ * numberIds. Statuses need no config: the harness must accept every legal one.
  */
-export function vendorConfig(name: string, fixtures: FixturesFile, wire: WireChoices): object {
+export function vendorConfig(name: string, fixtures: TargetDescription, wire: WireChoices): object {
   const envelope = wire['numbers.envelope'];
+  const numbersOf = (role: string) => fixtures.clients.find((client) => client.role === role)?.numbers ?? [];
+  const registered = numbersOf('primary').filter((n) => n.campaignregId !== null);
   return {
-    ...fromFixturesFile(fixtures, name),
+    ...fromFixturesFile(fixtures as FixturesFile, name),
+    ...(wire['numbers.record'] === 'id-only' && {
+      numbers: {
+        sms: registered.find((n) => n.smsEnabled)?.numberId,
+        mms: registered.find((n) => n.mmsEnabled)?.numberId,
+        foreign: numbersOf('secondary')[0]?.numberId,
+      },
+    }),
     label: `reference with the choices ${name}`,
     profile: 'none',
     routes: {

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CHOICE_COMBINATIONS, choiceFlags, vendorConfig, wireOf } from './choice-combinations.ts';
 import { freePort } from './free-port.ts';
-import type { FixturesFile } from '../harness/config.ts';
+import type { TargetDescription } from '../reference/fixtures/out.ts';
 import { REPO_ROOT, userDirectory } from '../harness/settings.ts';
 import type { Report } from '../reports/types.ts';
 
@@ -63,7 +63,7 @@ interface Row {
 }
 
 /** Starts the reference with the combination's flags; resolves once it listens, with its fixtures. */
-function startReference(args: string[], fixturesOut: string): Promise<{ child: ChildProcess; fixtures: FixturesFile }> {
+function startReference(args: string[], fixturesOut: string): Promise<{ child: ChildProcess; fixtures: TargetDescription }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', ...args, '--fixtures-out', fixturesOut], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -71,7 +71,7 @@ function startReference(args: string[], fixturesOut: string): Promise<{ child: C
   return new Promise((done, fail) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (stdout.includes('listening on')) done({ child, fixtures: JSON.parse(readFileSync(fixturesOut, 'utf8')) as FixturesFile });
+      if (stdout.includes('listening on')) done({ child, fixtures: JSON.parse(readFileSync(fixturesOut, 'utf8')) as TargetDescription });
     });
     child.once('exit', (code) => fail(new Error(`the reference exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`)));
   });

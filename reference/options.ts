@@ -54,10 +54,21 @@ export interface ReferenceOptions {
 export const WIRE_CHOICES = {
   /** Section 4.2, method not shown (profile whoami.route). */
   'whoami.method': ['GET', 'POST'],
+  /**
+   * Section 2, capabilities element shape and assignedNumbers fields not shown: strings and
+   * {total, smsEnabled, mmsEnabled}, or objects {name} and {count} (profile whoami.fields).
+   */
+  'whoami.shapes': ['strings', 'objects'],
   /** Section 4.3, method not shown (profile numbers.route). */
   'numbers.method': ['GET', 'POST'],
   /** Section 4.3, envelope not shown: the property holding the list, or `array` for a bare array (profile numbers.route). */
   'numbers.envelope': ['numbers', 'data', 'items', 'array'],
+  /**
+   * Section 2, other fields of the number record not shown (only numberId is required): every
+   * field with phoneNumber, the numberId and settable fields without it, or the numberId alone
+   * (profile numbers.record).
+   */
+  'numbers.record': ['full', 'minimal', 'id-only'],
   /** Section 4.4, path and method not shown; the request carries a JSON body (profile search.route). */
   'search.route': ['POST /api/core/numbers/search', 'POST /api/core/inventory/search', 'PUT /api/core/numbers/search'],
   /** Section 4.5, method and path prefix not shown; the path holds {numberId} (profile update.route). */
@@ -68,6 +79,12 @@ export const WIRE_CHOICES = {
   'update.foreignNumber': ['404', '403'],
   /** Section 4.6, HTTP status of success not shown (profile send.successStatus). */
   'send.successStatus': ['202', '200', '201'],
+  /**
+   * Section 2, result item fields not shown but messageId, and where QUEUED sits: items {to,
+   * messageId, status}, items {messageId, status}, or a top-level status with items {messageId,
+   * recipient} (profile send.items).
+   */
+  'send.results': ['per-recipient', 'ids-only', 'status-on-body'],
   /** Rule 8, status of an unsafe retry not shown: 409 CONFLICT, or the Idempotency-Key draft's 422 (profile send.unsafeRetry). */
   'send.unsafeRetry': ['409', '422'],
   /** A request with the key of a send still in flight: wait and answer from its record, or 409 at once (Idempotency-Key draft 2.6, 2.7). */

@@ -4,7 +4,7 @@ import { requireCapability } from '../auth/capabilities.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import { coreRoute } from '../options.ts';
-import { numberJson, type NumberSettings } from '../store/numbers.ts';
+import { numberJson, type NumberRecord, type NumberSettings } from '../store/numbers.ts';
 import type { SearchCriteria } from '../upstream/inventory.ts';
 import { targetRefused } from '../webhooks/targetRefused.ts';
 
@@ -19,11 +19,19 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
   // Profile numbers.route: GET, 200, {numbers: [Number]} (NUM-201); the caller's numbers only
   // (NUM-001, NUM-003). The numbers.envelope choice names the property, or `array` for none.
   const envelope = wire['numbers.envelope'];
+  // The numbers.record choice: the profile's record, without the phone number, or the numberId alone.
+  const record = (number: NumberRecord) => {
+    const json = numberJson(number);
+    if (wire['numbers.record'] === 'id-only') return { numberId: json.numberId };
+    if (wire['numbers.record'] === 'full') return json;
+    const { phoneNumber: _left, ...minimal } = json;
+    return minimal;
+  };
   app.route({
     method: wire['numbers.method'],
     url: '/numbers',
     handler: async (request) => {
-      const numbers = ctx.stores.numbers.listForClient(callerOf(request).apiClientId).map(numberJson);
+      const numbers = ctx.stores.numbers.listForClient(callerOf(request).apiClientId).map(record);
       return envelope === 'array' ? numbers : { [envelope]: numbers };
     },
   });
@@ -65,7 +73,7 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
         throw new CoreError('NOT_FOUND', 'No number with this numberId is assigned to this API client.');
       }
       if (wire['update.answer'] === 'empty') return reply.code(204).send();
-      return numberJson(updated);
+      return record(updated);
     },
   });
 }

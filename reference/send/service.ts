@@ -75,7 +75,7 @@ export class SendService {
       const number = behaviour.send.resolveSendFrom(request, client, stores.numbers);
       behaviour.send.checkNumberCapability(request, number);
       checkRecipients(request, behaviour.schemas.e164);
-      acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs, Number(options.wire['send.successStatus']));
+      acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs, options.wire);
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;

@@ -11,7 +11,14 @@ const fixtures = {
   baseUrl: 'http://127.0.0.1:9',
   controlUrl: 'http://127.0.0.1:9/_control',
   profile: 'reference' as const,
-  clients: ['primary', 'secondary', 'special'].map((role) => ({ role, clientId: `${role}-id`, clientSecret: `${role}-secret`, webhookSecret: 'whsec_AAAA' })),
+  clients: ['primary', 'secondary', 'special'].map((role) => ({
+    role,
+    apiClientId: `${role}-id`,
+    clientId: `${role}-id`,
+    clientSecret: `${role}-secret`,
+    webhookSecret: 'whsec_AAAA',
+    numbers: [{ numberId: `num_${role}`, phoneNumber: '+12025550142', campaignregId: 'C1', smsEnabled: true, mmsEnabled: true, webhookInboundOverride: null, webhookDeliveryOverride: null }],
+  })),
 };
 
 test('the combinations give every value of every open choice at least once', () => {
@@ -39,5 +46,7 @@ for (const { name, choices } of CHOICE_COMBINATIONS) {
     expect(`${target.routes.search.method} ${target.routes.search.path}`).toBe(wire['search.route']);
     expect(`${target.routes.update.method} ${target.routes.update.path}`).toBe(wire['update.route']);
     expect(target.hooks.offers.length).toBeGreaterThan(0);
+    // A list that shows numberIds alone does not say which number sends SMS: the vendor names them.
+    expect(target.numbers).toEqual(wire['numbers.record'] === 'id-only' ? { sms: 'num_primary', mms: 'num_primary', foreign: 'num_secondary' } : {});
   });
 }

@@ -116,3 +116,35 @@ test.describe('token', () => {
     expect(basic.headers['www-authenticate']).toMatch(/^Basic /);
   });
 });
+
+test.describe('record and result shapes', () => {
+  test.use({ serverOptions: { wire: wire({ 'whoami.shapes': 'objects', 'numbers.record': 'id-only', 'send.results': 'status-on-body' }) } });
+
+  test('whoami, the numbers list and the send answer in the chosen shapes', async ({ server }) => {
+    const authorization = `Bearer ${await server.sharedToken()}`;
+    const whoami = (await server.app.inject({ method: 'GET', url: '/api/core/whoami', headers: { authorization } })).json();
+    expect(whoami.capabilities).toEqual([{ name: 'SMS' }, { name: 'MMS' }, { name: 'NUMBER_SEARCH' }]);
+    expect(whoami.assignedNumbers).toEqual({ count: 3 });
+    const numbers = (await server.app.inject({ method: 'GET', url: '/api/core/numbers', headers: { authorization } })).json();
+    expect(numbers).toEqual({ numbers: server.client('primary').numbers.map(({ numberId }) => ({ numberId })) });
+    const [sms] = server.client('primary').numbers;
+    const payload = { sendFrom: sms!.numberId, to: ['+12025550100'], messageType: 'SMS', text: 'hi', externalReference: 'wire-3' };
+    const sent = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers: { authorization, 'idempotency-key': randomUUID() }, payload });
+    expect(sent.statusCode).toBe(202);
+    expect(sent.json()).toEqual({ status: 'QUEUED', results: [{ messageId: expect.any(String), recipient: '+12025550100' }], errors: [] });
+  });
+});
+
+test.describe('a record without the phone number and result items without the recipient', () => {
+  test.use({ serverOptions: { wire: wire({ 'numbers.record': 'minimal', 'send.results': 'ids-only' }) } });
+
+  test('the number record keeps its settable fields and the result items their status', async ({ server }) => {
+    const authorization = `Bearer ${await server.sharedToken()}`;
+    const numbers = (await server.app.inject({ method: 'GET', url: '/api/core/numbers', headers: { authorization } })).json().numbers;
+    expect(numbers).toEqual(server.client('primary').numbers.map(({ phoneNumber: _left, ...rest }) => rest));
+    const [sms] = server.client('primary').numbers;
+    const payload = { sendFrom: sms!.numberId, to: ['+12025550100'], messageType: 'SMS', text: 'hi', externalReference: 'wire-4' };
+    const sent = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers: { authorization, 'idempotency-key': randomUUID() }, payload });
+    expect(sent.json()).toEqual({ results: [{ messageId: expect.any(String), status: 'QUEUED' }], errors: [] });
+  });
+});
