@@ -46,6 +46,7 @@ export const CHOICE_COMBINATIONS: ReadonlyArray<{ name: string; choices: Partial
     choices: {
       'numbers.envelope': 'items',
       'update.answer': 'empty',
+      'send.rejections': 'stored',
       'send.unsafeRetry': '422',
       'token.invalidClient': '400',
     },

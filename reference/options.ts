@@ -87,6 +87,12 @@ export const WIRE_CHOICES = {
   'send.results': ['per-recipient', 'ids-only', 'status-on-body'],
   /** Rule 8, status of an unsafe retry not shown: 409 CONFLICT, or the Idempotency-Key draft's 422 (profile send.unsafeRetry). */
   'send.unsafeRetry': ['409', '422'],
+  /**
+   * A send refused after its body's shape (ownership, campaign registration, recipients…): its
+   * key stays free for the corrected request, or is claimed and the refusal replayed
+   * (Idempotency-Key draft 2.6: "success or error"; profile send.replay).
+   */
+  'send.rejections': ['free', 'stored'],
   /** A request with the key of a send still in flight: wait and answer from its record, or 409 at once (Idempotency-Key draft 2.6, 2.7). */
   'send.inFlight': ['wait', '409'],
   /** Status of invalid_client (sections 4.1, 7.1): always 401, or 400 unless the client used Basic (RFC 6749 5.2; profile token.errorStatus). */

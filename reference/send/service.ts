@@ -1,5 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
-import { CoreError } from '../errors.ts';
+import { CoreError, coreErrorBody } from '../errors.ts';
 import type { WireChoices } from '../options.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
@@ -49,7 +49,7 @@ export class SendService {
 
   constructor(private readonly ctx: ReferenceContext) {}
 
-  async send(client: ClientRecord, idempotencyKey: string, request: SendRequest): Promise<SendAnswer> {
+  async send(client: ClientRecord, idempotencyKey: string, request: SendRequest, requestId: string): Promise<SendAnswer> {
     const { stores, writes, options } = this.ctx;
     const unsafeRetry = options.wire['send.unsafeRetry'];
     const fingerprint = payloadFingerprint(request);
@@ -81,6 +81,12 @@ export class SendService {
       refusal = error;
     }
 
+    // The send.rejections choice 'stored': the refusal claims the key like an acceptance, and a
+    // retry gets it replayed (Idempotency-Key draft 2.6).
+    const storedRefusal =
+      refusal && options.wire['send.rejections'] === 'stored'
+        ? { fingerprint, statusCode: refusal.status, body: JSON.stringify(coreErrorBody(refusal, requestId)) }
+        : undefined;
     let settle!: (record: IdempotencyRecord | undefined) => void;
     this.inFlight.set(slot, new Promise((resolve) => (settle = resolve)));
     try {
@@ -90,13 +96,20 @@ export class SendService {
         idempotencyKey,
         nowMs,
         expiresAt: nowMs + options.idempotencyTtlSeconds * 1000,
-        rows: acceptance ? { record: acceptance.record, content: acceptance.content, messages: acceptance.messages, events: acceptance.events } : null,
+        rows: acceptance
+          ? { record: acceptance.record, content: acceptance.content, messages: acceptance.messages, events: acceptance.events }
+          : storedRefusal
+            ? { record: storedRefusal, content: null, messages: [], events: [] }
+            : null,
       });
       if (!result.stored && result.record) {
         settle(result.record);
         return answerFromRecord(result.record, fingerprint, unsafeRetry);
       }
-      if (!acceptance) throw refusal!;
+      if (!acceptance) {
+        settle(storedRefusal);
+        throw refusal!;
+      }
       settle(acceptance.record);
     } catch (error) {
       settle(undefined);

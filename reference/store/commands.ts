@@ -17,6 +17,7 @@ export interface WriteCommands {
    * delivery events and the idempotency record, in one transaction. A live record for the key
    * wins and nothing is written, so of several concurrent sends with a key one stores (IDEM-104).
    * Without rows (the send is refused unless its key has a record) it is the lookup alone.
+   * Rows without content are a stored refusal (the send.rejections choice): the record alone.
    */
   acceptSend: {
     args: {
@@ -24,7 +25,7 @@ export interface WriteCommands {
       idempotencyKey: string;
       nowMs: number;
       expiresAt: number;
-      rows: { record: IdempotencyRecord; content: MessageContent; messages: OutboundMessage[]; events: OutboxEntry[] } | null;
+      rows: { record: IdempotencyRecord; content: MessageContent | null; messages: OutboundMessage[]; events: OutboxEntry[] } | null;
     };
     result: { stored: true } | { stored: false; record: IdempotencyRecord | null };
   };
@@ -67,7 +68,7 @@ const HANDLERS: Handlers = {
     if (!rows || !stores.idempotency.claim(apiClientId, idempotencyKey, rows.record, expiresAt, nowMs)) {
       return { stored: false, record: stores.idempotency.find(apiClientId, idempotencyKey, nowMs) ?? null };
     }
-    stores.messages.insertContent(rows.content);
+    if (rows.content) stores.messages.insertContent(rows.content);
     for (const message of rows.messages) stores.messages.insertOutbound(message);
     for (const event of rows.events) stores.outbox.insert(event);
     return { stored: true };

@@ -148,3 +148,23 @@ test.describe('a record without the phone number and result items without the re
     expect(sent.json()).toEqual({ results: [{ messageId: expect.any(String), status: 'QUEUED' }], errors: [] });
   });
 });
+
+test.describe('stored refusals', () => {
+  test.use({ serverOptions: { wire: wire({ 'send.rejections': 'stored' }) } });
+
+  test('a refused send claims its key: the retry gets the refusal replayed, the corrected payload a conflict', async ({ server }) => {
+    const [sms] = server.client('primary').numbers;
+    const [foreign] = server.client('secondary').numbers;
+    const headers = { authorization: `Bearer ${await server.sharedToken()}`, 'idempotency-key': randomUUID() };
+    const refused = { sendFrom: foreign!.numberId, to: ['+12025550100'], messageType: 'SMS', text: 'hi', externalReference: 'wire-5' };
+    const first = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers, payload: refused });
+    expect(first.statusCode).toBe(403);
+    const retry = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers, payload: refused });
+    expect(retry.statusCode).toBe(403);
+    expect(retry.body).toBe(first.body);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    const corrected = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers, payload: { ...refused, sendFrom: sms!.numberId } });
+    expect(corrected.statusCode).toBe(409);
+    expect(server.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE external_reference = ?', 'wire-5')[0]!.n).toBe(0);
+  });
+});
