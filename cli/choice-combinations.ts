@@ -38,6 +38,7 @@ export const CHOICE_COMBINATIONS: ReadonlyArray<{ name: string; choices: Partial
       'update.foreignNumber': '403',
       'send.successStatus': '201',
       'send.results': 'ids-only',
+      'webhook.payload': 'flat',
       'send.inFlight': '409',
     },
   },
@@ -47,6 +48,7 @@ export const CHOICE_COMBINATIONS: ReadonlyArray<{ name: string; choices: Partial
       'numbers.envelope': 'items',
       'update.answer': 'empty',
       'send.rejections': 'stored',
+      'webhook.signing': 'none',
       'send.unsafeRetry': '422',
       'token.invalidClient': '400',
     },
@@ -75,15 +77,18 @@ export function choiceFlags(choices: Partial<WireChoices>): string[] {
 /**
  * The target config (harness/config.schema.json) a vendor with these answers would write: the
  * reference's fixtures (clients, recipients, test hooks) without the reference profile, with its
- * own routes and envelope, and the numbers to send from when its numbers list shows nothing but
- * numberIds. Statuses need no config: the harness must accept every legal one.
+ * own routes and envelope, the numbers to send from when its numbers list shows nothing but
+ * numberIds, and no webhook secret when it does not sign callbacks. Statuses need no config: the
+ * harness must accept every legal one.
  */
 export function vendorConfig(name: string, fixtures: TargetDescription, wire: WireChoices): object {
   const envelope = wire['numbers.envelope'];
   const numbersOf = (role: string) => fixtures.clients.find((client) => client.role === role)?.numbers ?? [];
   const registered = numbersOf('primary').filter((n) => n.campaignregId !== null);
+  const signed = wire['webhook.signing'] !== 'none';
+  const clients = fixtures.clients.map(({ webhookSecret, ...client }) => ({ ...client, ...(signed && { webhookSecret }) }));
   return {
-    ...fromFixturesFile(fixtures as FixturesFile, name),
+    ...fromFixturesFile({ ...fixtures, clients } as FixturesFile, name),
     ...(wire['numbers.record'] === 'id-only' && {
       numbers: {
         sms: registered.find((n) => n.smsEnabled)?.numberId,

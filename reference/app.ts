@@ -29,6 +29,7 @@ import { Writes } from './store/writes.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { startUpstreamSimulator, type UpstreamSimulator } from './upstream/simulator.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { unsignedHeaders } from './webhooks/sign.ts';
 import { WebhookTargets } from './webhooks/targets.ts';
 
 /** What a caller of buildApp can see of the running reference (tests, main.ts). */
@@ -112,7 +113,8 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       stores,
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, behaviour.webhooks.signedHeaders, webhookTargets),
+      // The webhook.signing choice: Standard Webhooks headers (the profile), or none.
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, options.wire['webhook.signing'] === 'none' ? unsignedHeaders : behaviour.webhooks.signedHeaders, webhookTargets),
       webhookTargets,
       tokenGuard: new TokenGuard(options.tokenLimits),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),

@@ -95,6 +95,13 @@ export const WIRE_CHOICES = {
   'send.rejections': ['free', 'stored'],
   /** A request with the key of a send still in flight: wait and answer from its record, or 409 at once (Idempotency-Key draft 2.6, 2.7). */
   'send.inFlight': ['wait', '409'],
+  /**
+   * Section 6, event payload fields not shown: {type, timestamp, data: {...}}, or the fields at
+   * the top with an `event` name (profile webhook.payload).
+   */
+  'webhook.payload': ['typed', 'flat'],
+  /** Section 6, signing not shown: Standard Webhooks headers, or none (profile webhook.signing). */
+  'webhook.signing': ['standard-webhooks', 'none'],
   /** Status of invalid_client (sections 4.1, 7.1): always 401, or 400 unless the client used Basic (RFC 6749 5.2; profile token.errorStatus). */
   'token.invalidClient': ['401', '400'],
 } as const satisfies Record<string, readonly [string, ...string[]]>;

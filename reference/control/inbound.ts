@@ -21,7 +21,7 @@ export async function receiveInbound(ctx: ReferenceContext, inbound: SimulatedIn
   const now = Date.now();
   const messageId = newId('msg');
   const target = ctx.behaviour.webhooks.inboundTarget(client, number);
-  const payload = inboundEvent({ messageId, numberId: number.numberId, from: inbound.from, to: number.phoneNumber, text: inbound.text }, now);
+  const payload = inboundEvent({ messageId, numberId: number.numberId, from: inbound.from, to: number.phoneNumber, text: inbound.text }, now, ctx.options.wire['webhook.payload']);
   const webhookId = newId('evt');
   const state = await ctx.writes.run({
     op: 'receiveInbound',

@@ -43,7 +43,7 @@ export function buildAcceptance(
   request: SendRequest,
   fingerprint: string,
   nowMs: number,
-  wire: Pick<WireChoices, 'send.successStatus' | 'send.results'> = PROFILE_WIRE_CHOICES,
+  wire: Pick<WireChoices, 'send.successStatus' | 'send.results' | 'webhook.payload'> = PROFILE_WIRE_CHOICES,
 ): Acceptance {
   const target = policy.deliveryTarget(client, number);
   const results: Array<Record<string, string>> = [];
@@ -85,6 +85,7 @@ export function buildAcceptance(
         ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
       },
       nowMs,
+      wire['webhook.payload'],
     );
     const webhookId = newId('evt');
     events.push({ webhookId, apiClientId: client.apiClientId, kind: 'message.delivery', messageId, targetUrl: target, payload, createdAt: nowMs });

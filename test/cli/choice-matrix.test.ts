@@ -47,6 +47,7 @@ for (const { name, choices } of CHOICE_COMBINATIONS) {
     expect(`${target.routes.update.method} ${target.routes.update.path}`).toBe(wire['update.route']);
     expect(target.hooks.offers.length).toBeGreaterThan(0);
     // A list that shows numberIds alone does not say which number sends SMS: the vendor names them.
+    expect(target.webhooks.secret, 'a vendor that does not sign callbacks gives no secret').toBe(wire['webhook.signing'] === 'none' ? undefined : 'whsec_AAAA');
     expect(target.numbers).toEqual(wire['numbers.record'] === 'id-only' ? { sms: 'num_primary', mms: 'num_primary', foreign: 'num_secondary' } : {});
   });
 }

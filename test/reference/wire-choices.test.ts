@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PROFILE_WIRE_CHOICES, type WireChoices } from '../../reference/options.ts';
-import { test, expect } from './helpers.ts';
+import { test, expect, sendBody, startReceiver } from './helpers.ts';
 
 // The reference answering the document's open choices otherwise than its profile
 // (reference/options.ts WIRE_CHOICES): each alternative is served as chosen, and the profile's
@@ -166,5 +166,38 @@ test.describe('stored refusals', () => {
     const corrected = await server.app.inject({ method: 'POST', url: '/api/core/messages/send', headers, payload: { ...refused, sendFrom: sms!.numberId } });
     expect(corrected.statusCode).toBe(409);
     expect(server.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE external_reference = ?', 'wire-5')[0]!.n).toBe(0);
+  });
+});
+
+test.describe('webhook payload and signing', () => {
+  test.use({ serverOptions: { wire: wire({ 'webhook.payload': 'flat', 'webhook.signing': 'none' }) } });
+
+  test('a delivery event is flat and carries no signature headers', async ({ server }) => {
+    const receiver = await startReceiver();
+    try {
+      const control = await server.app.inject({ method: 'PUT', url: `/_control/clients/${encodeURIComponent(server.client('primary').clientId)}/webhooks`, payload: { delivery: `${receiver.url}/delivery` } });
+      expect(control.statusCode).toBe(200);
+      const number = server.client('primary').numbers[0]!;
+      const sent = await server.app.inject({
+        method: 'POST',
+        url: '/api/core/messages/send',
+        headers: { authorization: `Bearer ${await server.sharedToken()}`, 'idempotency-key': randomUUID() },
+        payload: sendBody(number.numberId, { to: ['+12025550123'] }),
+      });
+      const [request] = await receiver.waitFor(1);
+      expect(JSON.parse(request!.body)).toEqual({
+        event: 'message.delivery',
+        occurredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        messageId: sent.json().results[0].messageId,
+        status: 'DELIVERED',
+        to: '+12025550123',
+        sendFrom: number.numberId,
+        externalReference: 'order-1',
+      });
+      expect(request!.headers['webhook-signature']).toBeUndefined();
+      expect(request!.headers['webhook-id']).toBeUndefined();
+    } finally {
+      await receiver.close();
+    }
   });
 });
