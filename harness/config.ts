@@ -345,7 +345,7 @@ interface RawConfig {
 }
 
 /** The JSON the reference server writes with --fixtures-out (ARCHITECTURE.md). */
-interface FixturesFile {
+export interface FixturesFile {
   baseUrl: string;
   controlUrl?: string;
   controlToken?: string;
@@ -367,7 +367,8 @@ function isFixturesFile(raw: unknown): raw is FixturesFile {
   return !!raw && typeof raw === 'object' && Array.isArray((raw as FixturesFile).clients);
 }
 
-function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
+/** A reference fixtures file as the config it stands for (the reference profile, every hook). */
+export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
   const byRole = (role: string) => f.clients.find((c) => c.role === role);
   const creds = (role: string): ClientCredentials | undefined => {
     const c = byRole(role);

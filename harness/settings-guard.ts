@@ -1,11 +1,15 @@
 import type { ApiClient, ClientRole } from './api-client.ts';
 import { readNumbers, type NumberRecord } from './known-numbers.ts';
+import { notTestable } from './verdicts.ts';
 
 type Settings = Partial<Pick<NumberRecord, 'campaignregId' | 'smsEnabled' | 'mmsEnabled' | 'webhookInboundOverride' | 'webhookDeliveryOverride'>>;
 
 /**
  * Changes number settings for a test and puts every changed field back afterwards, even when
- * the test fails: a certification run must leave a vendor's numbers as it found them.
+ * the test fails: a certification run must leave a vendor's numbers as it found them. Only a
+ * field the numbers list shows can be put back (the document shows no other way to read it,
+ * and no field of the record but numberId for certain), so a change of a field the list does
+ * not show is not made: the test is not testable here, and nothing is overwritten with a guess.
  */
 export class SettingsGuard {
   private readonly originals = new Map<string, { as: ClientRole; values: Settings }>();
@@ -17,9 +21,11 @@ export class SettingsGuard {
     const key = `${as}:${numberId}`;
     const before = (await readNumbers(this.api, as)).find((n) => n.numberId === numberId);
     if (!before) throw new Error(`number ${numberId} is not in the ${as} client's numbers list`);
+    const hidden = Object.keys(patch).filter((field) => !(field in before));
+    if (hidden.length > 0) notTestable(`the numbers list does not show ${hidden.join(', ')} of number ${numberId}, so a change of it could not be put back after the test`);
     const saved = this.originals.get(key) ?? { as, values: {} };
     for (const field of Object.keys(patch) as Array<keyof Settings>) {
-      if (!(field in saved.values)) (saved.values as Record<string, unknown>)[field] = before[field] ?? null;
+      if (!(field in saved.values)) (saved.values as Record<string, unknown>)[field] = before[field];
     }
     this.originals.set(key, saved);
     return this.api.call('update', { params: { numberId }, json: patch, as });

@@ -17,7 +17,7 @@ import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
 import { newId } from './ids.ts';
 import { LazyRequestLogger } from './log.ts';
 import { startSweeper } from './maintenance.ts';
-import { CORE_BODY_LIMIT_BYTES, DEFAULTS, type ReferenceOptions } from './options.ts';
+import { CORE_BODY_LIMIT_BYTES, DEFAULTS, PROFILE_WIRE_CHOICES, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
 import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
 import { controlRoutes } from './routes/control.ts';
@@ -30,6 +30,7 @@ import { Writes } from './store/writes.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { startUpstreamSimulator, type UpstreamSimulator } from './upstream/simulator.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { unsignedHeaders } from './webhooks/sign.ts';
 import { WebhookTargets } from './webhooks/targets.ts';
 
 /** What a caller of buildApp can see of the running reference (tests, main.ts). */
@@ -66,6 +67,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     clientWebhooks: [],
     logger: pino({ level: 'silent' }),
     faults: new Set<FaultName>(),
+    wire: PROFILE_WIRE_CHOICES,
     ...options,
   };
 }
@@ -114,7 +116,8 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       stores,
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, behaviour.webhooks.signedHeaders, webhookTargets),
+      // The webhook.signing choice: Standard Webhooks headers (the profile), or none.
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, options.wire['webhook.signing'] === 'none' ? unsignedHeaders : behaviour.webhooks.signedHeaders, webhookTargets),
       webhookTargets,
       tokenGuard: new TokenGuard(options.tokenLimits),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),

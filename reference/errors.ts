@@ -11,6 +11,8 @@ export const CORE_ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json.' },
   EXPECTATION_FAILED: { status: 417, message: 'The expectation of the Expect header cannot be met.' },
+  // Only with the send.unsafeRetry choice 422 (the Idempotency-Key draft's status, 2.7).
+  UNPROCESSABLE_CONTENT: { status: 422, message: 'The request cannot be processed as sent.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   SERVER_ERROR: { status: 500, message: 'The server failed to handle the request.' },
   UPSTREAM_ERROR: { status: 502, message: 'The upstream inventory provider failed.' },

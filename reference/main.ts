@@ -49,6 +49,7 @@ async function main(): Promise<number> {
       tokenLimits: cli.tokenLimits,
       logger: createLogger(cli.logLevel),
       faults: new Set(cli.faults),
+      wire: cli.wire,
     });
     await app.listen({ host: cli.host, port: cli.port });
   } catch (error) {

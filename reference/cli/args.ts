@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
 import { parseFaults, type FaultName } from '../faults/index.ts';
 import { CLIENT_WEBHOOK_KINDS, type ClientWebhookSetting } from '../fixtures/clientWebhooks.ts';
-import { DEFAULTS, type ReferenceOptions } from '../options.ts';
+import { DEFAULTS, parseWireChoice, PROFILE_WIRE_CHOICES, WIRE_CHOICES, type ReferenceOptions, type WireChoiceName, type WireChoices } from '../options.ts';
 import { parseAllowedHost } from '../webhooks/targets.ts';
 
 export const USAGE = `Usage: npm run serve -- [options]
@@ -39,6 +39,9 @@ Options:
   --token-failures-per-client N   failed client authentications per minute for one client id
                               (default ${DEFAULTS.tokenLimits.failuresPerClientPerMinute})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
+  --choice NAME=VALUE         answer an open choice of the document otherwise than the reference profile, as
+                              another vendor may (repeatable; the first value is the default):
+${Object.entries(WIRE_CHOICES).map(([name, values]) => `                                ${name}: ${values.map((v) => (v.includes(' ') ? `"${v}"` : v)).join(' | ')}`).join('\n')}
   --faults NAME[,NAME]        DELIBERATELY BREAK the server with these faults of reference/faults/, for the
                               kill matrix (npm run sensitivity) only; an unknown name lists the known ones
   --help                      show this help
@@ -63,6 +66,7 @@ export interface CliOptions
     | 'keepAliveTimeoutMs'
     | 'maxConnections'
     | 'tokenLimits'
+    | 'wire'
   > {
   help: boolean;
   host: string;
@@ -117,6 +121,19 @@ function clientWebhooks(values: readonly string[]): ClientWebhookSetting[] {
   return settings;
 }
 
+/** The --choice flags over the profile's answers; a choice given twice is refused, not silently overridden. */
+function wireChoices(flags: readonly string[]): WireChoices {
+  const wire: Record<string, string> = { ...PROFILE_WIRE_CHOICES };
+  const given = new Set<WireChoiceName>();
+  for (const flag of flags) {
+    const [name, value] = parseWireChoice(flag);
+    if (given.has(name)) throw new ConfigError(`--choice ${name} is given twice`);
+    given.add(name);
+    wire[name] = value;
+  }
+  return wire as WireChoices;
+}
+
 /** Reads the command line; any problem is a ConfigError naming the flag. */
 export function parseCommandLine(argv: string[]): CliOptions {
   let values;
@@ -150,6 +167,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'token-failures-per-client': { type: 'string' },
         'log-level': { type: 'string' },
         faults: { type: 'string' },
+        choice: { type: 'string', multiple: true },
       },
     }));
   } catch (error) {
@@ -193,5 +211,6 @@ export function parseCommandLine(argv: string[]): CliOptions {
     },
     logLevel,
     faults: values.faults === undefined ? [] : parseFaults(values.faults),
+    wire: wireChoices(values.choice ?? []),
   };
 }

@@ -17,7 +17,7 @@ export async function receiveInbound(ctx: ReferenceContext, inbound: SimulatedIn
   const number = ctx.stores.numbers.byId(inbound.numberId);
   if (!number) return undefined;
   const client = ctx.stores.clients.byApiClientId(number.apiClientId)!;
-  const { message, event, webhook } = arrival(ctx.behaviour.webhooks, client, number, inbound.from, inbound.text, Date.now());
+  const { message, event, webhook } = arrival(ctx.behaviour.webhooks, client, number, inbound.from, inbound.text, Date.now(), ctx.options.wire['webhook.payload']);
   const state = await ctx.writes.run({ op: 'receiveInbound', message, event });
   return { messageId: message.messageId, ...(state === 'pending' && webhook && { webhook }) };
 }

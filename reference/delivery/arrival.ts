@@ -3,6 +3,7 @@ import type { ClientRecord } from '../store/clients.ts';
 import type { InboundMessage } from '../store/messages.ts';
 import type { NumberRecord } from '../store/numbers.ts';
 import type { DueWebhook, OutboxEntry } from '../store/outbox.ts';
+import type { WireChoices } from '../options.ts';
 import { inboundEvent } from '../webhooks/events.ts';
 import type { WebhookPolicy } from '../webhooks/policy.ts';
 
@@ -17,12 +18,12 @@ export interface Arrival {
 /**
  * A message from `from` arriving at `number` (of `client`): the inbound message and its event,
  * addressed to the number's webhookInboundOverride, else the client's inbound webhook (WH-004,
- * WH-005), signed with the receiving client's secret.
+ * WH-005), signed with the receiving client's secret, its payload shaped as the webhook.payload choice says.
  */
-export function arrival(policy: Pick<WebhookPolicy, 'inboundTarget'>, client: ClientRecord, number: NumberRecord, from: string, text: string, nowMs: number): Arrival {
+export function arrival(policy: Pick<WebhookPolicy, 'inboundTarget'>, client: ClientRecord, number: NumberRecord, from: string, text: string, nowMs: number, shape: WireChoices['webhook.payload']): Arrival {
   const messageId = newId('msg');
   const target = policy.inboundTarget(client, number);
-  const payload = inboundEvent({ messageId, numberId: number.numberId, from, to: number.phoneNumber, text }, nowMs);
+  const payload = inboundEvent({ messageId, numberId: number.numberId, from, to: number.phoneNumber, text }, nowMs, shape);
   const webhookId = newId('evt');
   return {
     message: { messageId, apiClientId: client.apiClientId, numberId: number.numberId, from, text, createdAt: nowMs },

@@ -21,7 +21,7 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
     const client = callerOf(request);
     const body = request.body as SendRequest;
     ctx.behaviour.send.checkMediaRule(body);
-    const answer = await sends.send(client, request.idempotencyKey!, body);
+    const answer = await sends.send(client, request.idempotencyKey!, body, request.id);
     reply.code(answer.statusCode).type('application/json; charset=utf-8');
     // IDEM-202: a replay says so; a first answer does not.
     if (answer.replayed) reply.header('idempotent-replayed', 'true');

@@ -1,22 +1,40 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
 import { requireCapability } from '../auth/capabilities.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
-import { numberJson, type NumberSettings } from '../store/numbers.ts';
+import { coreRoute } from '../options.ts';
+import { numberJson, type NumberRecord, type NumberSettings } from '../store/numbers.ts';
 import type { SearchCriteria } from '../upstream/inventory.ts';
 import { requestedUpstreamStatus, UPSTREAM_STATUS_HEADER } from '../upstream/triggers.ts';
 import { targetRefused } from '../webhooks/targetRefused.ts';
 
-/** The numbers resource: list (4.3), search (4.4) and update (4.5). */
+/**
+ * The numbers resource: list (4.3), search (4.4) and update (4.5), each by the method, path and
+ * answer of its wire choice (reference/options.ts; the reference profile's by default).
+ */
 export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
+  const { wire } = ctx.options;
   app.addHook('onRequest', ctx.behaviour.authenticate);
 
   // Profile numbers.route: GET, 200, {numbers: [Number]} (NUM-201); the caller's numbers only
-  // (NUM-001, NUM-003).
-  app.get('/numbers', async (request) => {
-    const client = callerOf(request);
-    return { numbers: ctx.stores.numbers.listForClient(client.apiClientId).map(numberJson) };
+  // (NUM-001, NUM-003). The numbers.envelope choice names the property, or `array` for none.
+  const envelope = wire['numbers.envelope'];
+  // The numbers.record choice: the profile's record, without the phone number, or the numberId alone.
+  const record = (number: NumberRecord) => {
+    const json = numberJson(number);
+    if (wire['numbers.record'] === 'id-only') return { numberId: json.numberId };
+    if (wire['numbers.record'] === 'full') return json;
+    const { phoneNumber: _left, ...minimal } = json;
+    return minimal;
+  };
+  app.route({
+    method: wire['numbers.method'],
+    url: '/numbers',
+    handler: async (request) => {
+      const numbers = ctx.stores.numbers.listForClient(callerOf(request).apiClientId).map(record);
+      return envelope === 'array' ? numbers : { [envelope]: numbers };
+    },
   });
 
   // Profile search.route: POST /api/core/numbers/search, 200 (SEARCH-001, SEARCH-201). The
@@ -24,17 +42,22 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
   // Profile client.capabilities: only a client with NUMBER_SEARCH searches. Sandbox triggers
   // (upstream/triggers.ts): a Sandbox-Upstream-Status header is checked and forwarded, and a
   // rateCenter UPSTREAM-<status> or UPSTREAM-STALL reaches the provider as any criterion does.
-  app.post('/numbers/search', { schema: { body: ctx.behaviour.schemas.searchRequest } }, async (request) => {
-    requireCapability(callerOf(request), 'NUMBER_SEARCH');
-    return ctx.upstream.search(request.body as SearchCriteria, requestedUpstreamStatus(request.headers[UPSTREAM_STATUS_HEADER]));
+  app.route({
+    ...coreRoute(wire['search.route']),
+    schema: { body: ctx.behaviour.schemas.searchRequest },
+    handler: async (request) => {
+      requireCapability(callerOf(request), 'NUMBER_SEARCH');
+      return ctx.upstream.search(request.body as SearchCriteria, requestedUpstreamStatus(request.headers[UPSTREAM_STATUS_HEADER]));
+    },
   });
 
-  // Profile update.route: PATCH, 200 with the updated Number (UPD-001, UPD-201); only the fields
-  // named change (UPD-003); another client's number is 404 like a missing one (UPD-002, UPD-202).
-  app.patch(
-    '/numbers/:numberId',
-    { schema: { params: ctx.behaviour.schemas.numberIdParams, body: ctx.behaviour.schemas.numberSettings } },
-    async (request) => {
+  // Profile update.route: PATCH, 200 with the updated Number (UPD-001, UPD-201), or as the
+  // update.route and update.answer choices say; only the fields named change (UPD-003); another
+  // client's number is 404 like a missing one (UPD-002, UPD-202), or 403 by the update.foreignNumber choice.
+  app.route({
+    ...coreRoute(wire['update.route']),
+    schema: { params: ctx.behaviour.schemas.numberIdParams, body: ctx.behaviour.schemas.numberSettings },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const client = callerOf(request);
       const { numberId } = request.params as { numberId: string };
       const changes = request.body as Partial<NumberSettings>;
@@ -48,8 +71,12 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
       }
       // The writer reads and writes in one transaction, so two concurrent updates of different fields both land.
       const updated = await ctx.writes.run({ op: 'updateNumber', apiClientId: client.apiClientId, numberId, changes });
-      if (!updated) throw new CoreError('NOT_FOUND', 'No number with this numberId is assigned to this API client.');
-      return numberJson(updated);
+      if (!updated) {
+        if (wire['update.foreignNumber'] === '403' && ctx.stores.numbers.byId(numberId)) throw new CoreError('FORBIDDEN', 'This number is assigned to another API client.');
+        throw new CoreError('NOT_FOUND', 'No number with this numberId is assigned to this API client.');
+      }
+      if (wire['update.answer'] === 'empty') return reply.code(204).send();
+      return record(updated);
     },
-  );
+  });
 }

@@ -79,7 +79,10 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
 
     // TOKEN-007. Rate-limited, and as slow for an unknown id as for a wrong secret.
     const client = await ctx.tokenGuard.authenticate(request.ip, clientId, clientSecret, ctx.stores.clients.byClientId(clientId));
-    if (!client) throw new OAuthError('invalid_client', 'Client authentication failed.');
+    // Profile token.errorStatus: 401 always; by the token.invalidClient choice 400 when the
+    // credentials came in the body (RFC 6749 5.2: 401 is required only after Basic).
+    const status = basic === undefined && ctx.options.wire['token.invalidClient'] === '400' ? 400 : 401;
+    if (!client) throw new OAuthError('invalid_client', 'Client authentication failed.', status);
     // Profile client.status: told only to a caller that proved the credentials.
     if (client.status !== 'ACTIVE') throw new OAuthError('unauthorized_client', `This API client is ${client.status}; check its account status.`);
 

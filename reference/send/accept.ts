@@ -7,6 +7,7 @@ import type { NumberRecord } from '../store/numbers.ts';
 import type { DueWebhook, OutboxEntry } from '../store/outbox.ts';
 import type { WebhookPolicy } from '../webhooks/policy.ts';
 import type { SendRequest } from './sendRequest.ts';
+import { PROFILE_WIRE_CHOICES, type WireChoices } from '../options.ts';
 
 /** Everything an accepted send stores, built before it is handed to the writer. */
 export interface Acceptance {
@@ -21,9 +22,17 @@ export interface Acceptance {
   webhooks: DueWebhook[];
 }
 
+/** One accepted recipient as the send.results choice reports it (rule 7: QUEUED on the item or on the body). */
+function resultItem(shape: WireChoices['send.results'], to: string, messageId: string): Record<string, string> {
+  if (shape === 'ids-only') return { messageId, status: 'QUEUED' };
+  if (shape === 'status-on-body') return { messageId, recipient: to };
+  return { to, messageId, status: 'QUEUED' };
+}
+
 /**
  * The rows of an accepted send: one message per distinct recipient, its delivery event, and the
- * idempotency record holding the exact answer: 202 (SEND-201) with results, each QUEUED with its
+ * idempotency record holding the exact answer: 202 (SEND-201), or the status of the
+ * send.successStatus choice, with results (shaped by the send.results choice), each QUEUED with its
  * messageId (SEND-008), and errors, empty when nothing failed (SEND-009); profile send.items
  * (SEND-202): repeats of a recipient are reported as DUPLICATE_RECIPIENT.
  */
@@ -34,9 +43,10 @@ export function buildAcceptance(
   request: SendRequest,
   fingerprint: string,
   nowMs: number,
+  wire: Pick<WireChoices, 'send.successStatus' | 'send.results' | 'webhook.payload'> = PROFILE_WIRE_CHOICES,
 ): Acceptance {
   const target = policy.deliveryTarget(client, number);
-  const results: Array<{ to: string; messageId: string; status: 'QUEUED' }> = [];
+  const results: Array<Record<string, string>> = [];
   const errors: Array<{ to: string; code: string; message: string }> = [];
   const messages: OutboundMessage[] = [];
   const events: OutboxEntry[] = [];
@@ -75,14 +85,16 @@ export function buildAcceptance(
         ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
       },
       nowMs,
+      wire['webhook.payload'],
     );
     const webhookId = newId('evt');
     events.push({ webhookId, apiClientId: client.apiClientId, kind: 'message.delivery', messageId, targetUrl: target, payload, createdAt: nowMs });
     if (target) webhooks.push({ webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs });
-    results.push({ to, messageId, status: 'QUEUED' });
+    results.push(resultItem(wire['send.results'], to, messageId));
     accepted.push({ messageId, to });
   }
 
-  const record = { fingerprint, statusCode: 202, body: JSON.stringify({ results, errors }) };
+  const body = wire['send.results'] === 'status-on-body' ? { status: 'QUEUED', results, errors } : { results, errors };
+  const record = { fingerprint, statusCode: Number(wire['send.successStatus']), body: JSON.stringify(body) };
   return { record, content, messages, events, accepted, webhooks };
 }

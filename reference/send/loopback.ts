@@ -1,5 +1,6 @@
 import { arrival, type Arrival } from '../delivery/arrival.ts';
 import { outcomeFor } from '../delivery/outcome.ts';
+import type { WireChoices } from '../options.ts';
 import type { Stores } from '../store/index.ts';
 import type { NumberRecord } from '../store/numbers.ts';
 import type { WebhookPolicy } from '../webhooks/policy.ts';
@@ -19,12 +20,13 @@ export function loopbackArrivals(
   request: SendRequest,
   accepted: ReadonlyArray<{ to: string }>,
   nowMs: number,
+  shape: WireChoices['webhook.payload'],
 ): Arrival[] {
   const arrivals: Arrival[] = [];
   for (const { to } of accepted) {
     if (outcomeFor(to).status !== 'DELIVERED' || !stores.numbers.isServiceNumber(to)) continue;
     const number = stores.numbers.byPhoneNumber(to)!;
-    arrivals.push(arrival(policy, stores.clients.byApiClientId(number.apiClientId)!, number, from.phoneNumber, request.text ?? '', nowMs));
+    arrivals.push(arrival(policy, stores.clients.byApiClientId(number.apiClientId)!, number, from.phoneNumber, request.text ?? '', nowMs, shape));
   }
   return arrivals;
 }

@@ -1,6 +1,7 @@
 import type { ReferenceContext } from '../context.ts';
 import type { Arrival } from '../delivery/arrival.ts';
-import { CoreError } from '../errors.ts';
+import { CoreError, coreErrorBody } from '../errors.ts';
+import type { WireChoices } from '../options.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
@@ -20,13 +21,15 @@ export interface SendAnswer {
  * The idempotency record of a key answers before anything that depends on state: a safe retry
  * of an accepted send gets the earlier result (Idempotency-Key draft 2.6; IDEM-001, IDEM-101)
  * even if, say, the number lost its campaignregId since; a changed payload is 409 (profile
- * send.unsafeRetry; IDEM-002, IDEM-102, IDEM-201).
+ * send.unsafeRetry; IDEM-002, IDEM-102, IDEM-201), or the draft's 422 by the send.unsafeRetry choice.
  */
-function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendAnswer {
+function answerFromRecord(record: IdempotencyRecord, fingerprint: string, unsafeRetry: WireChoices['send.unsafeRetry']): SendAnswer {
   if (record.fingerprint !== fingerprint) {
-    throw new CoreError('CONFLICT', 'This Idempotency-Key was used with a different payload; a changed payload needs a new key.', {
-      header: 'Idempotency-Key',
-    });
+    throw new CoreError(
+      unsafeRetry === '422' ? 'UNPROCESSABLE_CONTENT' : 'CONFLICT',
+      'This Idempotency-Key was used with a different payload; a changed payload needs a new key.',
+      { header: 'Idempotency-Key' },
+    );
   }
   return { statusCode: record.statusCode, body: record.body, replayed: true };
 }
@@ -39,7 +42,8 @@ function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendA
  *
  * One send per (client, key) is in the writer at a time. A request with the key of a send that
  * is still in the writer waits for it, then is answered from its record like any later retry
- * (so 100 concurrent requests with one key create one message: IDEM-104). Were that send refused or
+ * (so 100 concurrent requests with one key create one message: IDEM-104), or, by the
+ * send.inFlight choice, is 409 CONFLICT at once (Idempotency-Key draft 2.7). Were that send refused or
  * failed instead, the waiter starts over and may become the first itself. The writer's own
  * check-then-insert, in one transaction, would keep one message per key even without this.
  */
@@ -48,8 +52,9 @@ export class SendService {
 
   constructor(private readonly ctx: ReferenceContext) {}
 
-  async send(client: ClientRecord, idempotencyKey: string, request: SendRequest): Promise<SendAnswer> {
-    const { stores, writes } = this.ctx;
+  async send(client: ClientRecord, idempotencyKey: string, request: SendRequest, requestId: string): Promise<SendAnswer> {
+    const { stores, writes, options } = this.ctx;
+    const unsafeRetry = options.wire['send.unsafeRetry'];
     const fingerprint = payloadFingerprint(request);
     // A header value cannot contain NUL, so the slot names one (client, key) pair.
     const slot = `${client.apiClientId}\u0000${idempotencyKey}`;
@@ -57,8 +62,9 @@ export class SendService {
     for (;;) {
       const earlier = this.inFlight.get(slot);
       if (!earlier) break;
+      if (options.wire['send.inFlight'] === '409') throw new CoreError('CONFLICT', 'A request with this Idempotency-Key is in progress; retry once it has been answered.', { header: 'Idempotency-Key' });
       const record = await earlier;
-      if (record) return answerFromRecord(record, fingerprint);
+      if (record) return answerFromRecord(record, fingerprint, unsafeRetry);
     }
     // The key's record decides before anything that depends on state (draft 2.6). The writer
     // looks it up in the transaction that would store this send, so the checks below are run
@@ -73,13 +79,19 @@ export class SendService {
       const number = behaviour.send.resolveSendFrom(request, client, stores.numbers);
       behaviour.send.checkNumberCapability(request, number);
       checkRecipients(request, behaviour.schemas.e164);
-      acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs);
-      arrivals = loopbackArrivals(behaviour.webhooks, stores, number, request, acceptance.accepted, nowMs);
+      acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs, options.wire);
+      arrivals = loopbackArrivals(behaviour.webhooks, stores, number, request, acceptance.accepted, nowMs, options.wire['webhook.payload']);
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;
     }
 
+    // The send.rejections choice 'stored': the refusal claims the key like an acceptance, and a
+    // retry gets it replayed (Idempotency-Key draft 2.6).
+    const storedRefusal =
+      refusal && options.wire['send.rejections'] === 'stored'
+        ? { fingerprint, statusCode: refusal.status, body: JSON.stringify(coreErrorBody(refusal, requestId)) }
+        : undefined;
     let settle!: (record: IdempotencyRecord | undefined) => void;
     this.inFlight.set(slot, new Promise((resolve) => (settle = resolve)));
     try {
@@ -88,7 +100,7 @@ export class SendService {
         apiClientId: client.apiClientId,
         idempotencyKey,
         nowMs,
-        expiresAt: nowMs + this.ctx.options.idempotencyTtlSeconds * 1000,
+        expiresAt: nowMs + options.idempotencyTtlSeconds * 1000,
         rows: acceptance
           ? {
               record: acceptance.record,
@@ -97,13 +109,18 @@ export class SendService {
               events: [...acceptance.events, ...arrivals.map(({ event }) => event)],
               inbound: arrivals.map(({ message }) => message),
             }
-          : null,
+          : storedRefusal
+            ? { record: storedRefusal, content: null, messages: [], events: [] }
+            : null,
       });
       if (!result.stored && result.record) {
         settle(result.record);
-        return answerFromRecord(result.record, fingerprint);
+        return answerFromRecord(result.record, fingerprint, unsafeRetry);
       }
-      if (!acceptance) throw refusal!;
+      if (!acceptance) {
+        settle(storedRefusal);
+        throw refusal!;
+      }
       settle(acceptance.record);
     } catch (error) {
       settle(undefined);

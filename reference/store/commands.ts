@@ -18,6 +18,7 @@ export interface WriteCommands {
    * recipients that are the service's own numbers (send/loopback.ts), in one transaction. A live record for the key
    * wins and nothing is written, so of several concurrent sends with a key one stores (IDEM-104).
    * Without rows (the send is refused unless its key has a record) it is the lookup alone.
+   * Rows without content are a stored refusal (the send.rejections choice): the record alone.
    */
   acceptSend: {
     args: {
@@ -25,7 +26,7 @@ export interface WriteCommands {
       idempotencyKey: string;
       nowMs: number;
       expiresAt: number;
-      rows: { record: IdempotencyRecord; content: MessageContent; messages: OutboundMessage[]; events: OutboxEntry[]; inbound?: InboundMessage[] } | null;
+      rows: { record: IdempotencyRecord; content: MessageContent | null; messages: OutboundMessage[]; events: OutboxEntry[]; inbound?: InboundMessage[] } | null;
     };
     result: { stored: true } | { stored: false; record: IdempotencyRecord | null };
   };
@@ -68,7 +69,7 @@ const HANDLERS: Handlers = {
     if (!rows || !stores.idempotency.claim(apiClientId, idempotencyKey, rows.record, expiresAt, nowMs)) {
       return { stored: false, record: stores.idempotency.find(apiClientId, idempotencyKey, nowMs) ?? null };
     }
-    stores.messages.insertContent(rows.content);
+    if (rows.content) stores.messages.insertContent(rows.content);
     for (const message of rows.messages) stores.messages.insertOutbound(message);
     for (const message of rows.inbound ?? []) stores.messages.insertInbound(message);
     for (const event of rows.events) stores.outbox.insert(event);

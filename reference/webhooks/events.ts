@@ -1,5 +1,8 @@
+import type { WireChoices } from '../options.ts';
+
 // Event payloads of the reference profile (webhook.payload): a delivery event names its message
-// by messageId (WH-003, WH-201); an inbound event as WH-203 describes.
+// by messageId (WH-003, WH-201); an inbound event as WH-203 describes. The webhook.payload choice
+// 'flat' puts the fields at the top instead, beside an `event` name and `occurredAt`.
 export interface DeliveryEventData {
   messageId: string;
   status: 'DELIVERED' | 'FAILED';
@@ -17,10 +20,17 @@ export interface InboundEventData {
   text: string;
 }
 
-export function deliveryEvent(data: DeliveryEventData, nowMs: number): string {
-  return JSON.stringify({ type: 'message.delivery', timestamp: new Date(nowMs).toISOString(), data });
+type PayloadShape = WireChoices['webhook.payload'];
+
+function event(type: string, data: DeliveryEventData | InboundEventData, nowMs: number, shape: PayloadShape): string {
+  const at = new Date(nowMs).toISOString();
+  return JSON.stringify(shape === 'flat' ? { event: type, occurredAt: at, ...data } : { type, timestamp: at, data });
 }
 
-export function inboundEvent(data: InboundEventData, nowMs: number): string {
-  return JSON.stringify({ type: 'message.inbound', timestamp: new Date(nowMs).toISOString(), data });
+export function deliveryEvent(data: DeliveryEventData, nowMs: number, shape: PayloadShape = 'typed'): string {
+  return event('message.delivery', data, nowMs, shape);
+}
+
+export function inboundEvent(data: InboundEventData, nowMs: number, shape: PayloadShape = 'typed'): string {
+  return event('message.inbound', data, nowMs, shape);
 }

@@ -27,3 +27,8 @@ export function signedHeaders(secret: string, webhookId: string, body: string, n
     'webhook-signature': signature(secret, webhookId, timestamp, body),
   };
 }
+
+/** The webhook.signing choice 'none': a callback without signature headers (section 6 shows no signing). */
+export function unsignedHeaders(): Record<string, string> {
+  return { 'content-type': 'application/json' };
+}

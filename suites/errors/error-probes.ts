@@ -18,7 +18,8 @@ export interface ErrorProbe {
 /** A body that is not JSON although it says so: a JSON text cut short, or quoted wrongly. */
 export const MALFORMED_JSON: ReadonlyArray<{ name: string; spoil: (valid: string) => string }> = [
   { name: 'JSON cut short', spoil: (valid) => valid.slice(0, -1) },
-  { name: 'single-quoted JSON', spoil: (valid) => valid.replace(/"/g, "'") },
+  // A body with no string in it (an empty update, when the list shows no setting to repeat) has no quote to spoil.
+  { name: 'single-quoted JSON', spoil: (valid) => (valid.includes('"') ? valid : '{"note":"quoted"}').replace(/"/g, "'") },
   { name: 'JSON with a trailing comma', spoil: (valid) => valid.replace(/}$/, ',}') },
   { name: 'plain text labelled as JSON', spoil: () => 'this is not JSON' },
 ];

@@ -43,6 +43,8 @@ test.describe('4.5 Update number settings', () => {
     test(`an update naming only ${field} leaves every other field unchanged`, { tag: ['@UPD-003'] }, async ({ api, knownNumbers, settings, webhooks }) => {
       const numberId = scratchNumber(knownNumbers);
       const before = await recordOf(api, numberId, 'primary', 'UPD-003');
+      // Without another settable field in the list, "the others are unchanged" would hold of nothing.
+      if (!SETTABLE_FIELDS.some((other) => other !== field && other in before)) notTestable(`the numbers list shows no settable field of number ${numberId} besides ${field}, so none can be seen to stay unchanged`);
       const value = differentValue(field, before[field], knownNumbers, () => webhooks.channel(`upd3-${field}`).url);
       const res = await settings.change(numberId, patchOf(field, value));
       expect(res).toSucceed(`UPD-003: the update of ${field} alone is accepted (2xx)`);

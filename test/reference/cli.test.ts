@@ -27,6 +27,9 @@ const badInvocations: Array<[string, string[], RegExp]> = [
   ['a bad upstream URL', ['--upstream-url', 'nope'], /--upstream-url must be an absolute http\(s\) URL/],
   ['a zero token lifetime', ['--token-ttl', '0'], /--token-ttl must be a whole number/],
   ['a control token without --control', ['--control-token', 'x'], /--control-token needs --control/],
+  ['an unknown open choice', ['--choice', 'send.colour=blue'], /--choice: unknown choice "send.colour"; known: whoami.method, /],
+  ['a value an open choice does not have', ['--choice', 'send.successStatus=204'], /--choice send.successStatus: "204" is not one of "202", "200", "201"/],
+  ['an open choice given twice', ['--choice', 'send.unsafeRetry=422', '--choice', 'send.unsafeRetry=409'], /--choice send.unsafeRetry is given twice/],
   ['a missing fixtures file', ['--fixtures', '/nonexistent/fixtures.json'], /cannot read fixtures file \/nonexistent\/fixtures.json: ENOENT/],
 ];
 for (const [name, args, message] of badInvocations) {
