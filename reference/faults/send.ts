@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { callerOf } from '../auth/bearer.ts';
+import { CoreError } from '../errors.ts';
 import { buildAcceptance } from '../send/accept.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { RequestSchemas } from '../spec/requestSchemas.ts';
@@ -9,7 +10,7 @@ import { replaceMember, type Answer, type FaultDefinition, type RequestHook } fr
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
-// schema sees the body, one makes a key up; from the answer, two rewrite it and one queues the
+// schema sees the body, one refuses a body in the wrong class, one makes a key up; from the answer, two rewrite it and one queues the
 // callbacks of a refused send.
 
 const SEND = 'POST /api/core/messages/send';
@@ -134,6 +135,16 @@ export const SEND_FAULTS = {
     breaks: ['SEND-012'],
     description: "messageType 'TEXT' is accepted as a third type",
     behaviour: ({ schemas }) => ({ schemas: withSendProperty(schemas, 'messageType', { enum: ['SMS', 'MMS', 'TEXT'] }) }),
+  },
+  'send.unknown-type-forbidden': {
+    breaks: ['SEND-012'],
+    description: 'a messageType other than SMS or MMS is refused 403 FORBIDDEN, as if the client lacked a capability, instead of as a request defect',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body;
+      const type = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).messageType : undefined;
+      if (type !== undefined && type !== 'SMS' && type !== 'MMS') throw new CoreError('FORBIDDEN', 'This client may not send this message type.');
+    },
   },
   'send.missing-external-reference-accepted': {
     breaks: ['SEND-013'],

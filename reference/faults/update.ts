@@ -40,6 +40,15 @@ export const UPDATE_FAULTS = {
       if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
     },
   },
+  'update.foreign-number-invalid': {
+    breaks: ['UPD-002'],
+    description: "an update of another client's number is refused 400 INVALID_REQUEST, a request defect, instead of as an ownership refusal (403 or 404)",
+    route: UPDATE,
+    preHandler(request, { stores }) {
+      const number = stores.numbers.byId((request.params as { numberId: string }).numberId);
+      if (number && number.apiClientId !== callerOf(request).apiClientId) throw new CoreError('INVALID_REQUEST', 'numberId is not valid.', { field: 'params/numberId' });
+    },
+  },
   'update.other-fields-reset': {
     breaks: ['UPD-003'],
     description: 'an update that does not name smsEnabled or mmsEnabled stores it as false',

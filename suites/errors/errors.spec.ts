@@ -66,9 +66,9 @@ test.describe('7.2 Status and error.code agree with the table', () => {
 test.describe('7.3 Malformed JSON is a request defect', () => {
   for (const op of BODY_OPERATIONS) {
     for (const { name, spoil } of MALFORMED_JSON) {
-      test(`${op} answers ${name} with a 4xx in the CORE wrapper, never a 5xx`, { tag: ['@ERR-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+      test(`${op} answers ${name} as a request defect in the CORE wrapper, never a 5xx`, { tag: ['@ERR-003'] }, async ({ api, target, knownNumbers, newKey }) => {
         const res = await api.call(op, await malformedRequest(op, { api, target, knownNumbers, newKey }, spoil));
-        expect(res).toBeRejected(`ERR-003: ${op} with ${name}`);
+        expect(res).toBeRequestDefect(`ERR-003: ${op} with ${name}`);
         expectWrapper(res, 'ERR-003', `${op} with ${name}`);
       });
     }

@@ -54,7 +54,7 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
       const first = expectQueued(await send(api, key, body), 'IDEM-002: the first send');
       const changed = await send(api, key, changeIt({ ...body }, { delivered }));
       expect(changed).not.toSucceed(`IDEM-002: the same key with ${change} is an unsafe retry, never a 2xx`);
-      expect(changed).toBeRejected(`IDEM-002: the unsafe retry is rejected`);
+      expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the unsafe retry is refused as a request defect or 409 CONFLICT`);
       // Nothing changed under the key: the original payload still replays its first outcome.
       const replay = await send(api, key, body);
       expect(replay).toSucceed('IDEM-002: after the unsafe retry, the original payload still replays');

@@ -34,7 +34,7 @@ test.describe('4.5 Update number settings', () => {
     const before = await guardFields('UPD-002', settings, api, foreign!, ['webhookInboundOverride', 'smsEnabled'], 'secondary');
     const patch = { webhookInboundOverride: webhooks.channel('upd-foreign').url, smsEnabled: before.smsEnabled !== true };
     const res = await api.call('update', { params: { numberId: foreign! }, json: patch });
-    expect(res).toBeRejected(`UPD-002: the primary client updating the second client's number ${foreign}`);
+    expect(res).toBeOwnershipRefusal(`UPD-002: the primary client updating the second client's number ${foreign} is refused 403 FORBIDDEN or 404 NOT_FOUND`);
     const after = await recordOf(api, foreign!, 'secondary', 'UPD-002');
     expect(after, "UPD-002: the second client's number is unchanged").toEqual(before);
   });

@@ -148,6 +148,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
   'send.empty-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [] }))).status === 400,
   'send.text-type-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'TEXT' }))).status === 400,
+  'send.unknown-type-forbidden': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'RCS' }))).status === 400,
   'send.missing-external-reference-accepted': async (s) => {
     const { externalReference: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
     return (await send(s, body)).status === 400;
@@ -262,6 +263,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
+  },
+  'update.foreign-number-invalid': async (s) => {
+    const foreign = s.client('secondary').numbers[0]!;
+    return (await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { payload: { smsEnabled: foreign.smsEnabled } })).status === 404;
   },
   'update.other-fields-reset': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 0);
