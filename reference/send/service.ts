@@ -36,7 +36,7 @@ function answerFromRecord(record: IdempotencyRecord, fingerprint: string): SendA
  *
  * One send per (client, key) is in the writer at a time. A request with the key of a send that
  * is still in the writer waits for it, then is answered from its record like any later retry
- * (so 100 concurrent requests with one key create one message: IDEM-104). Were that send refused or
+ * (so 100 concurrent requests with one key create one message: IDEM-003). Were that send refused or
  * failed instead, the waiter starts over and may become the first itself. The writer's own
  * check-then-insert, in one transaction, would keep one message per key even without this.
  */

@@ -15,7 +15,7 @@ export interface WriteCommands {
   /**
    * A send's idempotency check and, for a new key, its durable part: the messages, their
    * delivery events and the idempotency record, in one transaction. A live record for the key
-   * wins and nothing is written, so of several concurrent sends with a key one stores (IDEM-104).
+   * wins and nothing is written, so of several concurrent sends with a key one stores (IDEM-003).
    * Without rows (the send is refused unless its key has a record) it is the lookup alone.
    */
   acceptSend: {

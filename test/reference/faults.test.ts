@@ -188,6 +188,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const answers = await Promise.all(Array.from({ length: 8 }, () => send(s, sendBody(primaryNumber(s).numberId), key, bearer)));
     return new Set(answers.filter((a) => a.status === 202).map((a) => a.body.results[0].messageId)).size === 1;
   },
+  'idempotency.in-flight-invalid': async (s) => {
+    const key = newKey();
+    const bearer = await s.token();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send(s, sendBody(primaryNumber(s).numberId), key, bearer)));
+    return answers.every((a) => a.status === 202 || a.status === 409);
+  },
 
   'errors.flat-router-errors': async (s) => typeof (await routerRefusal(s)).body.error === 'object',
   'errors.request-id-missing': async (s) => typeof (await routerRefusal(s)).body.requestId === 'string',
