@@ -10,7 +10,7 @@ import { replaceMember, type Answer, type FaultDefinition, type RequestHook } fr
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
-// schema sees the body, one refuses a body in the wrong class, one makes a key up; from the answer, two rewrite it and one queues the
+// schema sees the body, one wraps a scalar in a list, one refuses a body in the wrong class, one makes a key up; from the answer, two rewrite it and one queues the
 // callbacks of a refused send.
 
 const SEND = 'POST /api/core/messages/send';
@@ -180,6 +180,18 @@ export const SEND_FAULTS = {
       const webhooks = callbacksOfRefusedRecipients(answer, context);
       // Late, so a check that trusts callbacks to arrive in order has stopped looking.
       if (webhooks) setTimeout(() => context.dispatcher.dispatch(webhooks), 120).unref();
+    },
+  },
+  'send.scalar-to-accepted': {
+    breaks: ['SEND-016'],
+    description: 'a to given as one string instead of an array is taken as a list of that one recipient and accepted',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body === 'object' && body !== null && typeof (body as Record<string, unknown>).to === 'string') {
+        const fields = body as Record<string, unknown>;
+        fields.to = [fields.to];
+      }
     },
   },
   'send.disabled-type-accepted': {

@@ -4,9 +4,9 @@ import { CoreError } from '../errors.ts';
 import type { NumberSettings } from '../store/numbers.ts';
 import type { FaultDefinition } from './fault.ts';
 
-// Faults of the number update (section 4.5). Each changes or refuses the validated update
-// before the route handles it; one also rewrites the answer; one waives the check of a webhook
-// override's target.
+// Faults of the number update (section 4.5). Each changes or refuses the update before the
+// route handles it (one before the schema sees it); one also rewrites the answer; one waives
+// the check of a webhook override's target.
 
 const UPDATE = 'PATCH /api/core/numbers/:numberId';
 
@@ -47,6 +47,19 @@ export const UPDATE_FAULTS = {
     preHandler(request, { stores }) {
       const number = stores.numbers.byId((request.params as { numberId: string }).numberId);
       if (number && number.apiClientId !== callerOf(request).apiClientId) throw new CoreError('INVALID_REQUEST', 'numberId is not valid.', { field: 'params/numberId' });
+    },
+  },
+  'update.string-flag-coerced': {
+    breaks: ['UPD-005'],
+    description: 'smsEnabled or mmsEnabled given as the string "true" or "false" is read as the boolean and stored',
+    route: UPDATE,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null) return;
+      const fields = body as Record<string, unknown>;
+      for (const flag of ['smsEnabled', 'mmsEnabled']) {
+        if (fields[flag] === 'true' || fields[flag] === 'false') fields[flag] = fields[flag] === 'true';
+      }
     },
   },
   'update.other-fields-reset': {

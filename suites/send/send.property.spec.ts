@@ -13,8 +13,8 @@ import {
   type SingleDefectRequirement,
 } from '../../generators/single-defect-payload.ts';
 import { validSendPayload } from '../../generators/valid-send-payload.ts';
-import { asRequest, check } from './property-support.ts';
-import { payloadConstraints, recordRun } from '../support/properties.ts';
+import { asRequest } from './property-support.ts';
+import { check, payloadConstraints, recordRun } from '../support/properties.ts';
 import { deliveredRecipients, messageIdsOf, reportsQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
 
 // Section 4.6 with generated inputs. Every property runs the run's number of cases (quick by

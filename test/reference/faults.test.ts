@@ -44,7 +44,7 @@ function send(server: TestServer, payload: unknown, key: string | null = newKey(
   return call(server, 'POST', '/api/core/messages/send', { token, payload, headers: key === null ? {} : { 'idempotency-key': key } });
 }
 
-function token(server: TestServer, payload: Record<string, string> | string, headers: Record<string, string> = {}): Promise<Reply> {
+function token(server: TestServer, payload: Record<string, unknown> | string, headers: Record<string, string> = {}): Promise<Reply> {
   const form = typeof payload === 'string';
   return call(server, 'POST', '/api/auth/token', {
     token: null,
@@ -161,6 +161,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'send.rejected-still-queued': rejectedSendNeverReported,
   'send.rejected-reported-late': rejectedSendNeverReported,
+  'send.scalar-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: '+12025550123' }))).status === 400,
   'send.disabled-type-accepted': async (s) => {
     const numberId = primaryNumber(s).numberId;
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
@@ -213,6 +214,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
     return (await token(s, 'grant_type=client_credentials', { authorization: basic })).status === 200;
   },
+  'token.array-parameter-unwrapped': async (s) => (await token(s, { ...credentials(s), client_secret: [credentials(s).client_secret] })).status === 400,
   'token.core-error-shape': async (s) => typeof (await token(s, { grant_type: 'client_credentials' })).body.error === 'string',
   'token.unsupported-grant-wrong-code': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
@@ -274,6 +276,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const foreign = s.client('secondary').numbers[0]!;
     return (await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { payload: { smsEnabled: foreign.smsEnabled } })).status === 404;
   },
+  'update.string-flag-coerced': async (s) => {
+    const { numberId, smsEnabled } = primaryNumber(s, 1);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: String(!smsEnabled) } });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
+    return res.status === 400;
+  },
   'update.other-fields-reset': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 0);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
@@ -292,6 +300,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.status === 400;
   },
 
+  'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
   'search.upstream-failure-500': async (s) => {
     await call(s, 'POST', '/_control/upstream', { token: null, payload: { mode: 'fail', status: 503 } });
