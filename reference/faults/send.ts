@@ -194,6 +194,31 @@ export const SEND_FAULTS = {
       }
     },
   },
+  'send.text-required': {
+    breaks: ['SEND-017'],
+    description: 'a send without text is refused 400 INVALID_REQUEST, as if text were required',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body === 'object' && body !== null && !Array.isArray(body) && !('text' in body)) throw new CoreError('INVALID_REQUEST', 'text is required.', { field: 'text' });
+    },
+  },
+  'send.unregistered-refusal-remembered': {
+    breaks: ['SEND-018'],
+    description: 'a number refused once for lacking a campaignregId stays refused after the update gives it one (the refusal is cached)',
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => {
+      const refused = new Set<string>();
+      return (request, client, numbers) => {
+        if (refused.has(request.sendFrom)) throw new CoreError('INVALID_REQUEST', 'The sendFrom number has no campaignregId configured.', { field: 'sendFrom', numberId: request.sendFrom });
+        try {
+          return resolveSendFrom(request, client, numbers);
+        } catch (error) {
+          if (error instanceof CoreError && error.code === 'INVALID_REQUEST' && error.details.numberId !== undefined) refused.add(request.sendFrom);
+          throw error;
+        }
+      };
+    }),
+  },
   'send.disabled-type-accepted': {
     breaks: ['SEND-210'],
     description: 'a send from a number whose smsEnabled (for an SMS) or mmsEnabled (for an MMS) is false is accepted',

@@ -5,8 +5,8 @@ import type { NumberSettings } from '../store/numbers.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of the number update (section 4.5). Each changes or refuses the update before the
-// route handles it (one before the schema sees it); one also rewrites the answer; one waives
-// the check of a webhook override's target.
+// route handles it (one before the schema sees it); two rewrite the answer; one waives the
+// check of a webhook override's target.
 
 const UPDATE = 'PATCH /api/core/numbers/:numberId';
 
@@ -60,6 +60,17 @@ export const UPDATE_FAULTS = {
       for (const flag of ['smsEnabled', 'mmsEnabled']) {
         if (fields[flag] === 'true' || fields[flag] === 'false') fields[flag] = fields[flag] === 'true';
       }
+    },
+  },
+  'update.unknown-number-accepted': {
+    breaks: ['UPD-006'],
+    description: 'an update of a numberId that was never issued is answered 200 with the settings echoed (nothing is stored)',
+    route: UPDATE,
+    answer(answer, { stores }) {
+      const numberId = (answer.request.params as { numberId: string }).numberId;
+      if (answer.status !== 404 || stores.numbers.byId(numberId)) return;
+      answer.status = 200;
+      answer.body = { numberId, ...changesOf(answer.request) };
     },
   },
   'update.other-fields-reset': {

@@ -81,6 +81,23 @@ test.describe('4.6 rule 5, live: clearing campaignregId', () => {
   });
 });
 
+test.describe('4.5 with 4.6 rule 5: a campaignregId given through the update takes effect', () => {
+  test('a number refused for lacking a campaignregId is accepted as sendFrom once the update gives it one', { tag: ['@SEND-018'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    // The registration is read at each send: a refusal is not remembered past the change
+    // that removes its cause.
+    const sendFrom = smsNumber(knownNumbers);
+    const registration = knownNumbers.primary.find((n) => n.numberId === sendFrom)?.campaignregId;
+    if (typeof registration !== 'string' || registration === '') notTestable(`the numbers list shows no campaignregId for ${sendFrom} to give back`);
+    const cleared = await settings.change(sendFrom, { campaignregId: null });
+    expect(cleared).toSucceed('SEND-018: precondition: clearing campaignregId through the update route');
+    const refused = await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 'unregistered'));
+    expect(refused).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-018: precondition: the number without campaignregId is refused (SEND-005)');
+    const restored = await settings.change(sendFrom, { campaignregId: registration });
+    expect(restored).toSucceed('SEND-018: precondition: giving the campaignregId back through the update route');
+    expectQueued(await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 're-registered')), 'SEND-018: the number, registered again, is accepted as sendFrom');
+  });
+});
+
 test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () => {
   test('an E.164 number given as sendFrom is rejected', { tag: ['@SEND-006'] }, async ({ api, target, newKey }) => {
     const [to] = deliveredRecipients(target);
@@ -174,6 +191,11 @@ test.describe('4.6 request fields', () => {
       externalReference: externalRef('mms'),
     });
     expectQueued(res, 'SEND-010');
+  });
+
+  test('an SMS without text is accepted, text being optional', { tag: ['@SEND-017'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const { text: _dropped, ...body } = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'no-text');
+    expectQueued(await send(api, newKey(), body), 'SEND-017: text is not required (section 4.6 table)');
   });
 
   test('an empty to array is rejected', { tag: ['@SEND-011'] }, async ({ api, knownNumbers, newKey }) => {

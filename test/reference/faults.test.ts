@@ -162,6 +162,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.rejected-still-queued': rejectedSendNeverReported,
   'send.rejected-reported-late': rejectedSendNeverReported,
   'send.scalar-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: '+12025550123' }))).status === 400,
+  'send.text-required': async (s) => {
+    const { text: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
+    return (await send(s, body)).status === 202;
+  },
+  'send.unregistered-refusal-remembered': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
+    await send(s, sendBody(numberId));
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    return (await send(s, sendBody(numberId))).status === 202;
+  },
   'send.disabled-type-accepted': async (s) => {
     const numberId = primaryNumber(s).numberId;
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
@@ -203,6 +214,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.status === 403 && res.body.error.code === 'FORBIDDEN';
   },
   'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
+  'errors.request-id-per-route': async (s) => {
+    const [a, b] = [await call(s, 'GET', '/api/core/numbers', { token: null }), await call(s, 'GET', '/api/core/numbers', { token: null })];
+    return a.body.requestId !== b.body.requestId;
+  },
   'errors.text-plain-content-type': async (s) => String((await call(s, 'GET', '/api/core/numbers')).headers['content-type']).startsWith('application/json'),
 
   'token.form-credentials-refused': async (s) => {
@@ -282,6 +297,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
     return res.status === 400;
   },
+  'update.unknown-number-accepted': async (s) => (await call(s, 'PATCH', '/api/core/numbers/num_0000000000000000000000000000dead', { payload: { smsEnabled: true } })).status === 404,
   'update.other-fields-reset': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 0);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
