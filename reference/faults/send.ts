@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { callerOf } from '../auth/bearer.ts';
 import { CoreError } from '../errors.ts';
 import { buildAcceptance } from '../send/accept.ts';
+import { PHONE_NUMBER_LIKE } from '../send/checks.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { RequestSchemas } from '../spec/requestSchemas.ts';
 import type { ReferenceContext } from '../context.ts';
@@ -76,6 +77,14 @@ export const SEND_FAULTS = {
     behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
       const theirs = numbers.byId(request.sendFrom);
       return theirs && theirs.apiClientId !== client.apiClientId ? theirs : resolveSendFrom(request, client, numbers);
+    }),
+  },
+  'send.unknown-send-from-not-found': {
+    breaks: ['SEND-004'],
+    description: 'a sendFrom numberId that no client has is answered 404 NOT_FOUND instead of 403 FORBIDDEN (another client\'s number is still 403)',
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      if (!numbers.byId(request.sendFrom) && !PHONE_NUMBER_LIKE.test(request.sendFrom)) throw new CoreError('NOT_FOUND', 'No number has this numberId.', { field: 'sendFrom' });
+      return resolveSendFrom(request, client, numbers);
     }),
   },
   'send.no-campaign-accepted': {

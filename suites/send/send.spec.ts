@@ -1,6 +1,8 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { awaitCallback, deliverTo, quietPeriod } from '../support/callbacks.ts';
+import { unknownNumberIdLike } from '../support/core-routes.ts';
 import {
+  anyOwnNumber,
   deliveredRecipients,
   expectQueued,
   externalRef,
@@ -52,6 +54,15 @@ test.describe('4.6 rule 4: sendFrom ownership', () => {
     if (!knownNumbers.foreign) notTestable("needs a number of a second client (clients.secondary or numbers.foreign in the target config)");
     const res = await send(api, newKey(), smsPayload(knownNumbers.foreign, deliveredRecipients(target), 'foreign-send-from'));
     expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom not owned by the client is 403 FORBIDDEN');
+  });
+});
+
+test.describe('4.6 rule 4: a numberId nobody was given is not owned either', () => {
+  test('a sendFrom numberId that was never issued is 403 FORBIDDEN', { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // Rule 4 speaks of any sendFrom the client does not own; RFC 9110 15.5.4's 404 for hiding a
+    // resource yields to it (standards guide, Errors and tenancy). Needs no second client.
+    const res = await send(api, newKey(), smsPayload(unknownNumberIdLike(anyOwnNumber(knownNumbers)), deliveredRecipients(target), 'unknown-send-from'));
+    expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom numberId never issued is not owned: 403 FORBIDDEN');
   });
 });
 
