@@ -5,7 +5,7 @@ import { checkProperty } from '../../harness/property.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { UPDATE_FIELDS, defectsBreaking, everyDefectOnce, fieldDefectCase } from '../../generators/field-type-defects.ts';
 import { check, recordRun, routeRequest } from '../support/properties.ts';
-import { SETTABLE_FIELDS, guardFields, scratchNumber } from './update-support.ts';
+import { SETTABLE_FIELDS, guardFields, recordOf, scratchNumber, type SettableField } from './update-support.ts';
 
 // Sections 2 and 4.5 type every settable attribute: campaignregId and the two webhook
 // overrides are "string or null", smsEnabled and mmsEnabled booleans. An update giving one of
@@ -17,8 +17,9 @@ test.describe('4.5 settable attributes, generated: a value of another JSON type 
   for (const field of Object.keys(UPDATE_FIELDS.fields)) {
     test(`an update giving ${field} a value of another JSON type is rejected as a request defect and changes nothing`, { tag: ['@UPD-005'] }, async ({ api, target, knownNumbers, settings }) => {
       const numberId = scratchNumber(knownNumbers);
-      // Registered with the settings fixture, so a server that wrongly applies a change is put right.
-      await guardFields('UPD-005', settings, api, numberId, SETTABLE_FIELDS);
+      // Registered with the settings fixture, so a server that wrongly applies the change is put
+      // right; a field the list does not show (the record is open) cannot be read back, only its answer checked.
+      if (field in (await recordOf(api, numberId, 'primary', 'UPD-005'))) await guardFields('UPD-005', settings, api, numberId, [field as SettableField]);
       const defects = defectsBreaking(UPDATE_FIELDS, 'UPD-005').filter((d) => d.field === field);
       const property = fc.asyncProperty(fieldDefectCase(fc.constant({}), defects), async ({ defect, body }) => {
         const before = (await readNumbers(api)).find((n) => n.numberId === numberId);
