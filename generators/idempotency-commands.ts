@@ -16,7 +16,8 @@ import { validSendPayload, type ValidSendPayloadConstraints } from './valid-send
  * - ReplayChanged: the same key with a changed payload is not a success and creates nothing
  *   (IDEM-002); the key keeps its first payload and answer;
  * - ConcurrentBurst: n identical requests with one new key at once; every success carries
- *   the same messageIds and every other answer is 409 (IDEM-104).
+ *   the same messageIds, one operation is created (IDEM-003), and every other answer is 409
+ *   (IDEM-104).
  */
 
 /** What the model remembers about one key. */
@@ -238,14 +239,14 @@ class ConcurrentBurstCommand implements IdempotencyCommand {
     const ids = acceptedMessageIds((successes[0] as SendAnswer).body);
     if (ids.length === 0) fail('SEND-008', 'an accepted request of a burst carries no messageIds', label, answers);
     if (!successes.every((answer) => sameIds(acceptedMessageIds(answer.body), ids))) {
-      fail('IDEM-104', `the successes of ${this.times} concurrent requests with one key carry different messageIds`, label, successes);
+      fail('IDEM-003', `the successes of ${this.times} concurrent requests with one key carry different messageIds`, label, successes);
     }
     const reused = ids.filter((id) => m.seen.has(id));
     if (reused.length > 0) fail('SEND-008', `a new key was answered with messageIds of earlier sends: ${reused.join(', ')}`, label, successes);
     m.keys.push({ payload: this.payload, statuses: [...new Set(successes.map((answer) => answer.status))], messageIds: ids });
     for (const id of ids) m.seen.add(id);
     m.created += ids.length;
-    await expectCreated(m, r, 'IDEM-104', label);
+    await expectCreated(m, r, 'IDEM-003', label);
   }
   httpRequests(state: ScenarioState): HttpRequest[] {
     state.payloads.push(this.payload);

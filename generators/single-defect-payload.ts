@@ -23,9 +23,13 @@ export const SINGLE_DEFECT_REQUIREMENTS = [
 
 export type SingleDefectRequirement = (typeof SINGLE_DEFECT_REQUIREMENTS)[number];
 
-/** An answer a request must get. '4xx' is the document's "the request is invalid": any client error. */
+/**
+ * An answer a request must get. 'request-defect' is the document's "the request is invalid",
+ * read as section 7.3 reads it: a 4xx that a client files under request defects (not 401, 403,
+ * 404, 408, 409 or 429; harness/answer-classes.ts says why).
+ */
 export interface ExpectedAnswer {
-  status: number | '4xx';
+  status: number | 'request-defect';
   /** error.code of the CORE wrapper (section 7.2), when the document names it. */
   code?: string;
 }
@@ -81,7 +85,7 @@ export interface SingleDefectPayloadConstraints extends ValidSendPayloadConstrai
   idempotencyKey?: () => string;
 }
 
-const INVALID: ExpectedAnswer = { status: '4xx' };
+const INVALID: ExpectedAnswer = { status: 'request-defect' };
 const INVALID_REQUEST: ExpectedAnswer = { status: 400, code: 'INVALID_REQUEST' };
 const FORBIDDEN: ExpectedAnswer = { status: 403, code: 'FORBIDDEN' };
 

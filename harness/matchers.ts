@@ -2,6 +2,7 @@ import { expect as base } from '@playwright/test';
 import { asCurl } from './evidence.ts';
 import { recordLabel } from './judgement.ts';
 import type { ApiResponse } from './api-client.ts';
+import { answerClass, isRequestDefectAnswer } from './answer-classes.ts';
 
 /**
  * Matchers over ApiResponse whose failures read like h2spec's: the requirement, what was
@@ -28,6 +29,38 @@ const matchers = base.extend({
   toBeRejected(res: ApiResponse, requirement: string) {
     const pass = judged(this.isNot, res.status >= 400 && res.status < 500, requirement);
     return { pass, name: 'toBeRejected', message: () => report(requirement, 'a 4xx answer (the request is rejected)', res) };
+  },
+  /**
+   * A refusal a client following section 7.3 reads as a request defect (harness/answer-classes.ts):
+   * a 4xx that is not 401, 403, 404, 408, 409 or 429, so the client fixes the request instead
+   * of refreshing its token, checking its numbers, looking for a key clash or retrying.
+   */
+  toBeRequestDefect(res: ApiResponse, requirement: string) {
+    const pass = judged(this.isNot, isRequestDefectAnswer(res.status), requirement);
+    return {
+      pass,
+      name: 'toBeRequestDefect',
+      message: () => report(requirement, 'a request-defect answer (section 7.3: a 4xx other than 401, 403, 404, 408, 409, 429), such as 400 INVALID_REQUEST', res),
+    };
+  },
+  /**
+   * A refusal of the unsafe retry (rule 8): a request defect or 409 CONFLICT, both of which tell
+   * the client not to send it again under this key; never a 2xx, and never an answer that sends
+   * the client to its token (401), its numbers (403, 404) or a later retry (408, 429, 5xx).
+   */
+  toBeRefusedAsUnsafeRetry(res: ApiResponse, requirement: string) {
+    const pass = judged(this.isNot, ['request-defect', 'conflict'].includes(answerClass(res.status)), requirement);
+    return { pass, name: 'toBeRefusedAsUnsafeRetry', message: () => report(requirement, 'a request-defect answer or 409 CONFLICT (sections 4.6 rule 8, 7.3)', res) };
+  },
+  /**
+   * An ownership refusal (section 7.3's authorization/ownership class): 403 FORBIDDEN, or
+   * 404 NOT_FOUND, which RFC 9110 15.5.4 lets a server use to hide another client's resource;
+   * either sends the client to check its context and numbers.
+   */
+  toBeOwnershipRefusal(res: ApiResponse, requirement: string) {
+    const code: unknown = res.body?.error?.code;
+    const pass = judged(this.isNot, (res.status === 403 && code === 'FORBIDDEN') || (res.status === 404 && code === 'NOT_FOUND'), requirement);
+    return { pass, name: 'toBeOwnershipRefusal', message: () => report(requirement, '403 FORBIDDEN or 404 NOT_FOUND (section 7.3: authorization/ownership)', res) };
   },
   /** The CORE wrapper with exactly this status and error.code. */
   toBeCoreError(res: ApiResponse, status: number, code: string, requirement: string) {

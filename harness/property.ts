@@ -91,8 +91,15 @@ export class PropertyFailure extends Error implements Judged {
     recordError(this);
   }
 
+  /**
+   * The requirements the failure judged: the one of requirementIds the failing check's message
+   * leads with, when it names one (a property checking a document rule and a standard's beside
+   * it fails only the one it broke), else all of them.
+   */
   get judgement(): Judgement {
-    return { kind: 'requirements', ids: [...this.requirementIds] };
+    const message = this.cause instanceof Error ? this.cause.message : '';
+    const named = this.requirementIds.find((id) => message.startsWith(`${id}:`));
+    return { kind: 'requirements', ids: named === undefined ? [...this.requirementIds] : [named] };
   }
 }
 

@@ -56,4 +56,14 @@ export const ERRORS_FAULTS = {
       if (status === 200) reply.type('text/plain; charset=utf-8');
     },
   },
+  'errors.request-id-per-route': {
+    breaks: ['ERR-006'],
+    description: 'every CORE error of a route carries the same requestId (the route name), in the body and in x-request-id',
+    route: ANY_CORE_ROUTE,
+    answer({ request, body, reply }) {
+      if (typeof body.requestId !== 'string') return;
+      body.requestId = `req-${request.routeOptions.url ?? 'core'}`;
+      reply.header('x-request-id', body.requestId);
+    },
+  },
 } satisfies Record<string, FaultDefinition>;

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
+import { CoreError } from '../errors.ts';
 import { payloadFingerprint } from '../send/fingerprint.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { FaultDefinition } from './fault.ts';
 
-// Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Each hands the send a
+// Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
 // fresh key of its own where the client's key should have decided the answer, so the send is
-// queued as a new operation.
+// queued as a new operation; one refuses a send whose key is in flight with the wrong answer.
 
 const SEND = 'POST /api/core/messages/send';
 
@@ -22,11 +23,35 @@ function earlierRecord(request: FastifyRequest, { stores }: ReferenceContext): '
 }
 
 // How long the first of several concurrent sends with one key holds it under
-// idempotency.concurrent-duplicates: long enough for a burst to arrive meanwhile.
+// idempotency.concurrent-duplicates and idempotency.in-flight-invalid: long enough for a burst
+// to arrive meanwhile.
 const RACE_WINDOW_MS = 100;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
+
+/**
+ * A preHandler under which the first send with a (client, key) holds it for RACE_WINDOW_MS; a
+ * send with that key arriving meanwhile is handed to `meanwhile` instead of waiting for it.
+ */
+function whileHeld(meanwhile: (request: FastifyRequest) => void): (request: FastifyRequest, ctx: ReferenceContext) => Promise<void> {
+  return async (request, ctx) => {
+    let held = heldKeys.get(ctx);
+    if (!held) heldKeys.set(ctx, (held = new Set()));
+    // A header value cannot contain NUL, so the slot names one (client, key) pair.
+    const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+    if (held.has(slot)) {
+      meanwhile(request);
+      return;
+    }
+    held.add(slot);
+    try {
+      await sleep(RACE_WINDOW_MS);
+    } finally {
+      held.delete(slot);
+    }
+  };
+}
 
 export const IDEMPOTENCY_FAULTS = {
   'idempotency.replay-creates-new': {
@@ -46,26 +71,20 @@ export const IDEMPOTENCY_FAULTS = {
     },
   },
   'idempotency.concurrent-duplicates': {
-    breaks: ['IDEM-104'],
+    breaks: ['IDEM-003'],
     description: 'the idempotency record is written in a later step than the lookup, so concurrent sends with one key each queue messages',
     route: SEND,
-    // The first send with a key holds it for a moment; a send arriving meanwhile is not made to
-    // wait for it but gets a key of its own.
-    async preHandler(request, ctx) {
-      let held = heldKeys.get(ctx);
-      if (!held) heldKeys.set(ctx, (held = new Set()));
-      // A header value cannot contain NUL, so the slot names one (client, key) pair.
-      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
-      if (held.has(slot)) {
-        request.idempotencyKey = freshKey(request);
-        return;
-      }
-      held.add(slot);
-      try {
-        await sleep(RACE_WINDOW_MS);
-      } finally {
-        held.delete(slot);
-      }
-    },
+    // A send arriving while the first with its key holds it is not made to wait but gets a key of its own.
+    preHandler: whileHeld((request) => {
+      request.idempotencyKey = freshKey(request);
+    }),
+  },
+  'idempotency.in-flight-invalid': {
+    breaks: ['IDEM-104'],
+    description: 'a send arriving while the first with its key is in flight is refused 400 INVALID_REQUEST instead of 409 or a replay (nothing is queued for it)',
+    route: SEND,
+    preHandler: whileHeld(() => {
+      throw new CoreError('INVALID_REQUEST', 'Idempotency-Key is in use by another request.');
+    }),
   },
 } satisfies Record<string, FaultDefinition>;

@@ -1,11 +1,23 @@
 import { CoreError, coreErrorBody } from '../errors.ts';
 import type { FaultDefinition } from './fault.ts';
 
-// Faults of the number search (section 4.4): each rewrites the search's answer.
+// Faults of the number search (section 4.4): one rewrites a field before the schema sees it,
+// the others rewrite the search's answer.
 
 const SEARCH = 'POST /api/core/numbers/search';
 
 export const SEARCH_FAULTS = {
+  'search.number-field-coerced': {
+    breaks: ['SEARCH-003'],
+    description: 'a search field given as a JSON number (npa: 202) is read as its string and searched',
+    route: SEARCH,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+      const fields = body as Record<string, unknown>;
+      for (const [name, value] of Object.entries(fields)) if (typeof value === 'number') fields[name] = String(value);
+    },
+  },
   'search.field-missing': {
     breaks: ['SEARCH-001'],
     description: 'the search answer leaves out providerResultCount',

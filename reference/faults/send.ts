@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { callerOf } from '../auth/bearer.ts';
+import { CoreError } from '../errors.ts';
 import { buildAcceptance } from '../send/accept.ts';
+import { PHONE_NUMBER_LIKE } from '../send/checks.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { RequestSchemas } from '../spec/requestSchemas.ts';
 import type { ReferenceContext } from '../context.ts';
@@ -9,7 +11,7 @@ import { replaceMember, type Answer, type FaultDefinition, type RequestHook } fr
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
-// schema sees the body, one makes a key up; from the answer, two rewrite it and one queues the
+// schema sees the body, one wraps a scalar in a list, one refuses a body in the wrong class, one makes a key up; from the answer, two rewrite it and one queues the
 // callbacks of a refused send.
 
 const SEND = 'POST /api/core/messages/send';
@@ -77,6 +79,14 @@ export const SEND_FAULTS = {
       return theirs && theirs.apiClientId !== client.apiClientId ? theirs : resolveSendFrom(request, client, numbers);
     }),
   },
+  'send.unknown-send-from-not-found': {
+    breaks: ['SEND-004'],
+    description: 'a sendFrom numberId that no client has is answered 404 NOT_FOUND instead of 403 FORBIDDEN (another client\'s number is still 403)',
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      if (!numbers.byId(request.sendFrom) && !PHONE_NUMBER_LIKE.test(request.sendFrom)) throw new CoreError('NOT_FOUND', 'No number has this numberId.', { field: 'sendFrom' });
+      return resolveSendFrom(request, client, numbers);
+    }),
+  },
   'send.no-campaign-accepted': {
     breaks: ['SEND-005'],
     description: 'a sendFrom number without a campaignregId is accepted',
@@ -135,6 +145,16 @@ export const SEND_FAULTS = {
     description: "messageType 'TEXT' is accepted as a third type",
     behaviour: ({ schemas }) => ({ schemas: withSendProperty(schemas, 'messageType', { enum: ['SMS', 'MMS', 'TEXT'] }) }),
   },
+  'send.unknown-type-forbidden': {
+    breaks: ['SEND-012'],
+    description: 'a messageType other than SMS or MMS is refused 403 FORBIDDEN, as if the client lacked a capability, instead of as a request defect',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body;
+      const type = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).messageType : undefined;
+      if (type !== undefined && type !== 'SMS' && type !== 'MMS') throw new CoreError('FORBIDDEN', 'This client may not send this message type.');
+    },
+  },
   'send.missing-external-reference-accepted': {
     breaks: ['SEND-013'],
     description: 'a send without externalReference is accepted',
@@ -170,6 +190,43 @@ export const SEND_FAULTS = {
       // Late, so a check that trusts callbacks to arrive in order has stopped looking.
       if (webhooks) setTimeout(() => context.dispatcher.dispatch(webhooks), 120).unref();
     },
+  },
+  'send.scalar-to-accepted': {
+    breaks: ['SEND-016'],
+    description: 'a to given as one string instead of an array is taken as a list of that one recipient and accepted',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body === 'object' && body !== null && typeof (body as Record<string, unknown>).to === 'string') {
+        const fields = body as Record<string, unknown>;
+        fields.to = [fields.to];
+      }
+    },
+  },
+  'send.text-required': {
+    breaks: ['SEND-017'],
+    description: 'a send without text is refused 400 INVALID_REQUEST, as if text were required',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body === 'object' && body !== null && !Array.isArray(body) && !('text' in body)) throw new CoreError('INVALID_REQUEST', 'text is required.', { field: 'text' });
+    },
+  },
+  'send.unregistered-refusal-remembered': {
+    breaks: ['SEND-018'],
+    description: 'a number refused once for lacking a campaignregId stays refused after the update gives it one (the refusal is cached)',
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => {
+      const refused = new Set<string>();
+      return (request, client, numbers) => {
+        if (refused.has(request.sendFrom)) throw new CoreError('INVALID_REQUEST', 'The sendFrom number has no campaignregId configured.', { field: 'sendFrom', numberId: request.sendFrom });
+        try {
+          return resolveSendFrom(request, client, numbers);
+        } catch (error) {
+          if (error instanceof CoreError && error.code === 'INVALID_REQUEST' && error.details.numberId !== undefined) refused.add(request.sendFrom);
+          throw error;
+        }
+      };
+    }),
   },
   'send.disabled-type-accepted': {
     breaks: ['SEND-210'],

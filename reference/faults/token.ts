@@ -6,7 +6,8 @@ import { TOKEN_CHALLENGE } from '../routes/token.ts';
 import type { Answer, FaultDefinition } from './fault.ts';
 
 // Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a
-// request the route accepts; the others rewrite the route's answer.
+// request the route accepts; one unwraps a parameter before the route reads it; the others
+// rewrite the route's answer.
 
 const TOKEN = 'POST /api/auth/token';
 
@@ -69,6 +70,19 @@ export const TOKEN_FAULTS = {
     route: TOKEN,
     preHandler(request) {
       if (parseBasicCredentials(request.headers.authorization) !== undefined) throw new OAuthError('invalid_client', 'HTTP Basic client authentication is not supported.');
+    },
+  },
+  'token.array-parameter-unwrapped': {
+    breaks: ['TOKEN-112'],
+    description: 'a JSON token parameter given as an array of one string is read as that string, so ["client_credentials"] and a wrapped secret issue a token',
+    route: TOKEN,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body) || body instanceof FormParameters) return;
+      const fields = body as Record<string, unknown>;
+      for (const [name, value] of Object.entries(fields)) {
+        if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') fields[name] = value[0];
+      }
     },
   },
   'token.core-error-shape': {

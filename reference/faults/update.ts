@@ -4,9 +4,9 @@ import { CoreError } from '../errors.ts';
 import type { NumberSettings } from '../store/numbers.ts';
 import type { FaultDefinition } from './fault.ts';
 
-// Faults of the number update (section 4.5). Each changes or refuses the validated update
-// before the route handles it; one also rewrites the answer; one waives the check of a webhook
-// override's target.
+// Faults of the number update (section 4.5). Each changes or refuses the update before the
+// route handles it (one before the schema sees it); two rewrite the answer; one waives the
+// check of a webhook override's target.
 
 const UPDATE = 'PATCH /api/core/numbers/:numberId';
 
@@ -38,6 +38,39 @@ export const UPDATE_FAULTS = {
     preHandler(request, { stores }) {
       const number = stores.numbers.byId((request.params as { numberId: string }).numberId);
       if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
+    },
+  },
+  'update.foreign-number-invalid': {
+    breaks: ['UPD-002'],
+    description: "an update of another client's number is refused 400 INVALID_REQUEST, a request defect, instead of as an ownership refusal (403 or 404)",
+    route: UPDATE,
+    preHandler(request, { stores }) {
+      const number = stores.numbers.byId((request.params as { numberId: string }).numberId);
+      if (number && number.apiClientId !== callerOf(request).apiClientId) throw new CoreError('INVALID_REQUEST', 'numberId is not valid.', { field: 'params/numberId' });
+    },
+  },
+  'update.string-flag-coerced': {
+    breaks: ['UPD-005'],
+    description: 'smsEnabled or mmsEnabled given as the string "true" or "false" is read as the boolean and stored',
+    route: UPDATE,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null) return;
+      const fields = body as Record<string, unknown>;
+      for (const flag of ['smsEnabled', 'mmsEnabled']) {
+        if (fields[flag] === 'true' || fields[flag] === 'false') fields[flag] = fields[flag] === 'true';
+      }
+    },
+  },
+  'update.unknown-number-accepted': {
+    breaks: ['UPD-006'],
+    description: 'an update of a numberId that was never issued is answered 200 with the settings echoed (nothing is stored)',
+    route: UPDATE,
+    answer(answer, { stores }) {
+      const numberId = (answer.request.params as { numberId: string }).numberId;
+      if (answer.status !== 404 || stores.numbers.byId(numberId)) return;
+      answer.status = 200;
+      answer.body = { numberId, ...changesOf(answer.request) };
     },
   },
   'update.other-fields-reset': {

@@ -5,7 +5,7 @@ import type { NumberRecord, NumberStore } from '../store/numbers.ts';
 import type { SendRequest } from './sendRequest.ts';
 
 // Something a caller meant as a phone number rather than a numberId: E.164, or bare digits.
-const PHONE_NUMBER_LIKE = /^\+?[0-9]{4,15}$/;
+export const PHONE_NUMBER_LIKE = /^\+?[0-9]{4,15}$/;
 
 /**
  * Section 4.6 rules 2 and 3: media must be omitted for SMS (SEND-002) and is required for MMS

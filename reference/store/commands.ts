@@ -16,7 +16,7 @@ export interface WriteCommands {
    * A send's idempotency check and, for a new key, its durable part: the messages, their
    * delivery events, the idempotency record, and the inbound messages (with their events) of
    * recipients that are the service's own numbers (send/loopback.ts), in one transaction. A live record for the key
-   * wins and nothing is written, so of several concurrent sends with a key one stores (IDEM-104).
+   * wins and nothing is written, so of several concurrent sends with a key one stores (IDEM-003).
    * Without rows (the send is refused unless its key has a record) it is the lookup alone.
    * Rows without content are a stored refusal (the send.rejections choice): the record alone.
    */

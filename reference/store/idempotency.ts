@@ -37,7 +37,7 @@ export class IdempotencyStore {
     return this.findStmt.get(apiClientId, key, nowMs);
   }
 
-  /** Stores the record unless the key has a live one; true if it was stored (one winner per key: IDEM-104). */
+  /** Stores the record unless the key has a live one; true if it was stored (one winner per key: IDEM-003). */
   claim(apiClientId: string, key: string, record: IdempotencyRecord, expiresAtMs: number, nowMs: number): boolean {
     return this.claimStmt.run(apiClientId, key, record.fingerprint, record.statusCode, record.body, expiresAtMs, nowMs).changes > 0;
   }

@@ -63,12 +63,31 @@ test.describe('7.2 Status and error.code agree with the table', () => {
   }
 });
 
+// Section 7.2: requestId is "to be recorded for support", so it names one request: a support
+// desk given it must find that failure and no other.
+test.describe('7.2 Each error names its own request', () => {
+  test('every error answer carries a requestId no other answer carries, even for the same request sent twice', { tag: ['@ERR-006'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const seen = new Map<string, string>();
+    for (const probe of ERROR_PROBES) {
+      for (const attempt of ['first', 'second']) {
+        const res = await api.call(probe.op, await probe.build({ api, target, knownNumbers, newKey }));
+        const requestId: unknown = res.body?.requestId;
+        if (typeof requestId !== 'string') continue; // Its form is ERR-001's to judge.
+        const what = `${probe.name} (${attempt})`;
+        expect(seen.get(requestId), `ERR-006: ${what} carries requestId ${requestId}, already given to another answer`).toBeUndefined();
+        seen.set(requestId, what);
+      }
+    }
+    expect(seen.size, 'ERR-006: the error answers carry requestIds to compare').toBeGreaterThan(1);
+  });
+});
+
 test.describe('7.3 Malformed JSON is a request defect', () => {
   for (const op of BODY_OPERATIONS) {
     for (const { name, spoil } of MALFORMED_JSON) {
-      test(`${op} answers ${name} with a 4xx in the CORE wrapper, never a 5xx`, { tag: ['@ERR-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+      test(`${op} answers ${name} as a request defect in the CORE wrapper, never a 5xx`, { tag: ['@ERR-003'] }, async ({ api, target, knownNumbers, newKey }) => {
         const res = await api.call(op, await malformedRequest(op, { api, target, knownNumbers, newKey }, spoil));
-        expect(res).toBeRejected(`ERR-003: ${op} with ${name}`);
+        expect(res).toBeRequestDefect(`ERR-003: ${op} with ${name}`);
         expectWrapper(res, 'ERR-003', `${op} with ${name}`);
       });
     }

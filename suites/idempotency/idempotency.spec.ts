@@ -1,5 +1,5 @@
 import { expect, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, externalRef, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
+import { BURST, deliveredRecipients, expectQueued, externalRef, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
 // Section 4.6 rule 8 and section 7.3: the same key with the same payload is the safe retry;
 // the same key with a changed payload is an unsafe retry. The document shows neither the
@@ -54,11 +54,32 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
       const first = expectQueued(await send(api, key, body), 'IDEM-002: the first send');
       const changed = await send(api, key, changeIt({ ...body }, { delivered }));
       expect(changed).not.toSucceed(`IDEM-002: the same key with ${change} is an unsafe retry, never a 2xx`);
-      expect(changed).toBeRejected(`IDEM-002: the unsafe retry is rejected`);
+      expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the unsafe retry is refused as a request defect or 409 CONFLICT`);
       // Nothing changed under the key: the original payload still replays its first outcome.
       const replay = await send(api, key, body);
       expect(replay).toSucceed('IDEM-002: after the unsafe retry, the original payload still replays');
       expect(sorted(messageIdsOf(replay)), 'IDEM-002: the unsafe retry queued nothing and changed nothing under the key').toEqual(sorted(first));
     });
   }
+});
+
+// Section 7.3 sends a client whose send timed out back with the same key and payload, and that
+// retry may arrive while the first request still runs. Rule 8 calls it safe, so however the
+// server answers it (409 or a replay after waiting: IDEM-104), it never queues a second message.
+test.describe('4.6 rule 8 with 7.3: a safe retry while the first is in flight', () => {
+  test('a burst of identical sends with one key queues one operation', { tag: ['@IDEM-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'burst');
+    const answers = await Promise.all(Array.from({ length: BURST }, () => send(api, key, body)));
+    const succeeded = answers.filter((res) => res.status >= 200 && res.status < 300);
+    expect(succeeded.length, `IDEM-003: at least one of the ${BURST} requests is accepted; statuses ${answers.map((r) => r.status).join(', ')}`).toBeGreaterThan(0);
+    const ids = sorted(messageIdsOf(succeeded[0]!));
+    expect(ids.length, 'IDEM-003: the accepted answer names its messageIds').toBeGreaterThan(0);
+    for (const res of succeeded) {
+      expect(sorted(messageIdsOf(res)), 'IDEM-003: every 2xx answer carries the same messageIds: one operation was queued').toEqual(ids);
+    }
+    const later = await send(api, key, body);
+    expect(later).toSucceed('IDEM-003: after the burst, the same request replays');
+    expect(sorted(messageIdsOf(later)), 'IDEM-003: the later replay shows the one operation the burst queued').toEqual(ids);
+  });
 });

@@ -1,5 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
+import { BURST, deliveredRecipients, expectQueued, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
 // What the Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header-07) adds where
 // rule 8 leaves the answers open. Level standard.
@@ -46,23 +46,16 @@ test.describe('Idempotency-Key draft 5: keys are scoped per client', () => {
 });
 
 test.describe('Idempotency-Key draft 2.6 and 2.7: concurrent requests with one key', () => {
-  test('a burst of identical sends with one key queues one operation; other answers are replays or 409', { tag: ['@IDEM-104'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('a send arriving while the first with its key is in flight is answered 409 or with the replay', { tag: ['@IDEM-104'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // Whether one operation was queued is the document's rule (IDEM-003, idempotency.spec.ts);
+    // this reads only how the duplicates are answered.
     const key = newKey();
-    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'burst');
-    const answers = await Promise.all(Array.from({ length: 20 }, () => send(api, key, body)));
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'burst-answers');
+    const answers = await Promise.all(Array.from({ length: BURST }, () => send(api, key, body)));
     const succeeded = answers.filter((res) => res.status >= 200 && res.status < 300);
-    const others = answers.filter((res) => !(res.status >= 200 && res.status < 300));
-    expect(succeeded.length, `IDEM-104: at least one of the 20 requests is accepted; statuses ${answers.map((r) => r.status).join(', ')}`).toBeGreaterThan(0);
-    const ids = sorted(messageIdsOf(succeeded[0]!));
-    expect(ids.length, 'IDEM-104: the accepted answer names its messageIds').toBeGreaterThan(0);
-    for (const res of succeeded) {
-      expect(sorted(messageIdsOf(res)), 'IDEM-104: every 2xx answer carries the same messageIds: one operation was queued').toEqual(ids);
-    }
-    for (const res of others) {
+    expect(succeeded.length, `IDEM-104: at least one of the ${BURST} requests is accepted; statuses ${answers.map((r) => r.status).join(', ')}`).toBeGreaterThan(0);
+    for (const res of answers.filter((r) => !succeeded.includes(r))) {
       expect(res.status, `IDEM-104: a request that is not a replay is 409 while the first is in flight; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(409);
     }
-    const later = await send(api, key, body);
-    expect(later).toSucceed('IDEM-104: after the burst, the same request replays');
-    expect(sorted(messageIdsOf(later)), 'IDEM-104: the later replay shows the one operation the burst queued').toEqual(ids);
   });
 });

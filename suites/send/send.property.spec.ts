@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
+import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { e164SendFrom } from '../../generators/e164-send-from.ts';
 import { INVALID_RECIPIENT_CLASSES, invalidRecipient, type InvalidRecipient } from '../../generators/invalid-recipient.ts';
 import {
@@ -12,8 +13,8 @@ import {
   type SingleDefectRequirement,
 } from '../../generators/single-defect-payload.ts';
 import { validSendPayload } from '../../generators/valid-send-payload.ts';
-import { asRequest, check } from './property-support.ts';
-import { payloadConstraints, recordRun } from '../support/properties.ts';
+import { asRequest } from './property-support.ts';
+import { check, payloadConstraints, recordRun } from '../support/properties.ts';
 import { deliveredRecipients, messageIdsOf, reportsQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
 
 // Section 4.6 with generated inputs. Every property runs the run's number of cases (quick by
@@ -37,7 +38,7 @@ test.describe('4.6 rule 6, generated: recipients that are not E.164', () => {
       const body = (bad: InvalidRecipient, alone: boolean) => ({ ...smsPayload(sendFrom, [], `invalid-${invalidClass}`), to: alone ? [bad.value] : [valid, bad.value] });
       const property = fc.asyncProperty(invalidRecipient({ classes: [invalidClass] }), fc.boolean(), async (bad, alone) => {
         const res = await send(api, newKey(), body(bad, alone));
-        check(isClientError(res.status), `SEND-007: recipient ${JSON.stringify(bad.value)} (${invalidClass}) was answered ${res.status}, expected a 4xx: ${res.text.slice(0, 200)}`);
+        check(isRequestDefectAnswer(res.status), `SEND-007: recipient ${JSON.stringify(bad.value)} (${invalidClass}) was answered ${res.status}, expected a request defect (section 7.3): ${res.text.slice(0, 200)}`);
       });
       const toRequests = ([bad, alone]: [InvalidRecipient, boolean]) => [asRequest(body(bad, alone))];
       recordRun(await checkProperty('SEND-007', property, { settings: perClass, grep: `"of class ${invalidClass} are"`, toRequests }));
@@ -51,7 +52,7 @@ test.describe('4.6 rule 6, generated: sendFrom given as an E.164 number', () => 
     const to = deliveredRecipients(target);
     const property = fc.asyncProperty(e164SendFrom({ ownedPhoneNumbers: owned }), async (sendFrom) => {
       const res = await send(api, newKey(), smsPayload(sendFrom, to, 'e164-send-from'));
-      check(isClientError(res.status), `SEND-006: sendFrom ${sendFrom} was answered ${res.status}, expected a 4xx: ${res.text.slice(0, 200)}`);
+      check(isRequestDefectAnswer(res.status), `SEND-006: sendFrom ${sendFrom} was answered ${res.status}, expected a request defect (section 7.3): ${res.text.slice(0, 200)}`);
     });
     const toRequests = ([sendFrom]: [string]) => [asRequest(smsPayload(sendFrom, to, 'e164-send-from'))];
     recordRun(await checkProperty('SEND-006', property, { toRequests }));
@@ -118,8 +119,8 @@ test.describe('4.6, generated: a payload with exactly one rule broken gets the a
         const res = await api.call('send', { headers: c.headers, json: c.payload });
         const { status, code } = c.expected;
         const what = `${c.defect}${c.variant === undefined ? '' : ` (${c.variant})`}`;
-        if (status === '4xx') {
-          check(isClientError(res.status), `${id}: ${what} was answered ${res.status}, expected a 4xx: ${res.text.slice(0, 200)}`);
+        if (status === 'request-defect') {
+          check(isRequestDefectAnswer(res.status), `${id}: ${what} was answered ${res.status}, expected a request defect (section 7.3: a 4xx other than 401, 403, 404, 408, 409, 429): ${res.text.slice(0, 200)}`);
         } else {
           check(res.status === status && res.body?.error?.code === code, `${id}: ${what} was answered ${res.status} ${res.body?.error?.code ?? ''}, expected ${status} ${code}: ${res.text.slice(0, 200)}`);
         }

@@ -1,6 +1,8 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { awaitCallback, deliverTo, quietPeriod } from '../support/callbacks.ts';
+import { unknownNumberIdLike } from '../support/core-routes.ts';
 import {
+  anyOwnNumber,
   deliveredRecipients,
   expectQueued,
   externalRef,
@@ -11,9 +13,11 @@ import {
 } from '../support/sends.ts';
 
 // Section 4.6, the document's own rules. The success status, the fields of result items and
-// the status of most invalid requests are not shown: success is any 2xx, "invalid" is any
-// 4xx, and the exact 400 INVALID_REQUEST is asked only where the document names it (rules 1
-// and 5, and section 7.2). Profile answers are in send.profile.spec.ts.
+// the status of most invalid requests are not shown: success is any 2xx, and "invalid" is an
+// answer section 7.3 files under request defects (toBeRequestDefect: a 4xx that does not send
+// the client to its token, its numbers, a key clash or a retry). The exact 400 INVALID_REQUEST
+// is asked only where the document names it (rules 1 and 5, and section 7.2). Profile answers
+// are in send.profile.spec.ts.
 
 test.describe('4.6 rule 1: the Idempotency-Key header is required', () => {
   test('a send without Idempotency-Key is 400 INVALID_REQUEST', { tag: ['@SEND-001'] }, async ({ api, target, knownNumbers }) => {
@@ -27,13 +31,13 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
     const valid = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'sms-with-media');
     if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config) to attach to the SMS');
     const res = await send(api, newKey(), { ...valid, media: target.mediaSample });
-    expect(res).toBeRejected('SEND-002: an SMS with media is invalid');
+    expect(res).toBeRequestDefect('SEND-002: an SMS with media is invalid');
   });
 
   test('an SMS carrying an empty media array is rejected', { tag: ['@SEND-002'] }, async ({ api, target, knownNumbers, newKey }) => {
     // "Must be omitted" for SMS: an empty array is still a media field that is present.
     const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'sms-empty-media'), media: [] });
-    expect(res).toBeRejected('SEND-002: an SMS with media present (even empty) is invalid');
+    expect(res).toBeRequestDefect('SEND-002: an SMS with media present (even empty) is invalid');
   });
 
   test('an MMS without media is rejected', { tag: ['@SEND-003'] }, async ({ api, target, knownNumbers, newKey }) => {
@@ -41,7 +45,7 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
     const to = deliveredRecipients(target);
     const mms = { sendFrom: knownNumbers.mms, to, messageType: 'MMS', text: 'Conformance check mms-without-media', externalReference: externalRef('mms-without-media') };
     const res = await send(api, newKey(), mms);
-    expect(res).toBeRejected('SEND-003: an MMS without media is invalid');
+    expect(res).toBeRequestDefect('SEND-003: an MMS without media is invalid');
   });
 });
 
@@ -50,6 +54,15 @@ test.describe('4.6 rule 4: sendFrom ownership', () => {
     if (!knownNumbers.foreign) notTestable("needs a number of a second client (clients.secondary or numbers.foreign in the target config)");
     const res = await send(api, newKey(), smsPayload(knownNumbers.foreign, deliveredRecipients(target), 'foreign-send-from'));
     expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom not owned by the client is 403 FORBIDDEN');
+  });
+});
+
+test.describe('4.6 rule 4: a numberId nobody was given is not owned either', () => {
+  test('a sendFrom numberId that was never issued is 403 FORBIDDEN', { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // Rule 4 speaks of any sendFrom the client does not own; RFC 9110 15.5.4's 404 for hiding a
+    // resource yields to it (standards guide, Errors and tenancy). Needs no second client.
+    const res = await send(api, newKey(), smsPayload(unknownNumberIdLike(anyOwnNumber(knownNumbers)), deliveredRecipients(target), 'unknown-send-from'));
+    expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom numberId never issued is not owned: 403 FORBIDDEN');
   });
 });
 
@@ -79,11 +92,28 @@ test.describe('4.6 rule 5, live: clearing campaignregId', () => {
   });
 });
 
+test.describe('4.5 with 4.6 rule 5: a campaignregId given through the update takes effect', () => {
+  test('a number refused for lacking a campaignregId is accepted as sendFrom once the update gives it one', { tag: ['@SEND-018'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    // The registration is read at each send: a refusal is not remembered past the change
+    // that removes its cause.
+    const sendFrom = smsNumber(knownNumbers);
+    const registration = knownNumbers.primary.find((n) => n.numberId === sendFrom)?.campaignregId;
+    if (typeof registration !== 'string' || registration === '') notTestable(`the numbers list shows no campaignregId for ${sendFrom} to give back`);
+    const cleared = await settings.change(sendFrom, { campaignregId: null });
+    expect(cleared).toSucceed('SEND-018: precondition: clearing campaignregId through the update route');
+    const refused = await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 'unregistered'));
+    expect(refused).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-018: precondition: the number without campaignregId is refused (SEND-005)');
+    const restored = await settings.change(sendFrom, { campaignregId: registration });
+    expect(restored).toSucceed('SEND-018: precondition: giving the campaignregId back through the update route');
+    expectQueued(await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 're-registered')), 'SEND-018: the number, registered again, is accepted as sendFrom');
+  });
+});
+
 test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () => {
   test('an E.164 number given as sendFrom is rejected', { tag: ['@SEND-006'] }, async ({ api, target, newKey }) => {
     const [to] = deliveredRecipients(target);
     const res = await send(api, newKey(), smsPayload('+12025550199', [to!], 'e164-send-from'));
-    expect(res).toBeRejected('SEND-006: an E.164 number as sendFrom is invalid');
+    expect(res).toBeRequestDefect('SEND-006: an E.164 number as sendFrom is invalid');
   });
 
   test("the client's own number in E.164 form given as sendFrom is rejected", { tag: ['@SEND-006'] }, async ({ api, target, knownNumbers, newKey }) => {
@@ -91,7 +121,7 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
     const own = knownNumbers.primary.map((n) => n.phoneNumber).find((p): p is string => typeof p === 'string' && /^\+[1-9]\d{1,14}$/.test(p));
     if (!own) notTestable("the numbers list shows no E.164 form of the client's numbers (the field is not shown by the document)");
     const res = await send(api, newKey(), smsPayload(own, deliveredRecipients(target), 'own-e164-send-from'));
-    expect(res).toBeRejected(`SEND-006: the client's own number ${own} as sendFrom is invalid`);
+    expect(res).toBeRequestDefect(`SEND-006: the client's own number ${own} as sendFrom is invalid`);
   });
 
   // One representative per way of missing E.164; the property suite draws every class.
@@ -113,7 +143,7 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
   for (const [what, value] of invalidRecipients) {
     test(`a recipient ${what} makes the request invalid`, { tag: ['@SEND-007'] }, async ({ api, knownNumbers, newKey }) => {
       const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), [], 'invalid-recipient'), to: [value] });
-      expect(res).toBeRejected(`SEND-007: recipient ${JSON.stringify(value)} is not E.164`);
+      expect(res).toBeRequestDefect(`SEND-007: recipient ${JSON.stringify(value)} is not E.164`);
     });
   }
 
@@ -121,7 +151,7 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
     // Rule 6 says the request is invalid, not that the bad recipient alone is dropped.
     const valid = deliveredRecipients(target, 2);
     const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), [], 'mixed-recipients'), to: [valid[0], '12025550100', valid[1]] });
-    expect(res).toBeRejected('SEND-007: one recipient without + makes the request invalid');
+    expect(res).toBeRequestDefect('SEND-007: one recipient without + makes the request invalid');
     expect(messageIdsOf(res), 'SEND-007: no message is reported accepted').toEqual([]);
   });
 });
@@ -174,29 +204,38 @@ test.describe('4.6 request fields', () => {
     expectQueued(res, 'SEND-010');
   });
 
+  test('an MMS with media and no text is accepted, text being optional', { tag: ['@SEND-017'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // An MMS carries its media, so leaving text out is plainly allowed; an SMS without text is
+    // an empty message, which a vendor may refuse without breaking the table.
+    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
+    const res = await send(api, newKey(), { sendFrom: knownNumbers.mms, to: deliveredRecipients(target), messageType: 'MMS', media: target.mediaSample, externalReference: externalRef('mms-no-text') });
+    expectQueued(res, 'SEND-017: text is not required (section 4.6 table)');
+  });
+
   test('an empty to array is rejected', { tag: ['@SEND-011'] }, async ({ api, knownNumbers, newKey }) => {
     const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), [], 'empty-to'));
-    expect(res).toBeRejected('SEND-011: to must not be empty');
+    expect(res).toBeRequestDefect('SEND-011: to must not be empty');
   });
 
   for (const messageType of ['TEXT', 'sms', 'RCS', '']) {
     test(`messageType ${JSON.stringify(messageType)} is rejected`, { tag: ['@SEND-012'] }, async ({ api, target, knownNumbers, newKey }) => {
       const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'bad-type'), messageType });
-      expect(res).toBeRejected(`SEND-012: messageType ${JSON.stringify(messageType)} is neither SMS nor MMS`);
+      expect(res).toBeRequestDefect(`SEND-012: messageType ${JSON.stringify(messageType)} is neither SMS nor MMS`);
     });
   }
 
   test('a send without externalReference is rejected', { tag: ['@SEND-013'] }, async ({ api, target, knownNumbers, newKey }) => {
     const { externalReference: _dropped, ...body } = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'no-reference');
     const res = await send(api, newKey(), body);
-    expect(res).toBeRejected('SEND-013: externalReference is required');
+    expect(res).toBeRequestDefect('SEND-013: externalReference is required');
   });
 
   for (const field of ['sendFrom', 'to', 'messageType'] as const) {
     test(`a send without ${field} is rejected`, { tag: ['@SEND-014'] }, async ({ api, target, knownNumbers, newKey }) => {
       const { [field]: _dropped, ...body } = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), `no-${field}`);
       const res = await send(api, newKey(), body);
-      expect(res).toBeRejected(`SEND-014: ${field} is required`);
+      expect(res).toBeRequestDefect(`SEND-014: ${field} is required`);
     });
   }
 });

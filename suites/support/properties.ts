@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import type { ApiClient } from '../../harness/api-client.ts';
-import type { Target } from '../../harness/config.ts';
+import type { OperationId, Target } from '../../harness/config.ts';
 import type { KnownNumbers } from '../../harness/known-numbers.ts';
 import { test } from '../../harness/fixtures.ts';
 import type { PropertyRun } from '../../harness/property.ts';
 import { TEST_AREA_CODES, TEST_OUTCOME_LINES } from '../../generators/nanp-test-number.ts';
+import type { HttpRequest } from '../../generators/http-request.ts';
 import type { SendPort } from '../../generators/send-port.ts';
 import type { ValidSendPayloadConstraints } from '../../generators/valid-send-payload.ts';
 
@@ -57,4 +58,19 @@ export function apiSendPort(api: ApiClient): SendPort {
 /** Record how a passing property ran, so a run with a random seed can be repeated. */
 export function recordRun(run: PropertyRun): void {
   test.info().annotations.push({ type: 'property', description: `seed ${run.seed}, ${run.numRuns} runs (replay with --seed ${run.seed})` });
+}
+
+/**
+ * A request to the target's route for `operation`, as a property failure shows it for replay:
+ * the method and path from the target config, path parameters filled in.
+ */
+export function routeRequest(target: Target, operation: OperationId, body: unknown, params: Readonly<Record<string, string>> = {}, headers: Record<string, string> = {}): HttpRequest {
+  const { method, path } = target.routes[operation];
+  const filled = Object.entries(params).reduce((p, [name, value]) => p.replace(`{${name}}`, encodeURIComponent(value)), path);
+  return { method, path: filled, headers, body };
+}
+
+/** A failure inside a property: thrown, so fast-check shrinks it; the message starts with the ID. */
+export function check(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new Error(message);
 }

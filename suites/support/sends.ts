@@ -72,6 +72,9 @@ export function reportsQueued(res: ApiResponse): boolean {
   return accepted.length > 0 && accepted.every((r: any) => r.status === 'QUEUED');
 }
 
+/** How many identical sends with one key the concurrency checks fire at once (IDEM-003, IDEM-104). */
+export const BURST = 20;
+
 /** Sorted copy, to compare sets of messageIds without relying on order. */
 export function sorted(ids: readonly string[]): string[] {
   return [...ids].sort();

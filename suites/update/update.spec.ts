@@ -1,5 +1,8 @@
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { readNumbers } from '../../harness/known-numbers.ts';
+import { answerClass } from '../../harness/answer-classes.ts';
+import { unknownNumberIdLike } from '../support/core-routes.ts';
 import { BOOLEAN_FIELDS, NULLABLE_FIELDS, SETTABLE_FIELDS, differentValue, guardFields, recordOf, scratchNumber, type SettableField } from './update-support.ts';
 
 // Section 4.5: updating number settings. The method, path prefix, success status and response
@@ -34,9 +37,21 @@ test.describe('4.5 Update number settings', () => {
     const before = await guardFields('UPD-002', settings, api, foreign!, ['webhookInboundOverride', 'smsEnabled'], 'secondary');
     const patch = { webhookInboundOverride: webhooks.channel('upd-foreign').url, smsEnabled: before.smsEnabled !== true };
     const res = await api.call('update', { params: { numberId: foreign! }, json: patch });
-    expect(res).toBeRejected(`UPD-002: the primary client updating the second client's number ${foreign}`);
+    expect(res).toBeOwnershipRefusal(`UPD-002: the primary client updating the second client's number ${foreign} is refused 403 FORBIDDEN or 404 NOT_FOUND`);
     const after = await recordOf(api, foreign!, 'secondary', 'UPD-002');
     expect(after, "UPD-002: the second client's number is unchanged").toEqual(before);
+  });
+
+  test('an update of a numberId that was never issued is refused and creates no number', { tag: ['@UPD-006'] }, async ({ api, knownNumbers, webhooks }) => {
+    // Section 4.5: the update applies only to a number the client owns; a numberId nobody was
+    // given is not one. An ownership refusal (403, 404) or a request defect (400) both stop the
+    // client from believing the setting took; a 2xx makes it believe so.
+    const numberId = unknownNumberIdLike(scratchNumber(knownNumbers));
+    const listed = (await readNumbers(api)).map((n) => n.numberId).sort();
+    const res = await api.call('update', { params: { numberId }, json: { webhookInboundOverride: webhooks.channel('upd-unknown').url } });
+    expect(['ownership', 'request-defect'], `UPD-006: the update of never-issued ${numberId} is refused as not owned (403, 404) or as a request defect, got ${res.describe()} ${res.text.slice(0, 200)}`).toContain(answerClass(res.status));
+    const after = (await readNumbers(api)).map((n) => n.numberId).sort();
+    expect(after, `UPD-006: the numbers list is as it was: the update created no number ${numberId}`).toEqual(listed);
   });
 
   for (const field of SETTABLE_FIELDS) {

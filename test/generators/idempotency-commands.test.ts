@@ -7,7 +7,7 @@ import { checkProperty, PropertyFailure, type PropertySettings } from '../../har
 import { FakeSendServer, type FakeOptions } from './fake-send-server.ts';
 import { brokenRules } from './send-rules.ts';
 
-const IDS = ['IDEM-001', 'IDEM-002', 'IDEM-104'];
+const IDS = ['IDEM-001', 'IDEM-002', 'IDEM-003', 'IDEM-104'];
 
 /** Run the model against a fresh fake per case; resolve with the failure, if any. */
 async function modelAgainst(options: FakeOptions, settings: PropertySettings): Promise<PropertyFailure | undefined> {
@@ -39,9 +39,9 @@ test('a server that accepts a changed payload under a used key fails IDEM-002', 
   expect(failure?.message).toMatch(/^Failure:\n  IDEM-002: /m);
 });
 
-test('a server that races on one key in a burst fails IDEM-104', async () => {
+test('a server that races on one key in a burst fails IDEM-003', async () => {
   const failure = await modelAgainst({ flaws: ['racy-burst'] }, FIXED);
-  expect(failure?.message).toMatch(/^Failure:\n  IDEM-104: /m);
+  expect(failure?.message).toMatch(/^Failure:\n  IDEM-003: /m);
 });
 
 test('a duplicate hidden behind a stored answer shows only through the creation count', async () => {

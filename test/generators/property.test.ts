@@ -32,6 +32,17 @@ test('a passing property reports the seed it ran with', async () => {
   expect(run).toEqual({ seed: 99, numRuns: 30 });
 });
 
+test('a property checking several requirements is judged on the one its failing check names, else on all', async () => {
+  const settings: PropertySettings = { depth: 'quick', numRuns: 20, seed: 7 };
+  const failing = (message: string) => fc.property(fc.nat(), () => {
+    throw new Error(message);
+  });
+  const named = await failureOf(checkProperty(['IDEM-104', 'IDEM-003'], failing('IDEM-003: two operations were queued'), { settings }));
+  expect(named.judgement).toEqual({ kind: 'requirements', ids: ['IDEM-003'] });
+  const unnamed = await failureOf(checkProperty(['IDEM-104', 'IDEM-003'], failing('the answer was not JSON'), { settings }));
+  expect(unnamed.judgement).toEqual({ kind: 'requirements', ids: ['IDEM-104', 'IDEM-003'] });
+});
+
 test('a failure leads with requirement, seed, path, runs and shrinks, then the replay command', async () => {
   const settings: PropertySettings = { depth: 'quick', numRuns: 200 };
   const failure = await failureOf(checkProperty('SEND-007', fc.property(fc.integer(), (n) => n < 1000), { settings }));

@@ -42,7 +42,7 @@ test('each case carries the answer the document requires', () => {
     'SEND-005': { status: 400, code: 'INVALID_REQUEST' },
   };
   for (const id of SINGLE_DEFECT_REQUIREMENTS) {
-    expect(byId.get(id)?.expected, id).toEqual(named[id] ?? { status: '4xx' });
+    expect(byId.get(id)?.expected, id).toEqual(named[id] ?? { status: 'request-defect' });
     expect(byId.get(id)?.referenceProfile, id).toEqual(named[id] ?? { status: 400, code: 'INVALID_REQUEST' });
   }
 });

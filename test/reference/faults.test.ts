@@ -44,7 +44,7 @@ function send(server: TestServer, payload: unknown, key: string | null = newKey(
   return call(server, 'POST', '/api/core/messages/send', { token, payload, headers: key === null ? {} : { 'idempotency-key': key } });
 }
 
-function token(server: TestServer, payload: Record<string, string> | string, headers: Record<string, string> = {}): Promise<Reply> {
+function token(server: TestServer, payload: Record<string, unknown> | string, headers: Record<string, string> = {}): Promise<Reply> {
   const form = typeof payload === 'string';
   return call(server, 'POST', '/api/auth/token', {
     token: null,
@@ -139,6 +139,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
   'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
   'send.foreign-send-from-accepted': async (s) => (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId))).status === 403,
+  'send.unknown-send-from-not-found': async (s) => (await send(s, sendBody('num_0000000000000000000000000000dead'))).status === 403,
   'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
   'send.padded-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [' +12025550123\n'] }))).status === 400,
@@ -148,6 +149,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
   'send.empty-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [] }))).status === 400,
   'send.text-type-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'TEXT' }))).status === 400,
+  'send.unknown-type-forbidden': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'RCS' }))).status === 400,
   'send.missing-external-reference-accepted': async (s) => {
     const { externalReference: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
     return (await send(s, body)).status === 400;
@@ -160,6 +162,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'send.rejected-still-queued': rejectedSendNeverReported,
   'send.rejected-reported-late': rejectedSendNeverReported,
+  'send.scalar-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: '+12025550123' }))).status === 400,
+  'send.text-required': async (s) => {
+    const { text: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
+    return (await send(s, body)).status === 202;
+  },
+  'send.unregistered-refusal-remembered': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
+    await send(s, sendBody(numberId));
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    return (await send(s, sendBody(numberId))).status === 202;
+  },
   'send.disabled-type-accepted': async (s) => {
     const numberId = primaryNumber(s).numberId;
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
@@ -187,6 +201,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const answers = await Promise.all(Array.from({ length: 8 }, () => send(s, sendBody(primaryNumber(s).numberId), key, bearer)));
     return new Set(answers.filter((a) => a.status === 202).map((a) => a.body.results[0].messageId)).size === 1;
   },
+  'idempotency.in-flight-invalid': async (s) => {
+    const key = newKey();
+    const bearer = await s.token();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send(s, sendBody(primaryNumber(s).numberId), key, bearer)));
+    return answers.every((a) => a.status === 202 || a.status === 409);
+  },
 
   'errors.flat-router-errors': async (s) => typeof (await routerRefusal(s)).body.error === 'object',
   'errors.request-id-missing': async (s) => typeof (await routerRefusal(s)).body.requestId === 'string',
@@ -195,6 +215,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.status === 403 && res.body.error.code === 'FORBIDDEN';
   },
   'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
+  'errors.request-id-per-route': async (s) => {
+    const [a, b] = [await call(s, 'GET', '/api/core/numbers', { token: null }), await call(s, 'GET', '/api/core/numbers', { token: null })];
+    return a.body.requestId !== b.body.requestId;
+  },
   'errors.text-plain-content-type': async (s) => String((await call(s, 'GET', '/api/core/numbers')).headers['content-type']).startsWith('application/json'),
 
   'token.form-credentials-refused': async (s) => {
@@ -206,6 +230,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
     return (await token(s, 'grant_type=client_credentials', { authorization: basic })).status === 200;
   },
+  'token.array-parameter-unwrapped': async (s) => (await token(s, { ...credentials(s), client_secret: [credentials(s).client_secret] })).status === 400,
   'token.core-error-shape': async (s) => typeof (await token(s, { grant_type: 'client_credentials' })).body.error === 'string',
   'token.unsupported-grant-wrong-code': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
@@ -263,6 +288,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
   },
+  'update.foreign-number-invalid': async (s) => {
+    const foreign = s.client('secondary').numbers[0]!;
+    return (await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { payload: { smsEnabled: foreign.smsEnabled } })).status === 404;
+  },
+  'update.string-flag-coerced': async (s) => {
+    const { numberId, smsEnabled } = primaryNumber(s, 1);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: String(!smsEnabled) } });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
+    return res.status === 400;
+  },
+  'update.unknown-number-accepted': async (s) => (await call(s, 'PATCH', '/api/core/numbers/num_0000000000000000000000000000dead', { payload: { smsEnabled: true } })).status === 404,
   'update.other-fields-reset': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 0);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
@@ -281,6 +317,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.status === 400;
   },
 
+  'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
   'search.upstream-failure-500': async (s) => {
     await call(s, 'POST', '/_control/upstream', { token: null, payload: { mode: 'fail', status: 503 } });

@@ -1,0 +1,41 @@
+import fc from 'fast-check';
+import { test } from '../../harness/fixtures.ts';
+import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
+import { checkProperty } from '../../harness/property.ts';
+import { readNumbers } from '../../harness/known-numbers.ts';
+import { UPDATE_FIELDS, defectsBreaking, everyDefectOnce, fieldDefectCase } from '../../generators/field-type-defects.ts';
+import { check, recordRun, routeRequest } from '../support/properties.ts';
+import { SETTABLE_FIELDS, guardFields, recordOf, scratchNumber, type SettableField } from './update-support.ts';
+
+// Sections 2 and 4.5 type every settable attribute: campaignregId and the two webhook
+// overrides are "string or null", smsEnabled and mmsEnabled booleans. An update giving one of
+// them another JSON type (or null to a boolean) is a request the document does not allow: it is
+// rejected as section 7.3 reads a request defect, and it changes nothing: every settable
+// attribute, re-listed (section 4.3), is as it was.
+
+test.describe('4.5 settable attributes, generated: a value of another JSON type is a request defect that changes nothing', () => {
+  for (const field of Object.keys(UPDATE_FIELDS.fields)) {
+    test(`an update giving ${field} a value of another JSON type is rejected as a request defect and changes nothing`, { tag: ['@UPD-005'] }, async ({ api, target, knownNumbers, settings }) => {
+      const numberId = scratchNumber(knownNumbers);
+      // Registered with the settings fixture, so a server that wrongly applies the change is put
+      // right; a field the list does not show (the record is open) cannot be read back, only its answer checked.
+      if (field in (await recordOf(api, numberId, 'primary', 'UPD-005'))) await guardFields('UPD-005', settings, api, numberId, [field as SettableField]);
+      const defects = defectsBreaking(UPDATE_FIELDS, 'UPD-005').filter((d) => d.field === field);
+      const property = fc.asyncProperty(fieldDefectCase(fc.constant({}), defects), async ({ defect, body }) => {
+        const before = (await readNumbers(api)).find((n) => n.numberId === numberId);
+        const res = await api.call('update', { params: { numberId }, json: body });
+        check(isRequestDefectAnswer(res.status), `UPD-005: ${defect.label} was answered ${res.status}, expected a request defect (section 7.3: a 4xx other than 401, 403, 404, 408, 409, 429): ${res.text.slice(0, 200)}`);
+        const after = (await readNumbers(api)).find((n) => n.numberId === numberId);
+        const changed = SETTABLE_FIELDS.filter((f) => JSON.stringify(after?.[f]) !== JSON.stringify(before?.[f]));
+        check(changed.length === 0, `UPD-005: the rejected update (${defect.label}) changed ${changed.map((f) => `${f} from ${JSON.stringify(before?.[f])} to ${JSON.stringify(after?.[f])}`).join(', ')}`);
+      });
+      recordRun(
+        await checkProperty('UPD-005', property, {
+          grep: `"giving ${field} a value"`,
+          parameters: { examples: everyDefectOnce({}, defects) },
+          toRequests: ([c]) => [routeRequest(target, 'update', c.body, { numberId })],
+        }),
+      );
+    });
+  }
+});
