@@ -17,6 +17,7 @@ import { encodeSettings, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirecto
 import { listTests, planFor, renderPlan } from './plan.ts';
 import { loadBaseline } from '../reports/baseline.ts';
 import { InputError } from '../reports/errors.ts';
+import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
 const USAGE = `Usage: npm run certify -- [options]
 
@@ -154,7 +155,7 @@ const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(
 process.stdout.write(`certify: ${describe(settings)}\n`);
 const started = Date.now();
 const command = values.merge !== undefined ? ['merge-reports', '-c', 'playwright.config.ts', resolve(cwd, values.merge)] : ['test', '-c', 'playwright.config.ts'];
-const run = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/@playwright/test/cli.js'), ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });
+const run = spawnSync(process.execPath, [...PLAYWRIGHT_NODE_ARGS, ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });
 const report = join(settings.output.dir, 'report.json');
 if (!existsSync(report) || statSync(report).mtimeMs < started) {
   process.stderr.write(`certify: the run wrote no report (${report}); Playwright exited with ${run.status ?? run.signal}\n`);
