@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
-import { encodeSettings, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings } from '../harness/settings.ts';
+import { encodeSettings, invocation, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings } from '../harness/settings.ts';
 import { listTests, planFor, renderPlan } from './plan.ts';
 import { loadBaseline } from '../reports/baseline.ts';
 import { InputError } from '../reports/errors.ts';
@@ -111,6 +111,7 @@ const { settings, problems: flagProblems, target: configTarget } = settingsFromF
   reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')) },
   runDir: mkdtempSync(join(tmpdir(), 'conformance-run-')),
   knownRequirements,
+  invocation: invocation(),
 });
 problems.push(...flagProblems);
 if (values.baseline !== undefined) {

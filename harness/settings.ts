@@ -275,6 +275,26 @@ export function userDirectory(env: NodeJS.ProcessEnv = process.env, cwd = proces
   return init && isAbsolute(init) ? init : cwd;
 }
 
+/** The environment variable the installed command (cli/bin.js) sets to its name. */
+export const INVOKED_AS_ENV = 'CONFORMANCE_INVOKED_AS';
+
+/** How the person started the run, which decides the command in replay hints and where reports go by default. */
+export interface Invocation {
+  /** The certify command to repeat the run with: `npm run certify --` or `messaging-conformance certify`. */
+  command: string;
+  /** The report directory when --out is not given, relative to the user's directory. */
+  defaultOut: string;
+}
+
+/**
+ * `npm run certify` in a clone writes its reports under the harness (reports/out); the installed
+ * command writes them where the user stands (./conformance-report), never inside the package.
+ */
+export function invocation(env: NodeJS.ProcessEnv = process.env): Invocation {
+  const bin = env[INVOKED_AS_ENV];
+  return bin ? { command: `${bin} certify`, defaultOut: 'conformance-report' } : { command: 'npm run certify --', defaultOut: join(REPO_ROOT, 'reports', 'out') };
+}
+
 // ---- from the command line --------------------------------------------------------------------
 
 /** The flags of `certify` that shape a run (cli/certify.ts parses them; the values are strings as typed). */
@@ -307,6 +327,8 @@ export interface FlagContext {
   runDir: string;
   /** Requirement IDs of the catalogue, to check --requirements against. */
   knownRequirements: ReadonlySet<string>;
+  /** How the run was started (invocation()); a clone's `npm run certify` when not given. */
+  invocation?: Invocation;
 }
 
 /** A problem with one input of the run, shown with every other one before anything runs. */
@@ -330,7 +352,8 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
 
   let target = referenceTarget(ctx.reference);
   let loaded: Target | undefined;
-  let command = 'npm run certify --';
+  const { command: invokedAs, defaultOut } = ctx.invocation ?? invocation({});
+  let command = invokedAs;
   if (flags.config !== undefined) {
     const file = path(flags.config);
     command += ` --config ${file}`;
@@ -396,9 +419,9 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     format: 1,
     target,
     output: {
-      dir: path(flags.out ?? join(REPO_ROOT, 'reports', 'out')),
+      dir: path(flags.out ?? defaultOut),
       quiet: flags.quiet ?? false,
-      blobDir: shard !== null ? path(join(flags.out ?? join(REPO_ROOT, 'reports', 'out'), 'blob-report')) : null,
+      blobDir: shard !== null ? path(join(flags.out ?? defaultOut, 'blob-report')) : null,
     },
     strict: flags.strict ?? false,
     baseline: flags.baseline !== undefined ? path(flags.baseline) : null,
