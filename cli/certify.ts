@@ -22,12 +22,17 @@ import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 const USAGE = `Usage: npm run certify -- [options]
 
 Certify a server against the Outbound Messaging and Number Management Service Interface 0.2.0.
-With no --config, the bundled reference server is started with a fresh database and certified.
+With no --config or --base-url, the bundled reference server is started with a fresh database and certified.
 Paths are relative to the directory you run the command in.
 
 Options:
   --config FILE         target config (YAML or JSON; see harness/config.schema.json), or a
                         reference fixtures file written by --fixtures-out
+  --base-url URL        a first run without a config: the reference profile's routes, the
+                        primary client from CONFORMANCE_PRIMARY_CLIENT_ID and
+                        CONFORMANCE_PRIMARY_CLIENT_SECRET (a second client, optional, from
+                        CONFORMANCE_SECONDARY_CLIENT_ID and _SECRET); what needs more is
+                        reported not testable here, naming the config field that would reach it
   --strict              standard-level failures fail the run (default: reported as non-strict)
   --baseline FILE       expected failures (YAML/JSON): fail only on regressions
   --out DIR             report directory (default reports/out of the harness)
@@ -64,6 +69,7 @@ function parse() {
     allowPositionals: false,
     options: {
       config: { type: 'string' },
+      'base-url': { type: 'string' },
       strict: { type: 'boolean' },
       grep: { type: 'string' },
       requirements: { type: 'string' },

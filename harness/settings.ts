@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ConfigError, loadTarget, type Target } from './config.ts';
+import { ConfigError, loadTarget, resolveTarget, type Target } from './config.ts';
 
 export const SETTINGS_ENV = 'CONFORMANCE_SETTINGS';
 
@@ -24,10 +24,12 @@ export interface TargetDescription {
   profile: 'reference' | 'none';
 }
 
-/** Where the target comes from. New kinds (a bare --base-url with credentials from the environment) slot in here. */
+/** Where the target comes from. */
 export type TargetSource =
   /** A target config file (YAML or JSON, harness/config.schema.json), or a reference fixtures file. */
   | { kind: 'config'; path: string }
+  /** A bare --base-url: every other field at its default, the clients from BASE_URL_CREDENTIALS in the environment. */
+  | { kind: 'url'; baseUrl: string }
   /** The bundled reference server, started fresh by playwright.config.ts's webServer. */
   | { kind: 'reference'; port: number; dir: string; faults: string[] };
 
@@ -127,9 +129,28 @@ export function referenceDatabase(source: Extract<TargetSource, { kind: 'referen
 
 /** The target with its credentials, in whichever process needs it (${VAR}s come from the environment). */
 export function loadRunTarget(settings: RunSettings, env: NodeJS.ProcessEnv = process.env): Target {
-  const source = settings.target.source;
+  return targetOf(settings.target.source, env);
+}
+
+function targetOf(source: TargetSource, env: NodeJS.ProcessEnv): Target {
+  if (source.kind === 'url') return resolveTarget({ baseUrl: source.baseUrl }, targetOrigin(source), env);
   return loadTarget(source.kind === 'config' ? source.path : referenceFixturesFile(source), env);
 }
+
+/** The target's source as messages name it: the config file, the --base-url, or the bundled reference. */
+export function targetOrigin(source: TargetSource): string {
+  return source.kind === 'config' ? source.path : source.kind === 'url' ? `--base-url ${source.baseUrl}` : 'the bundled reference';
+}
+
+/**
+ * With a bare --base-url the clients come from the environment, under the names a config's
+ * environment overrides use (harness/config.ts): the primary client's are required, a second
+ * client's are optional.
+ */
+export const BASE_URL_CREDENTIALS = {
+  primary: ['CONFORMANCE_PRIMARY_CLIENT_ID', 'CONFORMANCE_PRIMARY_CLIENT_SECRET'],
+  secondary: ['CONFORMANCE_SECONDARY_CLIENT_ID', 'CONFORMANCE_SECONDARY_CLIENT_SECRET'],
+} as const;
 
 /** The Playwright grep of the selection: the pattern, or the requirement list as tags (one or the other). */
 export function grepOf(selection: Selection): RegExp | null {
@@ -165,6 +186,7 @@ const validateSettings = ajv.compile({
         source: {
           oneOf: [
             { type: 'object', additionalProperties: false, required: ['kind', 'path'], properties: { kind: { const: 'config' }, path: { type: 'string' } } },
+            { type: 'object', additionalProperties: false, required: ['kind', 'baseUrl'], properties: { kind: { const: 'url' }, baseUrl: { type: 'string' } } },
             {
               type: 'object',
               additionalProperties: false,
@@ -300,6 +322,7 @@ export function invocation(env: NodeJS.ProcessEnv = process.env): Invocation {
 /** The flags of `certify` that shape a run (cli/certify.ts parses them; the values are strings as typed). */
 export interface RunFlags {
   config?: string;
+  'base-url'?: string;
   strict?: boolean;
   grep?: string;
   requirements?: string;
@@ -354,16 +377,27 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
   let loaded: Target | undefined;
   const { command: invokedAs, defaultOut } = ctx.invocation ?? invocation({});
   let command = invokedAs;
+  let source: TargetSource | null = null;
   if (flags.config !== undefined) {
-    const file = path(flags.config);
-    command += ` --config ${file}`;
-    target = { source: { kind: 'config', path: file }, description: { label: file, baseUrl: '', profile: 'none' } };
+    source = { kind: 'config', path: path(flags.config) };
+    command += ` --config ${source.path}`;
+    if (flags['base-url'] !== undefined) problem('--base-url', 'give either --config or --base-url, not both');
+  } else if (flags['base-url'] !== undefined) {
+    const url = flags['base-url'];
+    const missing = BASE_URL_CREDENTIALS.primary.filter((name) => !ctx.env[name]);
+    if (!/^https?:\/\/[^/\s]+/.test(url) || !URL.canParse(url)) problem('--base-url', `takes the http(s) URL the interface's paths start from, e.g. https://api.example.com (got ${url})`);
+    else if (missing.length > 0) problem('--base-url', `needs the primary client's credentials in the environment: set ${missing.join(' and ')} (a second client is optional: ${BASE_URL_CREDENTIALS.secondary.join(' and ')}); or give a --config`);
+    else source = { kind: 'url', baseUrl: url };
+    command += ` --base-url ${url}`;
+  }
+  if (source !== null) {
+    target = { source, description: { label: targetOrigin(source), baseUrl: '', profile: 'none' } };
     try {
-      loaded = loadTarget(file, ctx.env);
+      loaded = targetOf(source, ctx.env);
       target.description = { label: loaded.label, baseUrl: loaded.baseUrl, profile: loaded.profile };
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
-      for (const m of e.problems) problem(`--config ${file}`, m);
+      for (const m of e.problems) problem(source.kind === 'config' ? `--config ${source.path}` : '--base-url', m);
     }
   }
 
