@@ -47,6 +47,9 @@ Part of the suite (the report is then partial, never a certificate):
 
 Runs:
   --workers N           parallel workers (default 1: tests change number settings)
+  --rate-limit R        at most R requests per second to the target, shared by the workers
+                        (wins over rateLimit in the config); a 429 with Retry-After is
+                        waited out and retried either way, and counted in the report
   --deep                property runs at certification depth (500 cases instead of 25)
   --runs N              cases per property (wins over the depth)
   --seed N              seed for property runs (printed on every failure)
@@ -76,6 +79,7 @@ function parse() {
       baseline: { type: 'string' },
       shard: { type: 'string' },
       workers: { type: 'string' },
+      'rate-limit': { type: 'string' },
       'max-failures': { type: 'string' },
       seed: { type: 'string' },
       path: { type: 'string' },

@@ -13,3 +13,5 @@ export const HARNESS_STOP = 'harness-stop';
 export const RUN_STOPPED = 'run-stopped';
 /** How many sends the test made (the send guard's count): what the run's send budget is measured from. */
 export const SENDS = 'sends';
+/** How many 429 answers the test's requests waited out, and for how long (JSON {retries, waitedMs}): counted, never judged. */
+export const RATE_LIMITED = 'rate-limited';

@@ -49,6 +49,8 @@ export interface Target {
   webhooks: { listenHost: string; listenPort: number; publicUrl?: string; timeoutMs: number; secret?: string };
   hooks: { controlUrl?: string; controlToken?: string; offers: HookName[] };
   timeouts: { requestMs: number };
+  /** Requests per second the run keeps to (null: no cap); --rate-limit wins over it. */
+  rateLimit: { requestsPerSecond: number | null };
 }
 
 /**
@@ -138,6 +140,7 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
     },
     hooks: { controlUrl: c.hooks?.controlUrl, controlToken: c.hooks?.controlToken, offers: c.hooks?.offers ?? [] },
     timeouts: { requestMs: c.timeouts?.requestMs ?? 15_000 },
+    rateLimit: { requestsPerSecond: c.rateLimit?.requestsPerSecond ?? null },
   };
   const problems = [...recipientProblems(target)];
   if (target.hooks.offers.length > 0 && !target.hooks.controlUrl) problems.push('/hooks/offers names hooks but /hooks/controlUrl is missing');
@@ -253,6 +256,7 @@ interface RawConfig {
   webhooks?: Partial<Target['webhooks']>;
   hooks?: { controlUrl?: string; controlToken?: string; offers?: HookName[] };
   timeouts?: { requestMs?: number };
+  rateLimit?: { requestsPerSecond: number };
 }
 
 /** The JSON the reference server writes with --fixtures-out (ARCHITECTURE.md). */

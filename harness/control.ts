@@ -6,6 +6,9 @@ import type { HookName, Target } from './config.ts';
  * OpenAPI document, and a target that offers no hooks simply has none of these checks.
  */
 export class ControlClient {
+  /** Whether the harness has made the search's upstream fail or stall and not yet restored it. */
+  upstreamFaulted = false;
+
   constructor(private readonly target: Target) {}
 
   offers(hook: HookName): boolean {
@@ -14,6 +17,7 @@ export class ControlClient {
 
   /** Make the search's upstream fail with `status`, stall, or behave again. */
   upstream(mode: 'ok' | 'fail' | 'stall', status?: number): Promise<unknown> {
+    this.upstreamFaulted = mode !== 'ok';
     return this.post('POST', '/upstream', { mode, ...(status !== undefined && { status }) });
   }
 

@@ -13,7 +13,8 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { RUN_STOPPED, SENDS } from './annotations.ts';
+import { RATE_LIMITED, RUN_STOPPED, SENDS } from './annotations.ts';
+import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
@@ -41,7 +42,12 @@ interface WorkerFixtures {
   tokens: Partial<Record<ClientRole, TokenManager>>;
   receiver: WebhookReceiver;
   knownNumbers: KnownNumbers;
+  /** The worker's share of the run's request rate, and the 429s it waited out. */
+  rateLimit: { pacer: RequestPacer; tally: RateLimitTally };
 }
+
+/** A transport that keeps to the run's rate and waits out 429s with Retry-After (harness/rate-limit.ts). */
+const limited = (transport: Transport, { pacer, tally }: WorkerFixtures['rateLimit'], retryable = () => true): Transport => rateLimited(transport, { pacer, tally, retryable });
 
 interface TestFixtures {
   /** Automatic: records what each failed check judged, as annotations the reporter reads. */
@@ -68,6 +74,13 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],
   target: [async ({ runSettings }, use) => use(loadRunTarget(runSettings)), { scope: 'worker' }],
   validator: [async ({}, use) => use(new ResponseValidator()), { scope: 'worker' }],
+  rateLimit: [
+    async ({ runSettings, target }, use, workerInfo) => {
+      const perRun = runSettings.rateLimit ?? target.rateLimit.requestsPerSecond;
+      await use({ pacer: new RequestPacer(perRun === null ? null : perRun / workerInfo.config.workers), tally: { retries: 0, waitedMs: 0 } });
+    },
+    { scope: 'worker' },
+  ],
   runState: [async ({ runSettings }, use, workerInfo) => use(new RunState(runSettings.runDir, workerInfo.parallelIndex)), { scope: 'worker' }],
   guard: [
     async ({ target, runSettings, runState }, use, workerInfo) => {
@@ -97,9 +110,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   tokens: [
-    async ({ target, validator, guard, workerContext }, use) => {
+    async ({ target, validator, guard, workerContext, rateLimit }, use) => {
       // Tokens outlive a test, so they are fetched through a client whose evidence is not a test's.
-      const fetcher = new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence: new EvidenceLog(), tokens: {} });
+      const fetcher = new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit), validator, guard, evidence: new EvidenceLog(), tokens: {} });
       const managers: Partial<Record<ClientRole, TokenManager>> = {};
       for (const role of ['primary', 'secondary', 'special'] as const) {
         const creds = target.clients[role];
@@ -132,15 +145,15 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   knownNumbers: [
-    async ({ target, validator, guard, workerContext, tokens }, use) => {
-      const client = new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence: new EvidenceLog(), tokens });
+    async ({ target, validator, guard, workerContext, tokens, rateLimit }, use) => {
+      const client = new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
       await use(await discoverNumbers(client, target));
     },
     { scope: 'worker' },
   ],
 
   judgement: [
-    async ({ runState }, use, testInfo) => {
+    async ({ runState, rateLimit }, use, testInfo) => {
       // A stopped run starts no more tests: each would fail the same way and check nothing.
       const stopped = runState.stopped();
       if (stopped !== null) {
@@ -149,10 +162,14 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       }
       startRecording();
       const sendsBefore = runState.sends;
+      const { retries, waitedMs } = rateLimit.tally;
       await use();
       const { judgements, annotations } = judge(testInfo.errors);
       testInfo.annotations.push(...annotations);
       if (runState.sends > sendsBefore) testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
+      if (rateLimit.tally.retries > retries) {
+        testInfo.annotations.push({ type: RATE_LIMITED, description: JSON.stringify({ retries: rateLimit.tally.retries - retries, waitedMs: rateLimit.tally.waitedMs - waitedMs }) });
+      }
       if (testInfo.status === 'skipped' || testInfo.status === 'interrupted') return;
       const runStop = judgements.find((j) => j.kind === 'harness' && j.stopsRun);
       if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
@@ -170,11 +187,11 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       await testInfo.attach('evidence', { body: JSON.stringify(log.toJSON(), null, 2), contentType: 'application/json' });
     }
   },
-  api: async ({ target, validator, guard, workerContext, tokens, evidence }, use) => {
-    await use(new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence, tokens }));
+  api: async ({ target, validator, guard, workerContext, tokens, evidence, rateLimit, control }, use) => {
+    await use(new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
   },
-  fastApi: async ({ target, validator, guard, fastTransport, tokens, evidence }, use) => {
-    await use(new ApiClient({ target, transport: fastTransport, validator, guard, evidence, tokens }));
+  fastApi: async ({ target, validator, guard, fastTransport, tokens, evidence, rateLimit, control }, use) => {
+    await use(new ApiClient({ target, transport: limited(fastTransport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
   },
   control: async ({ target }, use) => {
     const control = new ControlClient(target);

@@ -82,6 +82,8 @@ export interface RunSettings {
   runDir: string;
   /** Messages the run needs, from its plan (harness/plan.ts): the send cap when the config sets none. */
   sendBudget: number | null;
+  /** Requests per second the whole run keeps to, from --rate-limit; null: the target config's rateLimit, if any. */
+  rateLimit: number | null;
 }
 
 export class SettingsError extends Error {
@@ -107,6 +109,7 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
     command: 'npm run certify --',
     runDir: join(options.dir, 'run'),
     sendBudget: null,
+    rateLimit: null,
   };
 }
 
@@ -175,7 +178,7 @@ const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const validateSettings = ajv.compile({
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget'],
+  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget', 'rateLimit'],
   properties: {
     format: { const: 1 },
     target: {
@@ -243,6 +246,7 @@ const validateSettings = ajv.compile({
     command: { type: 'string' },
     runDir: { type: 'string' },
     sendBudget: nullable({ type: 'integer', minimum: 1 }),
+    rateLimit: nullable({ type: 'number', exclusiveMinimum: 0 }),
   },
 });
 
@@ -337,6 +341,7 @@ export interface RunFlags {
   deep?: boolean;
   out?: string;
   quiet?: boolean;
+  'rate-limit'?: string;
 }
 
 export interface FlagContext {
@@ -436,6 +441,11 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
   const workers = integer('workers', 'a positive whole number') ?? 1;
   const maxFailures = integer('max-failures', 'a positive whole number');
   const runs = integer('runs', 'a positive whole number of cases per property');
+  let rateLimit: number | null = null;
+  if (flags['rate-limit'] !== undefined) {
+    if (/^\d+(\.\d+)?$/.test(flags['rate-limit']) && Number(flags['rate-limit']) > 0) rateLimit = Number(flags['rate-limit']);
+    else problem('--rate-limit', `takes requests per second, a number above 0 such as 5 or 0.5 (got ${flags['rate-limit']})`);
+  }
 
   let seed: number | null = null;
   if (flags.seed !== undefined) {
@@ -465,6 +475,7 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     command: `${command}${flags.deep ? ' --deep' : ''}${runs !== null ? ` --runs ${runs}` : ''}`,
     runDir: ctx.runDir,
     sendBudget: null,
+    rateLimit,
   };
   return { settings: problems.length === 0 ? settings : null, problems, ...(loaded && { target: loaded }) };
 }

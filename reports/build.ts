@@ -3,7 +3,7 @@
 import { causeOfTest, testFor, type FailureCause } from './attribution.ts';
 import { REQUIREMENT_ID } from './catalogue.ts';
 import { verdictOf } from './verdict.ts';
-import type { Catalogue, Level, LevelCounts, Report, RequirementResult, RunStop, RunVerdict, Target, TestRecord } from './types.ts';
+import type { Catalogue, Level, LevelCounts, RateLimited, Report, RequirementResult, RunStop, RunVerdict, Target, TestRecord } from './types.ts';
 import { LEVELS } from './types.ts';
 
 export interface BuildInput {
@@ -132,6 +132,7 @@ export function buildReport(input: BuildInput): Report {
     : partial.length > 0 ? 'partial'
     : 'conformant';
 
+  const rateLimited = rateLimitedOf(tests);
   return {
     reportFormat: 2,
     verdict,
@@ -150,10 +151,18 @@ export function buildReport(input: BuildInput): Report {
       filters,
       partial,
       stop,
+      ...(rateLimited !== null && { rateLimited }),
     },
     areas: catalogue.areas,
     requirements,
   };
+}
+
+/** The 429s the run's tests waited out, summed; null when there were none. */
+function rateLimitedOf(tests: readonly TestRecord[]): RateLimited | null {
+  const attempts = tests.flatMap((t) => t.attempts).filter((a) => a.rateLimited !== undefined);
+  if (attempts.length === 0) return null;
+  return { retries: attempts.reduce((n, a) => n + a.rateLimited!.retries, 0), waitedMs: attempts.reduce((n, a) => n + a.rateLimited!.waitedMs, 0) };
 }
 
 /** Why the run ended before its last test, if it did. */

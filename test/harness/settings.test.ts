@@ -63,6 +63,14 @@ test('the installed command writes its report where the user stands and names it
   expect(invocation({})).toEqual({ command: 'npm run certify --', defaultOut: join(REPO_ROOT, 'reports', 'out') });
 });
 
+test('--rate-limit takes requests per second above 0, whole or not', () => {
+  expect(build({}).settings?.rateLimit).toBeNull();
+  expect(build({ 'rate-limit': '0.5' }).settings?.rateLimit).toBe(0.5);
+  for (const bad of ['0', '-2', 'fast', '1e3']) {
+    expect(build({ 'rate-limit': bad }).problems, bad).toEqual([{ input: '--rate-limit', message: `takes requests per second, a number above 0 such as 5 or 0.5 (got ${bad})` }]);
+  }
+});
+
 test('every bad flag is reported at once, naming the flag', () => {
   const { settings, problems } = build({ config: 'absent.yaml', grep: '@SEND-(', shard: '3/2', workers: '0', 'max-failures': 'many', seed: '1.5', path: '1:x', runs: '-1' });
   expect(settings).toBeNull();

@@ -1,6 +1,7 @@
 // buildReport: counts, run verdict, harness errors, and agreement with report.schema.json.
 import { expect, test } from '@playwright/test';
 import { buildReport, type BuildInput } from '../../reports/build.ts';
+import { summaryLine } from '../../reports/gate.ts';
 import { reportSchemaErrors } from '../../reports/schema.ts';
 import type { TestRecord } from '../../reports/types.ts';
 import { catalogue, rec, req } from './records.ts';
@@ -153,4 +154,18 @@ test('a test the harness stopped (send guard, configuration) checked nothing: no
   expect(r.verdict).toBe('harness error');
   expect(r.run.errors.join()).toContain('was stopped by the harness: SendGuardError:');
   expect(reportSchemaErrors(r)).toEqual([]);
+});
+
+test('429s a run waited out are summed into run.rateLimited and the summary line, and judge nothing', () => {
+  const limited = (retries: number, waitedMs: number) => (t: TestRecord): TestRecord => ({ ...t, attempts: t.attempts.map((a) => ({ ...a, rateLimited: { retries, waitedMs } })) });
+  const tests = [limited(2, 3000)(rec(['A-001'], 'passed')), limited(1, 500)(rec(['A-002'], 'passed')), rec(['A-101'], 'passed'), rec(['A-201'], 'passed')];
+  const report = buildReport(input(tests));
+  expect(report.run.rateLimited).toEqual({ retries: 3, waitedMs: 3500 });
+  expect(report.verdict).toBe('conformant');
+  expect(reportSchemaErrors(report)).toEqual([]);
+  expect(summaryLine(report)).toBe('CONFORMANT  document 2/2  standard 1/1  profile 1/1  not testable 0  not run 1  rate-limited: 3 retries, 3.5 s waited');
+  // a run the target never limited carries no such field, and its line says nothing of it
+  const calm = buildReport(input(goodTests));
+  expect(calm.run.rateLimited).toBeUndefined();
+  expect(summaryLine(calm)).not.toContain('rate-limited');
 });
