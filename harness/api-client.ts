@@ -157,7 +157,7 @@ export class ApiClient {
     try {
       raw = await transport(request, target.timeouts.requestMs);
     } catch (e) {
-      evidence.record({ request: shown, error: String(e) });
+      evidence.record({ operation, request: shown, error: String(e) });
       // the harness's own stops (the target keeps answering 429) stay what they are
       if (e instanceof HarnessStop) throw e;
       throw new Error(`${request.method} ${request.url} failed: ${(e as Error).message}\n  replay:\n${asCurl(shown)}`);
@@ -165,6 +165,7 @@ export class ApiClient {
     const response = new ApiResponse(operation, shown, raw);
     const violations = validator.validate(operation, raw, target.routes.numbersItemsPath);
     evidence.record({
+      operation,
       request: shown,
       response: {
         status: raw.status,

@@ -96,6 +96,16 @@ export interface RunStop {
   reason: string;
 }
 
+/**
+ * What the run exercised, read from the exchanges its tests' evidence kept (a long attempt keeps
+ * its first and last ones): the response statuses seen per operation and the requirements
+ * whose tests saw them, and per requirement the operations and statuses it was judged on.
+ */
+export interface Coverage {
+  operations: Array<{ operation: string; statuses: Array<{ status: number; exchanges: number; requirements: string[] }> }>;
+  requirements: Array<{ id: string; operations: Array<{ operation: string; statuses: number[] }> }>;
+}
+
 export interface Report {
   /** 2 since the partial verdict; a report of format 1 (no filters, partial, stop) is still read. */
   reportFormat: 1 | 2;
@@ -124,4 +134,6 @@ export interface Report {
   };
   areas: Area[];
   requirements: RequirementResult[];
+  /** Written since coverage was added; absent in older reports. */
+  coverage?: Coverage;
 }

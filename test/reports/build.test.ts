@@ -169,3 +169,24 @@ test('429s a run waited out are summed into run.rateLimited and the summary line
   expect(calm.run.rateLimited).toBeUndefined();
   expect(summaryLine(calm)).not.toContain('rate-limited');
 });
+
+test('coverage: per operation the statuses seen and the requirements judged on them, per requirement its operations and statuses', () => {
+  const exchange = (operation: string, status: number) => ({ operation, request: { method: 'POST', url: `http://x.invalid/${operation}`, headers: {} }, response: { status, headers: {} } });
+  const withEvidence = (t: TestRecord, evidence: ReturnType<typeof exchange>[]): TestRecord => ({ ...t, attempts: t.attempts.map((a) => ({ ...a, evidence })) });
+  // one test judged on two requirements: its exchanges serve both, and are counted once
+  const both = withEvidence(rec(['A-001', 'A-002'], 'passed'), [exchange('token', 200), exchange('send', 403)]);
+  const send = withEvidence(rec(['A-101'], 'passed'), [exchange('send', 202), exchange('send', 403)]);
+  const noOperation = withEvidence(rec(['A-201'], 'passed'), [{ request: { method: 'GET', url: 'http://x.invalid/', headers: {} }, response: { status: 200, headers: {} } } as ReturnType<typeof exchange>]);
+  const report = buildReport(input([both, send, noOperation]));
+  expect(report.coverage?.operations).toEqual([
+    { operation: 'send', statuses: [{ status: 202, exchanges: 1, requirements: ['A-101'] }, { status: 403, exchanges: 2, requirements: ['A-001', 'A-002', 'A-101'] }] },
+    { operation: 'token', statuses: [{ status: 200, exchanges: 1, requirements: ['A-001', 'A-002'] }] },
+  ]);
+  expect(report.coverage?.requirements).toEqual([
+    { id: 'A-001', operations: [{ operation: 'send', statuses: [403] }, { operation: 'token', statuses: [200] }] },
+    { id: 'A-002', operations: [{ operation: 'send', statuses: [403] }, { operation: 'token', statuses: [200] }] },
+    { id: 'A-101', operations: [{ operation: 'send', statuses: [202, 403] }] },
+  ]);
+  expect(reportSchemaErrors(report)).toEqual([]);
+  expect(summaryLine(report)).toContain('  exercised: 2 operations, 3 statuses');
+});
