@@ -155,6 +155,14 @@ export const BASE_URL_CREDENTIALS = {
   secondary: ['CONFORMANCE_SECONDARY_CLIENT_ID', 'CONFORMANCE_SECONDARY_CLIENT_SECRET'],
 } as const;
 
+/** The clients' credentials BASE_URL_CREDENTIALS name, where both halves are set (init probes with them). */
+export function baseUrlCredentials(env: NodeJS.ProcessEnv = process.env): Partial<Record<'primary' | 'secondary', { clientId: string; clientSecret: string }>> {
+  const of = ([id, secret]: readonly [string, string]) => (env[id] && env[secret] ? { clientId: env[id], clientSecret: env[secret] } : undefined);
+  const primary = of(BASE_URL_CREDENTIALS.primary);
+  const secondary = of(BASE_URL_CREDENTIALS.secondary);
+  return { ...(primary && { primary }), ...(secondary && { secondary }) };
+}
+
 /** The Playwright grep of the selection: the pattern, or the requirement list as tags (one or the other). */
 export function grepOf(selection: Selection): RegExp | null {
   if (selection.grep !== null) return new RegExp(selection.grep);

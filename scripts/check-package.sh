@@ -66,7 +66,7 @@ expect_reports "$USER_DIR/conformance-report"
 echo "check-package: $(summary)"
 
 step "certify a target given by a config file"
-"$BIN" serve --port 0 --fresh --db "$WORK/target.db" --log-level warn --fixtures-out "$WORK/target.json" >"$WORK/serve.log" 2>&1 &
+"$BIN" serve --port 0 --fresh --db "$WORK/target.db" --log-level warn --allow-webhook-host 127.0.0.1 --fixtures-out "$WORK/target.json" >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 100); do [ -s "$WORK/target.json" ] && break; sleep 0.2; done
 [ -s "$WORK/target.json" ] || { cat "$WORK/serve.log" >&2; fail "the reference started by serve wrote no fixtures file"; }
@@ -85,6 +85,23 @@ echo "check-package: $(summary)"
 expect_exit 2 npx --no-install messaging-conformance certify --config absent.yaml
 grep -q 'absent.yaml: no such file' "$WORK/last.log" || fail "a missing config is not named"
 expect_exit 2 env TARGET_SECRET=wrong npx --no-install messaging-conformance certify --config target.yaml --grep @SEND-004 --out wrong-secret
+
+step "init against the same target, then certify with the config it wrote"
+credentials=$(node -e '
+  const t = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  for (const role of ["primary", "secondary"]) { const c = t.clients.find((x) => x.role === role); console.log(`CONFORMANCE_${role.toUpperCase()}_CLIENT_ID=${c.clientId}`, `CONFORMANCE_${role.toUpperCase()}_CLIENT_SECRET=${c.clientSecret}`); }
+' "$WORK/target.json")
+# shellcheck disable=SC2086
+expect_exit 0 env $credentials npx --no-install messaging-conformance init --base-url "$(node -p 'require(process.argv[1]).baseUrl' "$WORK/target.json")"
+took "init"
+[ -s "$USER_DIR/conformance.yaml" ] || fail "init wrote no conformance.yaml"
+grep -q 'next: messaging-conformance certify --config conformance.yaml' "$WORK/last.log" || fail "init does not print the next command"
+step "certify with the config init wrote"
+# shellcheck disable=SC2086
+expect_exit 0 env $credentials npx --no-install messaging-conformance certify --config conformance.yaml --out init-report
+took "certify (init's config)"
+summary | grep -q '^CONFORMANT' || fail "the reference is not CONFORMANT with init's config: $(summary)"
+echo "check-package: $(summary)"
 kill "$SERVER_PID"
 SERVER_PID=
 
