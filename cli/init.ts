@@ -2,13 +2,16 @@
 //
 // Discovers what it can of a target's answers to the document's open choices and writes a
 // commented target config, marking each choice it could not discover. It sends no message and
-// changes no setting: it obtains a token (trying the request styles section 4.1 and RFC 6749
-// allow), reads the client context and the numbers list, and learns the update route's method
-// from an Allow header and the search route from an empty body's refusal. The clients'
-// credentials come from the environment, as for certify --base-url.
+// changes no setting: it obtains a token (as the preflight does, in each request style the
+// document allows), reads the client context and the numbers list, runs an empty search, and
+// learns the update route's method from an Allow header or by writing a number's own settings
+// back to it (restoring whatever that changed). The clients' credentials come from the
+// environment, as for certify --base-url.
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { resolveTarget } from '../harness/config.ts';
+import { obtainToken, PreflightError, type PreflightResult } from '../harness/preflight.ts';
 import { BASE_URL_CREDENTIALS, baseUrlCredentials, invocation, userDirectory } from '../harness/settings.ts';
 
 const USAGE = `Usage: messaging-conformance init --base-url URL [--out FILE] [--force]
@@ -62,32 +65,18 @@ async function ask(method: string, path: string, init: { headers?: Record<string
 }
 const field = (v: unknown, name: string): unknown => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined);
 
-// ---- the token (section 4.1; RFC 6749 2.3.1 allows Basic) --------------------------------------
-const TOKEN_PATH = '/api/auth/token';
-const { clientId, clientSecret } = credentials.primary;
-const styles: Array<[string, { headers: Record<string, string>; body: string }]> = [
-  ['JSON body', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }) }],
-  ['form body', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString() }],
-  [
-    'HTTP Basic',
-    {
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}` },
-      body: 'grant_type=client_credentials',
-    },
-  ],
-];
-const accepted: string[] = [];
-let token: string | undefined;
-for (const [style, request] of styles) {
-  const answer = await ask('POST', TOKEN_PATH, request);
-  if (answer === null) fail(`${baseUrl}${TOKEN_PATH} does not answer: check --base-url`);
-  const accessToken = field(answer.json, 'access_token');
-  if (answer.status === 200 && typeof accessToken === 'string') {
-    accepted.push(style);
-    token ??= accessToken;
-  }
+// ---- the token: every request style the document allows, as the preflight tries them --------
+const target = resolveTarget({ baseUrl, clients: { primary: credentials.primary } }, '--base-url', {});
+const tokenResult: PreflightResult = { checked: [], notes: [], clients: [] };
+let obtained: Awaited<ReturnType<typeof obtainToken>>;
+try {
+  obtained = await obtainToken(target, 'primary', credentials.primary, 15_000, 'in the environment', tokenResult);
+} catch (e) {
+  if (e instanceof PreflightError) fail(e.message);
+  throw e;
 }
-if (token === undefined) fail(`no token from ${baseUrl}${TOKEN_PATH} in any request style (JSON body, form body, HTTP Basic): check the credentials and --base-url`);
+if (obtained === null) fail(`no token: ${tokenResult.notes.join('; ')}`);
+const token = obtained.accessToken;
 const bearer = { authorization: `Bearer ${token}` };
 
 // ---- the client context, the numbers list, the update and search routes ----------------------
@@ -182,7 +171,7 @@ const lines = [
   ...(credentials.secondary
     ? ['  secondary:', `    clientId: \${${BASE_URL_CREDENTIALS.secondary[0]}}`, `    clientSecret: \${${BASE_URL_CREDENTIALS.secondary[1]}}`]
     : ['  # OPEN: a second client (ownership checks): clients.secondary { clientId, clientSecret }']),
-  `# token request styles the target accepted: ${accepted.join(', ')}`,
+  `# a token was obtained with the credentials in a ${obtained.by}`,
   'routes:',
 ];
 const routeLine = (name: string, r: { method: string; path: string } | null, how: string, extra = '') => {
@@ -213,5 +202,5 @@ lines.push(
 );
 writeFileSync(out, lines.join('\n'));
 const next = `${invocation().command} --config ${values.out ?? 'conformance.yaml'}`;
-process.stdout.write(`init: token (${accepted.join(', ')}); found ${found.length > 0 ? found.map((f) => `routes.${f}`).join(', ') : 'no route'}${open.length > 0 ? `; open: ${open.join(', ')}` : ''}\n`);
+process.stdout.write(`init: token (${obtained.by}); found ${found.length > 0 ? found.map((f) => `routes.${f}`).join(', ') : 'no route'}${open.length > 0 ? `; open: ${open.join(', ')}` : ''}\n`);
 process.stdout.write(`wrote ${out}\nnext: ${next} --dry-run   # then without --dry-run\n`);
