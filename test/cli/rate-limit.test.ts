@@ -12,20 +12,20 @@ const shared = referenceForFile('rate-limit-');
 
 /** A proxy to `upstream` that answers 429 (Retry-After: 1) to the requests `limit` picks; it records when each request came. */
 async function limitingProxy(upstream: string, limit: (req: IncomingMessage, n: number) => boolean) {
-  const arrivals: Array<{ at: number; method: string; url: string; status: number }> = [];
+  const arrivals: Array<{ at: number; method: string; url: string; status: number; agent: string }> = [];
   const server = createServer(async (req, res) => {
     const at = Date.now();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const n = arrivals.length;
     if (limit(req, n)) {
-      arrivals.push({ at, method: req.method!, url: req.url!, status: 429 });
+      arrivals.push({ at, method: req.method!, url: req.url!, status: 429, agent: req.headers['user-agent'] ?? '' });
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"error":{"code":"RATE_LIMITED","message":"slow down"}}');
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
     const answer = await fetch(upstream + req.url, { method: req.method, headers, ...(chunks.length > 0 && { body: Buffer.concat(chunks) }) });
-    arrivals.push({ at, method: req.method!, url: req.url!, status: answer.status });
+    arrivals.push({ at, method: req.method!, url: req.url!, status: answer.status, agent: req.headers['user-agent'] ?? '' });
     res.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([k]) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)))).end(Buffer.from(await answer.arrayBuffer()));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -82,16 +82,16 @@ test('--rate-limit spaces the run\'s requests: at 4 per second they come 250 ms 
     const out = join(tempDir(), 'out');
     const run = await runCli('cli/certify.ts', ['--config', config, '--grep', '@CTX-001', '--rate-limit', '4', '--out', out], { out });
     expect(run.code, run.stdout.slice(-2000) + run.stderr).toBe(0);
-    // the preflight's own requests come first and are not paced; the tests' come after the
-    // longest pause (the worker starting), and are
-    const starts = proxy.arrivals.map((a) => a.at).sort((a, b) => a - b);
-    const pauses = starts.slice(1).map((t, i) => t - starts[i]!);
-    const fromTests = starts.slice(pauses.indexOf(Math.max(...pauses)) + 1);
+    // the preflight's own requests (undici, no user agent) are not paced; the tests' (Playwright's request) are
+    const fromTests = proxy.arrivals.filter((a) => a.agent.includes('Playwright')).map((a) => a.at).sort((a, b) => a - b);
     expect(fromTests.length).toBeGreaterThan(3);
     const gaps = fromTests.slice(1).map((t, i) => t - fromTests[i]!);
-    // paced when sent; arrivals jitter by a few milliseconds, so the span is what is exact
-    expect(fromTests.at(-1)! - fromTests[0]!, `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(gaps.length * 250 - 30);
-    expect(Math.min(...gaps), `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(150);
+    // Paced when sent; an arrival can lag its sending (the first request opens the connection,
+    // a loaded machine delays one), so the span and the typical gap are judged, not each gap.
+    // Unpaced, the same requests come a few milliseconds apart.
+    const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
+    expect(median, `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(225);
+    expect(fromTests.at(-1)! - fromTests[0]!, `gaps ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(gaps.length * 250 - 200);
   } finally {
     await proxy.close();
   }
