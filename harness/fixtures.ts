@@ -42,8 +42,9 @@ interface WorkerFixtures {
   tokens: Partial<Record<ClientRole, TokenManager>>;
   receiver: WebhookReceiver;
   knownNumbers: KnownNumbers;
-  /** The worker's share of the run's request rate, and the 429s it waited out. */
+  /** The worker's share of the run's request rate, and the 429s it waited out (the tally needs no target: the automatic judgement reads it). */
   rateLimit: { pacer: RequestPacer; tally: RateLimitTally };
+  rateLimitTally: RateLimitTally;
 }
 
 /** A transport that keeps to the run's rate and waits out 429s with Retry-After (harness/rate-limit.ts). */
@@ -74,10 +75,11 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],
   target: [async ({ runSettings }, use) => use(loadRunTarget(runSettings)), { scope: 'worker' }],
   validator: [async ({}, use) => use(new ResponseValidator()), { scope: 'worker' }],
+  rateLimitTally: [async ({}, use) => use({ retries: 0, waitedMs: 0 }), { scope: 'worker' }],
   rateLimit: [
-    async ({ runSettings, target }, use, workerInfo) => {
+    async ({ runSettings, target, rateLimitTally }, use, workerInfo) => {
       const perRun = runSettings.rateLimit ?? target.rateLimit.requestsPerSecond;
-      await use({ pacer: new RequestPacer(perRun === null ? null : perRun / workerInfo.config.workers), tally: { retries: 0, waitedMs: 0 } });
+      await use({ pacer: new RequestPacer(perRun === null ? null : perRun / workerInfo.config.workers), tally: rateLimitTally });
     },
     { scope: 'worker' },
   ],
@@ -153,7 +155,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   ],
 
   judgement: [
-    async ({ runState, rateLimit }, use, testInfo) => {
+    async ({ runState, rateLimitTally: tally }, use, testInfo) => {
       // A stopped run starts no more tests: each would fail the same way and check nothing.
       const stopped = runState.stopped();
       if (stopped !== null) {
@@ -162,13 +164,13 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       }
       startRecording();
       const sendsBefore = runState.sends;
-      const { retries, waitedMs } = rateLimit.tally;
+      const { retries, waitedMs } = tally;
       await use();
       const { judgements, annotations } = judge(testInfo.errors);
       testInfo.annotations.push(...annotations);
       if (runState.sends > sendsBefore) testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
-      if (rateLimit.tally.retries > retries) {
-        testInfo.annotations.push({ type: RATE_LIMITED, description: JSON.stringify({ retries: rateLimit.tally.retries - retries, waitedMs: rateLimit.tally.waitedMs - waitedMs }) });
+      if (tally.retries > retries) {
+        testInfo.annotations.push({ type: RATE_LIMITED, description: JSON.stringify({ retries: tally.retries - retries, waitedMs: tally.waitedMs - waitedMs }) });
       }
       if (testInfo.status === 'skipped' || testInfo.status === 'interrupted') return;
       const runStop = judgements.find((j) => j.kind === 'harness' && j.stopsRun);
