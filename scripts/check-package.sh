@@ -38,6 +38,9 @@ step "pack"
 tarball=$(npm pack --silent --pack-destination "$WORK" 2>/dev/null | tail -n 1)
 [ -f "$WORK/$tarball" ] || fail "npm pack wrote no tarball"
 took "pack ($tarball, $(du -k "$WORK/$tarball" | cut -f1) KiB)"
+# A clone's own runs and keys never ship: reports/out/, databases, *.pem.
+leaked=$(tar tzf "$WORK/$tarball" | grep -E '^package/(reports/out/|.*\.(db|db-wal|db-shm|pem)$)' || true)
+[ -z "$leaked" ] || fail "the tarball carries files of local runs or keys: $leaked"
 
 step "install into an empty directory"
 USER_DIR="$WORK/user"
