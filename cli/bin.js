@@ -4,7 +4,7 @@
 // Plain JavaScript, because Node 20 cannot start a .ts file: it runs the subcommand's
 // TypeScript entry point under tsx (a dependency, so no build step) in the directory it was
 // started in, so config paths are the user's and reports land there, never in the package.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -44,10 +44,12 @@ if (entry === undefined) {
 }
 
 // tsx is resolved from this package, not from the user's directory, which need not have it.
-const child = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL(`../${entry}`, import.meta.url)), ...args], {
+const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL(`../${entry}`, import.meta.url)), ...args], {
   stdio: 'inherit',
   // INIT_CWD: where the user stands (harness/settings.ts userDirectory); INVOKED_AS: the
   // installed command, whose reports default to the user's directory.
   env: { ...process.env, INIT_CWD: process.cwd(), CONFORMANCE_INVOKED_AS: NAME },
 });
-process.exit(child.status ?? 2);
+// A signal for this command is for the subcommand: `kill` of a serve stops the server too.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[signal] ?? 0) : 2)));
