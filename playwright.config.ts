@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import type { ConformanceReporterOptions } from './reports/reporter.ts';
 import { grepOf, referenceDatabase, referenceFixturesFile, runSettings, selectionFilters, type RunSettings } from './harness/settings.ts';
@@ -39,7 +40,8 @@ export default defineConfig<{}, { runSettings: RunSettings }>({
   forbidOnly: true,
   retries: 0,
   timeout: 60_000,
-  outputDir: 'test-results',
+  // Playwright's scratch output goes with the run's, never into the harness (which may be an installed package).
+  outputDir: join(settings.runDir, 'test-results'),
   ...(grep !== null && { grep }),
   ...(settings.selection.shard !== null && { shard: settings.selection.shard }),
   ...(settings.selection.maxFailures !== null && { maxFailures: settings.selection.maxFailures }),

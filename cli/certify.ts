@@ -13,20 +13,26 @@ import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
-import { encodeSettings, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings } from '../harness/settings.ts';
+import { encodeSettings, invocation, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings } from '../harness/settings.ts';
 import { listTests, planFor, renderPlan } from './plan.ts';
 import { loadBaseline } from '../reports/baseline.ts';
 import { InputError } from '../reports/errors.ts';
+import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
 const USAGE = `Usage: npm run certify -- [options]
 
 Certify a server against the Outbound Messaging and Number Management Service Interface 0.2.0.
-With no --config, the bundled reference server is started with a fresh database and certified.
+With no --config or --base-url, the bundled reference server is started with a fresh database and certified.
 Paths are relative to the directory you run the command in.
 
 Options:
   --config FILE         target config (YAML or JSON; see harness/config.schema.json), or a
                         reference fixtures file written by --fixtures-out
+  --base-url URL        a first run without a config: the reference profile's routes, the
+                        primary client from CONFORMANCE_PRIMARY_CLIENT_ID and
+                        CONFORMANCE_PRIMARY_CLIENT_SECRET (a second client, optional, from
+                        CONFORMANCE_SECONDARY_CLIENT_ID and _SECRET); what needs more is
+                        reported not testable here, naming the config field that would reach it
   --strict              standard-level failures fail the run (default: reported as non-strict)
   --baseline FILE       expected failures (YAML/JSON): fail only on regressions
   --out DIR             report directory (default reports/out of the harness)
@@ -41,6 +47,9 @@ Part of the suite (the report is then partial, never a certificate):
 
 Runs:
   --workers N           parallel workers (default 1: tests change number settings)
+  --rate-limit R        at most R requests per second to the target, shared by the workers
+                        (wins over rateLimit in the config); a 429 with Retry-After is
+                        waited out and retried either way, and counted in the report
   --deep                property runs at certification depth (500 cases instead of 25)
   --runs N              cases per property (wins over the depth)
   --seed N              seed for property runs (printed on every failure)
@@ -63,12 +72,14 @@ function parse() {
     allowPositionals: false,
     options: {
       config: { type: 'string' },
+      'base-url': { type: 'string' },
       strict: { type: 'boolean' },
       grep: { type: 'string' },
       requirements: { type: 'string' },
       baseline: { type: 'string' },
       shard: { type: 'string' },
       workers: { type: 'string' },
+      'rate-limit': { type: 'string' },
       'max-failures': { type: 'string' },
       seed: { type: 'string' },
       path: { type: 'string' },
@@ -110,6 +121,7 @@ const { settings, problems: flagProblems, target: configTarget } = settingsFromF
   reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')) },
   runDir: mkdtempSync(join(tmpdir(), 'conformance-run-')),
   knownRequirements,
+  invocation: invocation(),
 });
 problems.push(...flagProblems);
 if (values.baseline !== undefined) {
@@ -154,7 +166,7 @@ const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(
 process.stdout.write(`certify: ${describe(settings)}\n`);
 const started = Date.now();
 const command = values.merge !== undefined ? ['merge-reports', '-c', 'playwright.config.ts', resolve(cwd, values.merge)] : ['test', '-c', 'playwright.config.ts'];
-const run = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/@playwright/test/cli.js'), ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });
+const run = spawnSync(process.execPath, [...PLAYWRIGHT_NODE_ARGS, ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });
 const report = join(settings.output.dir, 'report.json');
 if (!existsSync(report) || statSync(report).mtimeMs < started) {
   process.stderr.write(`certify: the run wrote no report (${report}); Playwright exited with ${run.status ?? run.signal}\n`);

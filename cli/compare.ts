@@ -3,12 +3,12 @@
 //
 //   npm run compare -- reference.json acme.json --out compare.html
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../reports/cli-run.ts';
 import { renderCompare, type NamedReport } from '../reports/compare-html.ts';
 import { InputError } from '../reports/errors.ts';
-import { REPO_ROOT, userDirectory } from '../harness/settings.ts';
+import { invocation, userDirectory } from '../harness/settings.ts';
 import { reportSchemaErrors } from '../reports/schema.ts';
 import type { Report } from '../reports/types.ts';
 
@@ -49,7 +49,8 @@ function main(): number {
     const same = reports.filter((r) => r.report.target.label === report.target.label).length > 1;
     return { name: same ? `${report.target.label} (${file})` : report.target.label, report };
   });
-  const out = values.out !== undefined ? resolve(cwd, values.out) : `${REPO_ROOT}/reports/out/compare.html`;
+  // beside certify's reports: reports/out in a clone, ./conformance-report for the installed command
+  const out = resolve(cwd, values.out ?? join(invocation().defaultOut, 'compare.html'));
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, renderCompare(named));
   process.stdout.write(`wrote ${out} (${named.length} implementations)\n`);

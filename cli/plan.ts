@@ -8,10 +8,11 @@ import type { Target } from '../harness/config.ts';
 import { planOf, testsOfList, type ListedTest, type Plan } from '../harness/plan.ts';
 import { clientWebhookUrl } from '../harness/run-receiver.ts';
 import { encodeSettings, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
+import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
 /** The tests a run with these settings would run (filters applied), or why they could not be listed. */
 export function listTests(settings: RunSettings, env: NodeJS.ProcessEnv): { tests: ListedTest[] } | { error: string } {
-  const listed = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '--list', '--reporter=json', '-c', 'playwright.config.ts'], {
+  const listed = spawnSync(process.execPath, [...PLAYWRIGHT_NODE_ARGS, 'test', '--list', '--reporter=json', '-c', 'playwright.config.ts'], {
     cwd: REPO_ROOT,
     env: { ...env, [SETTINGS_ENV]: encodeSettings(settings) },
     encoding: 'utf8',

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
 import { FAULTS, type FaultName } from '../reference/faults/index.ts';
 import { encodeSettings, REPO_ROOT, referenceSettings, SETTINGS_ENV, userDirectory } from '../harness/settings.ts';
+import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
 const USAGE = `Usage: npm run sensitivity -- [--only a,b] [--parallel N] [--full] [--out FILE]
 
@@ -72,7 +73,7 @@ async function certify(faults: string[], grep: string | undefined): Promise<RunR
   const base = referenceSettings({ port: await freePort(), dir, faults, outDir: join(dir, 'out'), label: `reference with ${faults.join(',') || 'no fault'}` });
   const settings = { ...base, output: { ...base.output, quiet: true }, selection: { ...base.selection, grep: grep ?? null } };
   const env = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
-  const args = [join(REPO_ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'playwright.config.ts'];
+  const args = [...PLAYWRIGHT_NODE_ARGS, 'test', '-c', 'playwright.config.ts'];
   const output = await new Promise<string>((done) => {
     const child = spawn(process.execPath, args, { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';

@@ -15,3 +15,5 @@ export const RUN_STOPPED = 'run-stopped';
 export const SENDS = 'sends';
 /** How the test reached a capability its requirements need (harness/triggers.ts): "expireToken: wait". */
 export const REACHED_BY = 'reached-by';
+/** How many 429 answers the test's requests waited out, and for how long (JSON {retries, waitedMs}): counted, never judged. */
+export const RATE_LIMITED = 'rate-limited';

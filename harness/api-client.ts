@@ -1,6 +1,6 @@
 import type { OperationId, Target } from './config.ts';
 import { asCurl, EvidenceLog, redactBody, redactHeaders, type Exchange } from './evidence.ts';
-import { recordError, type Judged, type Judgement } from './judgement.ts';
+import { HarnessStop, recordError, type Judged, type Judgement } from './judgement.ts';
 import type { ResponseValidator, Violation } from './response-validator.ts';
 import type { SendGuard } from './send-guard.ts';
 import { TokenManager } from './token-manager.ts';
@@ -157,12 +157,15 @@ export class ApiClient {
     try {
       raw = await transport(request, target.timeouts.requestMs);
     } catch (e) {
-      evidence.record({ request: shown, error: String(e) });
+      evidence.record({ operation, request: shown, error: String(e) });
+      // the harness's own stops (the target keeps answering 429) stay what they are
+      if (e instanceof HarnessStop) throw e;
       throw new Error(`${request.method} ${request.url} failed: ${(e as Error).message}\n  replay:\n${asCurl(shown)}`);
     }
     const response = new ApiResponse(operation, shown, raw);
     const violations = validator.validate(operation, raw, target.routes.numbersItemsPath);
     evidence.record({
+      operation,
       request: shown,
       response: {
         status: raw.status,

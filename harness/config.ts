@@ -77,6 +77,8 @@ export interface Target {
   hooks: { controlUrl?: string; controlToken?: string };
   triggers: Triggers;
   timeouts: { requestMs: number };
+  /** Requests per second the run keeps to (null: no cap); --rate-limit wins over it. */
+  rateLimit: { requestsPerSecond: number | null };
 }
 
 /**
@@ -166,6 +168,7 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
     hooks: { controlUrl: c.hooks?.controlUrl, controlToken: c.hooks?.controlToken },
     triggers: {},
     timeouts: { requestMs: c.timeouts?.requestMs ?? 15_000 },
+    rateLimit: { requestsPerSecond: c.rateLimit?.requestsPerSecond ?? null },
   };
   const problems = [...recipientProblems(target)];
   target.triggers = resolveTriggers(c, target, problems);
@@ -342,6 +345,7 @@ interface RawConfig {
     failedDelivery?: Triggers['failedDelivery'];
   };
   timeouts?: { requestMs?: number };
+  rateLimit?: { requestsPerSecond: number };
 }
 
 /** The JSON the reference server writes with --fixtures-out (ARCHITECTURE.md). */

@@ -6,10 +6,14 @@ import type { Target } from './config.ts';
  * outside the interface: nothing here is validated against the OpenAPI document.
  */
 export class ControlClient {
+  /** Whether the harness has made the search's upstream fail or stall (by this plane or a request trigger) and not yet restored it. */
+  upstreamFaulted = false;
+
   constructor(private readonly target: Target) {}
 
   /** Make the search's upstream fail with `status`, stall, or behave again. */
   upstream(mode: 'ok' | 'fail' | 'stall', status?: number): Promise<unknown> {
+    this.upstreamFaulted = mode !== 'ok';
     return this.post('POST', '/upstream', { mode, ...(status !== undefined && { status }) });
   }
 

@@ -3,6 +3,8 @@
  * secrets already redacted. The one definition, for the harness and the reporter.
  */
 export interface Exchange {
+  /** The interface operation the request was for (token, whoami, numbers, search, update, send), when the validating client made it. */
+  operation?: string;
   request: { method: string; url: string; headers: Record<string, string>; body?: unknown };
   response?: { status: number; headers: Record<string, string>; body?: unknown; durationMs?: number };
   /** Schema violations found by the validating client (empty when the answer conforms). */

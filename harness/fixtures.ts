@@ -13,7 +13,8 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { REACHED_BY, RUN_STOPPED, SENDS } from './annotations.ts';
+import { RATE_LIMITED, REACHED_BY, RUN_STOPPED, SENDS } from './annotations.ts';
+import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
@@ -44,7 +45,13 @@ interface WorkerFixtures {
   knownNumbers: KnownNumbers;
   /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks. */
   expiredTokenOnce: () => Promise<ExpiredTokenOutcome>;
+  /** The worker's share of the run's request rate, and the 429s it waited out (the tally needs no target: the automatic judgement reads it). */
+  rateLimit: { pacer: RequestPacer; tally: RateLimitTally };
+  rateLimitTally: RateLimitTally;
 }
+
+/** A transport that keeps to the run's rate and waits out 429s with Retry-After (harness/rate-limit.ts). */
+const limited = (transport: Transport, { pacer, tally }: WorkerFixtures['rateLimit'], retryable = () => true): Transport => rateLimited(transport, { pacer, tally, retryable });
 
 interface TestFixtures {
   /** Automatic: records what each failed check judged, as annotations the reporter reads. */
@@ -54,6 +61,11 @@ interface TestFixtures {
   api: ApiClient;
   /** The same validating client over undici, for property runs of many requests (README: transport note). */
   fastApi: ApiClient;
+  /**
+   * The target's control plane, through which triggers of kind control act. It also knows when
+   * the test has made the search's upstream fail, during which a 429 is judged, never retried.
+   */
+  control: ControlClient;
   /** The declared triggers (harness/triggers.ts); a capability the target lacks makes the test not testable. */
   triggers: TriggerSet;
   /** A fresh webhook channel on the worker's receiver. */
@@ -71,6 +83,14 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],
   target: [async ({ runSettings }, use) => use(loadRunTarget(runSettings)), { scope: 'worker' }],
   validator: [async ({}, use) => use(new ResponseValidator()), { scope: 'worker' }],
+  rateLimitTally: [async ({}, use) => use({ retries: 0, waitedMs: 0 }), { scope: 'worker' }],
+  rateLimit: [
+    async ({ runSettings, target, rateLimitTally }, use, workerInfo) => {
+      const perRun = runSettings.rateLimit ?? target.rateLimit.requestsPerSecond;
+      await use({ pacer: new RequestPacer(perRun === null ? null : perRun / workerInfo.config.workers), tally: rateLimitTally });
+    },
+    { scope: 'worker' },
+  ],
   runState: [async ({ runSettings }, use, workerInfo) => use(new RunState(runSettings.runDir, workerInfo.parallelIndex)), { scope: 'worker' }],
   guard: [
     async ({ target, runSettings, runState }, use, workerInfo) => {
@@ -100,9 +120,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   tokens: [
-    async ({ target, validator, guard, workerContext }, use) => {
+    async ({ target, validator, guard, workerContext, rateLimit }, use) => {
       // Tokens outlive a test, so they are fetched through a client whose evidence is not a test's.
-      const fetcher = new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence: new EvidenceLog(), tokens: {} });
+      const fetcher = new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit), validator, guard, evidence: new EvidenceLog(), tokens: {} });
       const managers: Partial<Record<ClientRole, TokenManager>> = {};
       for (const role of ['primary', 'secondary', 'special'] as const) {
         const creds = target.clients[role];
@@ -155,15 +175,15 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   knownNumbers: [
-    async ({ target, validator, guard, workerContext, tokens }, use) => {
-      const client = new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence: new EvidenceLog(), tokens });
+    async ({ target, validator, guard, workerContext, tokens, rateLimit }, use) => {
+      const client = new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
       await use(await discoverNumbers(client, target));
     },
     { scope: 'worker' },
   ],
 
   judgement: [
-    async ({ runState }, use, testInfo) => {
+    async ({ runState, rateLimitTally: tally }, use, testInfo) => {
       // A stopped run starts no more tests: each would fail the same way and check nothing.
       const stopped = runState.stopped();
       if (stopped !== null) {
@@ -172,10 +192,14 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       }
       startRecording();
       const sendsBefore = runState.sends;
+      const { retries, waitedMs } = tally;
       await use();
       const { judgements, annotations } = judge(testInfo.errors);
       testInfo.annotations.push(...annotations);
       if (runState.sends > sendsBefore) testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
+      if (tally.retries > retries) {
+        testInfo.annotations.push({ type: RATE_LIMITED, description: JSON.stringify({ retries: tally.retries - retries, waitedMs: tally.waitedMs - waitedMs }) });
+      }
       if (testInfo.status === 'skipped' || testInfo.status === 'interrupted') return;
       const runStop = judgements.find((j) => j.kind === 'harness' && j.stopsRun);
       if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
@@ -193,17 +217,20 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       await testInfo.attach('evidence', { body: JSON.stringify(log.toJSON(), null, 2), contentType: 'application/json' });
     }
   },
-  api: async ({ target, validator, guard, workerContext, tokens, evidence }, use) => {
-    await use(new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence, tokens }));
+  api: async ({ target, validator, guard, workerContext, tokens, evidence, rateLimit, control }, use) => {
+    await use(new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
   },
-  fastApi: async ({ target, validator, guard, fastTransport, tokens, evidence }, use) => {
-    await use(new ApiClient({ target, transport: fastTransport, validator, guard, evidence, tokens }));
+  fastApi: async ({ target, validator, guard, fastTransport, tokens, evidence, rateLimit, control }, use) => {
+    await use(new ApiClient({ target, transport: limited(fastTransport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
   },
-  triggers: async ({ target, api, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
+  control: async ({ target }, use) => {
+    await use(new ControlClient(target));
+  },
+  triggers: async ({ target, api, control, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
     await use(
       new TriggerSet({
         target,
-        control: new ControlClient(target),
+        control,
         api,
         channel: (label) => webhooks.channel(label),
         runDir: runSettings.runDir,

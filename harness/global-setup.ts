@@ -7,14 +7,12 @@
 import type { FullConfig } from '@playwright/test';
 import { preflight } from './preflight.ts';
 import { startRunReceiver } from './run-receiver.ts';
-import { loadRunTarget, runSettings } from './settings.ts';
+import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
 
 export default async function globalSetup(_config: FullConfig): Promise<(() => Promise<void>) | undefined> {
   const settings = runSettings();
-  const { source } = settings.target;
-  const origin = source.kind === 'config' ? source.path : 'the bundled reference';
   const target = loadRunTarget(settings);
-  const result = await preflight(target, { origin });
+  const result = await preflight(target, { origin: targetOrigin(settings.target.source) });
   if (!settings.output.quiet) {
     process.stdout.write(`preflight: ${result.checked.join('; ')}\n`);
     for (const note of result.notes) process.stdout.write(`preflight note: ${note}\n`);

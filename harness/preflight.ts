@@ -92,7 +92,7 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
   return result;
 }
 
-async function obtainToken(
+export async function obtainToken(
   target: Target,
   role: ClientRole,
   creds: ClientCredentials,

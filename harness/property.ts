@@ -125,8 +125,9 @@ export async function checkProperty<Ts>(
   const details = await fc.check(stoppable(property as fc.IRawProperty<Ts>, stop), parameters);
   // The harness stopped a case (the send cap, a recipient the guard refuses) before any case
   // failed: the property checked nothing, and the stop, not a failure of the requirement, is
-  // what ends the test. After a failure it only ends the shrinking: the failure stands.
-  if (!details.failed && stop.error) throw stop.error;
+  // what ends the test. After a failure it only ends the shrinking: the failure stands. A stop
+  // in the first case leaves fast-check "failed" with no counterexample: that, too, is the stop.
+  if (stop.error && (!details.failed || details.counterexample === null)) throw stop.error;
   if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
   const counterexample = details.counterexample;
   // fast-check hands the counterexample over as the tuple of the property's arguments.

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ConfigError, loadTarget, type Target } from './config.ts';
+import { ConfigError, loadTarget, resolveTarget, type Target } from './config.ts';
 
 export const SETTINGS_ENV = 'CONFORMANCE_SETTINGS';
 
@@ -24,10 +24,12 @@ export interface TargetDescription {
   profile: 'reference' | 'none';
 }
 
-/** Where the target comes from. New kinds (a bare --base-url with credentials from the environment) slot in here. */
+/** Where the target comes from. */
 export type TargetSource =
   /** A target config file (YAML or JSON, harness/config.schema.json), or a reference fixtures file. */
   | { kind: 'config'; path: string }
+  /** A bare --base-url: every other field at its default, the clients from BASE_URL_CREDENTIALS in the environment. */
+  | { kind: 'url'; baseUrl: string }
   /** The bundled reference server, started fresh by playwright.config.ts's webServer. */
   | { kind: 'reference'; port: number; dir: string; faults: string[] };
 
@@ -80,6 +82,8 @@ export interface RunSettings {
   runDir: string;
   /** Messages the run needs, from its plan (harness/plan.ts): the send cap when the config sets none. */
   sendBudget: number | null;
+  /** Requests per second the whole run keeps to, from --rate-limit; null: the target config's rateLimit, if any. */
+  rateLimit: number | null;
 }
 
 export class SettingsError extends Error {
@@ -105,6 +109,7 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
     command: 'npm run certify --',
     runDir: join(options.dir, 'run'),
     sendBudget: null,
+    rateLimit: null,
   };
 }
 
@@ -127,8 +132,35 @@ export function referenceDatabase(source: Extract<TargetSource, { kind: 'referen
 
 /** The target with its credentials, in whichever process needs it (${VAR}s come from the environment). */
 export function loadRunTarget(settings: RunSettings, env: NodeJS.ProcessEnv = process.env): Target {
-  const source = settings.target.source;
+  return targetOf(settings.target.source, env);
+}
+
+function targetOf(source: TargetSource, env: NodeJS.ProcessEnv): Target {
+  if (source.kind === 'url') return resolveTarget({ baseUrl: source.baseUrl }, targetOrigin(source), env);
   return loadTarget(source.kind === 'config' ? source.path : referenceFixturesFile(source), env);
+}
+
+/** The target's source as messages name it: the config file, the --base-url, or the bundled reference. */
+export function targetOrigin(source: TargetSource): string {
+  return source.kind === 'config' ? source.path : source.kind === 'url' ? `--base-url ${source.baseUrl}` : 'the bundled reference';
+}
+
+/**
+ * With a bare --base-url the clients come from the environment, under the names a config's
+ * environment overrides use (harness/config.ts): the primary client's are required, a second
+ * client's are optional.
+ */
+export const BASE_URL_CREDENTIALS = {
+  primary: ['CONFORMANCE_PRIMARY_CLIENT_ID', 'CONFORMANCE_PRIMARY_CLIENT_SECRET'],
+  secondary: ['CONFORMANCE_SECONDARY_CLIENT_ID', 'CONFORMANCE_SECONDARY_CLIENT_SECRET'],
+} as const;
+
+/** The clients' credentials BASE_URL_CREDENTIALS name, where both halves are set (init probes with them). */
+export function baseUrlCredentials(env: NodeJS.ProcessEnv = process.env): Partial<Record<'primary' | 'secondary', { clientId: string; clientSecret: string }>> {
+  const of = ([id, secret]: readonly [string, string]) => (env[id] && env[secret] ? { clientId: env[id], clientSecret: env[secret] } : undefined);
+  const primary = of(BASE_URL_CREDENTIALS.primary);
+  const secondary = of(BASE_URL_CREDENTIALS.secondary);
+  return { ...(primary && { primary }), ...(secondary && { secondary }) };
 }
 
 /** The Playwright grep of the selection: the pattern, or the requirement list as tags (one or the other). */
@@ -154,7 +186,7 @@ const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const validateSettings = ajv.compile({
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget'],
+  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget', 'rateLimit'],
   properties: {
     format: { const: 1 },
     target: {
@@ -165,6 +197,7 @@ const validateSettings = ajv.compile({
         source: {
           oneOf: [
             { type: 'object', additionalProperties: false, required: ['kind', 'path'], properties: { kind: { const: 'config' }, path: { type: 'string' } } },
+            { type: 'object', additionalProperties: false, required: ['kind', 'baseUrl'], properties: { kind: { const: 'url' }, baseUrl: { type: 'string' } } },
             {
               type: 'object',
               additionalProperties: false,
@@ -221,6 +254,7 @@ const validateSettings = ajv.compile({
     command: { type: 'string' },
     runDir: { type: 'string' },
     sendBudget: nullable({ type: 'integer', minimum: 1 }),
+    rateLimit: nullable({ type: 'number', exclusiveMinimum: 0 }),
   },
 });
 
@@ -275,11 +309,32 @@ export function userDirectory(env: NodeJS.ProcessEnv = process.env, cwd = proces
   return init && isAbsolute(init) ? init : cwd;
 }
 
+/** The environment variable the installed command (cli/bin.js) sets to its name. */
+export const INVOKED_AS_ENV = 'CONFORMANCE_INVOKED_AS';
+
+/** How the person started the run, which decides the command in replay hints and where reports go by default. */
+export interface Invocation {
+  /** The certify command to repeat the run with: `npm run certify --` or `messaging-conformance certify`. */
+  command: string;
+  /** The report directory when --out is not given, relative to the user's directory. */
+  defaultOut: string;
+}
+
+/**
+ * `npm run certify` in a clone writes its reports under the harness (reports/out); the installed
+ * command writes them where the user stands (./conformance-report), never inside the package.
+ */
+export function invocation(env: NodeJS.ProcessEnv = process.env): Invocation {
+  const bin = env[INVOKED_AS_ENV];
+  return bin ? { command: `${bin} certify`, defaultOut: 'conformance-report' } : { command: 'npm run certify --', defaultOut: join(REPO_ROOT, 'reports', 'out') };
+}
+
 // ---- from the command line --------------------------------------------------------------------
 
 /** The flags of `certify` that shape a run (cli/certify.ts parses them; the values are strings as typed). */
 export interface RunFlags {
   config?: string;
+  'base-url'?: string;
   strict?: boolean;
   grep?: string;
   requirements?: string;
@@ -294,6 +349,7 @@ export interface RunFlags {
   deep?: boolean;
   out?: string;
   quiet?: boolean;
+  'rate-limit'?: string;
 }
 
 export interface FlagContext {
@@ -307,6 +363,8 @@ export interface FlagContext {
   runDir: string;
   /** Requirement IDs of the catalogue, to check --requirements against. */
   knownRequirements: ReadonlySet<string>;
+  /** How the run was started (invocation()); a clone's `npm run certify` when not given. */
+  invocation?: Invocation;
 }
 
 /** A problem with one input of the run, shown with every other one before anything runs. */
@@ -330,17 +388,29 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
 
   let target = referenceTarget(ctx.reference);
   let loaded: Target | undefined;
-  let command = 'npm run certify --';
+  const { command: invokedAs, defaultOut } = ctx.invocation ?? invocation({});
+  let command = invokedAs;
+  let source: TargetSource | null = null;
   if (flags.config !== undefined) {
-    const file = path(flags.config);
-    command += ` --config ${file}`;
-    target = { source: { kind: 'config', path: file }, description: { label: file, baseUrl: '', profile: 'none' } };
+    source = { kind: 'config', path: path(flags.config) };
+    command += ` --config ${source.path}`;
+    if (flags['base-url'] !== undefined) problem('--base-url', 'give either --config or --base-url, not both');
+  } else if (flags['base-url'] !== undefined) {
+    const url = flags['base-url'];
+    const missing = BASE_URL_CREDENTIALS.primary.filter((name) => !ctx.env[name]);
+    if (!/^https?:\/\/[^/\s]+/.test(url) || !URL.canParse(url)) problem('--base-url', `takes the http(s) URL the interface's paths start from, e.g. https://api.example.com (got ${url})`);
+    else if (missing.length > 0) problem('--base-url', `needs the primary client's credentials in the environment: set ${missing.join(' and ')} (a second client is optional: ${BASE_URL_CREDENTIALS.secondary.join(' and ')}); or give a --config`);
+    else source = { kind: 'url', baseUrl: url };
+    command += ` --base-url ${url}`;
+  }
+  if (source !== null) {
+    target = { source, description: { label: targetOrigin(source), baseUrl: '', profile: 'none' } };
     try {
-      loaded = loadTarget(file, ctx.env);
+      loaded = targetOf(source, ctx.env);
       target.description = { label: loaded.label, baseUrl: loaded.baseUrl, profile: loaded.profile };
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
-      for (const m of e.problems) problem(`--config ${file}`, m);
+      for (const m of e.problems) problem(source.kind === 'config' ? `--config ${source.path}` : '--base-url', m);
     }
   }
 
@@ -379,6 +449,11 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
   const workers = integer('workers', 'a positive whole number') ?? 1;
   const maxFailures = integer('max-failures', 'a positive whole number');
   const runs = integer('runs', 'a positive whole number of cases per property');
+  let rateLimit: number | null = null;
+  if (flags['rate-limit'] !== undefined) {
+    if (/^\d+(\.\d+)?$/.test(flags['rate-limit']) && Number(flags['rate-limit']) > 0) rateLimit = Number(flags['rate-limit']);
+    else problem('--rate-limit', `takes requests per second, a number above 0 such as 5 or 0.5 (got ${flags['rate-limit']})`);
+  }
 
   let seed: number | null = null;
   if (flags.seed !== undefined) {
@@ -396,9 +471,9 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     format: 1,
     target,
     output: {
-      dir: path(flags.out ?? join(REPO_ROOT, 'reports', 'out')),
+      dir: path(flags.out ?? defaultOut),
       quiet: flags.quiet ?? false,
-      blobDir: shard !== null ? path(join(flags.out ?? join(REPO_ROOT, 'reports', 'out'), 'blob-report')) : null,
+      blobDir: shard !== null ? path(join(flags.out ?? defaultOut, 'blob-report')) : null,
     },
     strict: flags.strict ?? false,
     baseline: flags.baseline !== undefined ? path(flags.baseline) : null,
@@ -408,6 +483,7 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     command: `${command}${flags.deep ? ' --deep' : ''}${runs !== null ? ` --runs ${runs}` : ''}`,
     runDir: ctx.runDir,
     sendBudget: null,
+    rateLimit,
   };
   return { settings: problems.length === 0 ? settings : null, problems, ...(loaded && { target: loaded }) };
 }

@@ -84,14 +84,22 @@ export class TriggerSet {
   /** Every declared way to make the search's upstream fail. */
   upstreamFailures(): UpstreamFailure[] {
     const trigger = this.require('upstreamFailure');
+    const control = this.ctx.control;
     if (trigger.kind === 'request') {
       return trigger.requests.map((r, i) => ({
         label: `the search of triggers.upstreamFailure.requests[${i}]`,
         ...(r.providerStatus !== undefined && { providerStatus: r.providerStatus }),
-        search: (api, body) => api.call('search', { json: { ...body, ...r.body }, ...(r.headers && { headers: r.headers }) }),
+        search: async (api, body) => {
+          // The failure is provoked: a 429 answer is judged as SEARCH-002's answer, never waited out.
+          control.upstreamFaulted = true;
+          try {
+            return await api.call('search', { json: { ...body, ...r.body }, ...(r.headers && { headers: r.headers }) });
+          } finally {
+            control.upstreamFaulted = false;
+          }
+        },
       }));
     }
-    const control = this.ctx.control;
     return CONTROL_UPSTREAM_STATUSES.map((status) => ({
       label: `a search while the control plane's upstream answers ${status}`,
       providerStatus: status,

@@ -3,8 +3,8 @@
 import { causeOfTest, testFor, type FailureCause } from './attribution.ts';
 import { REQUIREMENT_ID } from './catalogue.ts';
 import { verdictOf } from './verdict.ts';
-import type { Catalogue, Level, LevelCounts, Report, RequirementResult, RunStop, RunVerdict, Target, TestRecord } from './types.ts';
-import { LEVELS } from './types.ts';
+import type { Catalogue, Coverage, Level, LevelCounts, RateLimited, Report, RequirementResult, RunStop, RunVerdict, Target, TestRecord } from './types.ts';
+import { LEVELS, type Exchange } from './types.ts';
 
 export interface BuildInput {
   catalogue: Catalogue;
@@ -133,6 +133,7 @@ export function buildReport(input: BuildInput): Report {
     : partial.length > 0 ? 'partial'
     : 'conformant';
 
+  const rateLimited = rateLimitedOf(tests);
   return {
     reportFormat: 3,
     verdict,
@@ -151,10 +152,55 @@ export function buildReport(input: BuildInput): Report {
       filters,
       partial,
       stop,
+      ...(rateLimited !== null && { rateLimited }),
     },
     areas: catalogue.areas,
     requirements,
+    coverage: coverageOf(requirements),
   };
+}
+
+/** The operations and statuses the requirements' tests exchanged, both ways round. */
+export function coverageOf(requirements: readonly RequirementResult[]): Coverage {
+  const byOperation = new Map<string, Map<number, { exchanges: number; requirements: Set<string> }>>();
+  const judgedOn: Coverage['requirements'] = [];
+  const counted = new Set<Exchange>();
+  for (const r of requirements) {
+    const seen = new Map<string, Set<number>>();
+    for (const exchange of r.tests.flatMap((t) => t.attempts.flatMap((a) => a.evidence))) {
+      if (exchange.operation === undefined || exchange.response === undefined) continue;
+      const { operation, response: { status } } = exchange;
+      if (!seen.has(operation)) seen.set(operation, new Set());
+      seen.get(operation)!.add(status);
+      if (!byOperation.has(operation)) byOperation.set(operation, new Map());
+      const statuses = byOperation.get(operation)!;
+      if (!statuses.has(status)) statuses.set(status, { exchanges: 0, requirements: new Set() });
+      const entry = statuses.get(status)!;
+      entry.requirements.add(r.id);
+      // a test tagged with several requirements holds the same exchanges for each: count them once
+      if (!counted.has(exchange)) {
+        counted.add(exchange);
+        entry.exchanges++;
+      }
+    }
+    if (seen.size > 0) judgedOn.push({ id: r.id, operations: sorted([...seen]).map(([operation, s]) => ({ operation, statuses: [...s].sort((a, b) => a - b) })) });
+  }
+  return {
+    operations: sorted([...byOperation]).map(([operation, statuses]) => ({
+      operation,
+      statuses: [...statuses].sort(([a], [b]) => a - b).map(([status, e]) => ({ status, exchanges: e.exchanges, requirements: [...e.requirements].sort() })),
+    })),
+    requirements: judgedOn,
+  };
+}
+
+const sorted = <T>(entries: Array<[string, T]>): Array<[string, T]> => entries.sort(([a], [b]) => a.localeCompare(b));
+
+/** The 429s the run's tests waited out, summed; null when there were none. */
+function rateLimitedOf(tests: readonly TestRecord[]): RateLimited | null {
+  const attempts = tests.flatMap((t) => t.attempts).filter((a) => a.rateLimited !== undefined);
+  if (attempts.length === 0) return null;
+  return { retries: attempts.reduce((n, a) => n + a.rateLimited!.retries, 0), waitedMs: attempts.reduce((n, a) => n + a.rateLimited!.waitedMs, 0) };
 }
 
 /** Why the run ended before its last test, if it did. */

@@ -3,10 +3,10 @@
 // folder that is gone by the time a later hook runs.
 import { relative } from 'node:path';
 import type { TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, REACHED_BY, RUN_STOPPED, SENDS } from '../harness/annotations.ts';
+import { FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, RATE_LIMITED, REACHED_BY, RUN_STOPPED, SENDS } from '../harness/annotations.ts';
 import { readEvidence } from './evidence.ts';
 import { redactText } from './redact.ts';
-import type { Attempt, TestOutcome, TestRecord } from './types.ts';
+import type { Attempt, RateLimited, TestOutcome, TestRecord } from './types.ts';
 
 const MAX_ERROR_CHARS = 4000;
 
@@ -28,6 +28,7 @@ export function attemptOf(result: TestResult): CollectedAttempt {
   const failedOn = [...new Set(result.annotations.filter((a) => a.type === FAILED_ON && a.description).map((a) => a.description!))];
   const harnessStop = result.annotations.find((a) => a.type === HARNESS_STOP)?.description;
   const sends = Number(result.annotations.find((a) => a.type === SENDS)?.description ?? 0);
+  const rateLimited = rateLimitedOf(result.annotations.find((a) => a.type === RATE_LIMITED)?.description);
   return {
     retry: result.retry,
     status: result.status,
@@ -37,9 +38,21 @@ export function attemptOf(result: TestResult): CollectedAttempt {
     ...(failedOn.length > 0 ? { failedOn } : {}),
     ...(harnessStop !== undefined ? { harnessStop: redactText(harnessStop) } : {}),
     ...(Number.isSafeInteger(sends) && sends > 0 ? { sends } : {}),
+    ...(rateLimited !== null ? { rateLimited } : {}),
     ...(omitted > 0 ? { evidenceOmitted: omitted } : {}),
     annotations: result.annotations.map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
   };
+}
+
+/** The annotation's {retries, waitedMs}, or null when absent or not that shape. */
+function rateLimitedOf(description: string | undefined): RateLimited | null {
+  if (description === undefined) return null;
+  try {
+    const { retries, waitedMs } = JSON.parse(description) as Partial<RateLimited>;
+    return Number.isSafeInteger(retries) && retries! > 0 && Number.isSafeInteger(waitedMs) && waitedMs! >= 0 ? { retries: retries!, waitedMs: waitedMs! } : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

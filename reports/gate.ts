@@ -90,6 +90,11 @@ export function summaryLine(report: Report, options: GateOptions = {}): string {
     notRun += c.notRun;
   }
   parts.push(`not testable ${notTestable}`, `not run ${notRun}`);
+  const operations = report.coverage?.operations ?? [];
+  const statuses = operations.reduce((n, o) => n + o.statuses.length, 0);
+  if (operations.length > 0) parts.push(`exercised: ${operations.length} operation${operations.length === 1 ? '' : 's'}, ${statuses} status${statuses === 1 ? '' : 'es'}`);
+  const limited = report.run.rateLimited;
+  if (limited) parts.push(`rate-limited: ${limited.retries} ${limited.retries === 1 ? 'retry' : 'retries'}, ${(limited.waitedMs / 1000).toFixed(1)} s waited`);
   if (options.baseline) {
     const b = [`${gate.expected.length} expected`, `${gate.regressions.length} new${gate.regressions.length ? ` (${gate.regressions.join(', ')})` : ''}`];
     if (gate.fixed.length) b.push(`${gate.fixed.length} fixed (${gate.fixed.join(', ')}: remove from the baseline)`);

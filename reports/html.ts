@@ -3,7 +3,7 @@
 // each requirement expandable to its tests and evidence. Works without JS; prints expanded.
 import { esc, slug } from './escape.ts';
 import { summaryLine, type GateOptions } from './gate.ts';
-import type { Attempt, Exchange, Report, RequirementResult, TestRecord, Verdict } from './types.ts';
+import type { Attempt, Coverage, Exchange, Report, RequirementResult, TestRecord, Verdict } from './types.ts';
 import { LEVELS, VERDICTS } from './types.ts';
 
 const CSS = `
@@ -94,14 +94,25 @@ function testHtml(t: TestRecord): string {
     + `<div>Outcome: ${esc(t.outcome)}${reason}</div>${attempts}</div>`;
 }
 
-function requirementHtml(r: RequirementResult): string {
+function requirementHtml(r: RequirementResult, coverage: Coverage['requirements']): string {
   const list = (title: string, xs: string[]): string => (xs.length ? `<div>${title}</div><ul>${xs.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>` : '');
+  const judgedOn = coverage.find((c) => c.id === r.id)?.operations.map((o) => `${o.operation} ${o.statuses.join(', ')}`) ?? [];
   return `<details class="req" id="${esc(slug(r.id))}" data-verdict="${esc(r.verdict)}">`
     + `<summary><span class="${verdictClass(r.verdict)}">${esc(r.verdict)}</span> <span class="id">${esc(r.id)}</span> <span class="lvl">${esc(r.level)}</span> ${esc(r.statement)}</summary>`
-    + `<dl class="meta"><dt>Source</dt><dd>${esc(r.source)}</dd><dt>Check</dt><dd>${esc(r.check)}</dd>${r.reachedBy ? `<dt>Reached by</dt><dd>${esc(r.reachedBy.join(', '))}</dd>` : ''}</dl>`
+    + `<dl class="meta"><dt>Source</dt><dd>${esc(r.source)}</dd><dt>Check</dt><dd>${esc(r.check)}</dd>${r.reachedBy ? `<dt>Reached by</dt><dd>${esc(r.reachedBy.join(', '))}</dd>` : ''}${judgedOn.length ? `<dt>Judged on</dt><dd>${esc(judgedOn.join('; '))}</dd>` : ''}</dl>`
     + list('Reasons', r.reasons) + list('Notes', r.notes)
     + (r.tests.length ? `<div>Tests (${r.tests.length})</div>${r.tests.map(testHtml).join('')}` : '<div class="lvl">No test in this run.</div>')
     + '</details>';
+}
+
+/** Per operation, the statuses the run saw and the requirements whose tests saw them. */
+function coverageTable(coverage: Coverage | undefined): string {
+  if (!coverage || coverage.operations.length === 0) return '';
+  const rows = coverage.operations.flatMap((o) =>
+    o.statuses.map((s, i) => `<tr>${i === 0 ? `<th rowspan="${o.statuses.length}">${esc(o.operation)}</th>` : ''}<td class="n">${s.status}</td><td class="n">${s.exchanges}</td><td>${s.requirements.map((id) => `<a href="#${esc(slug(id))}">${esc(id)}</a>`).join(' ')}</td></tr>`),
+  );
+  return `<details class="coverage" id="coverage"><summary>What the run exercised: ${coverage.operations.length} operations, ${coverage.operations.reduce((n, o) => n + o.statuses.length, 0)} response statuses</summary>`
+    + `<table class="counts"><tr><th>Operation</th><th>Status</th><th>Exchanges</th><th>Requirements judged on it</th></tr>${rows.join('')}</table></details>`;
 }
 
 function countsTable(report: Report): string {
@@ -134,7 +145,7 @@ export function renderHtml(report: Report, gate: GateOptions = {}): string {
     if (reqs.length === 0) return '';
     const tally = VERDICTS.map((v) => [v, reqs.filter((r) => r.verdict === v).length] as const).filter(([, n]) => n > 0).map(([v, n]) => `${n} ${v}`).join(', ');
     return `<section class="area" id="area-${esc(slug(a.id))}"><h2>${esc(a.title)}${a.sections ? ` <span class="lvl">(sections ${esc(a.sections)})</span>` : ''}</h2>`
-      + `<div class="lvl">${esc(tally)}</div>${reqs.map(requirementHtml).join('')}</section>`;
+      + `<div class="lvl">${esc(tally)}</div>${reqs.map((r) => requirementHtml(r, report.coverage?.requirements ?? [])).join('')}</section>`;
   });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -146,6 +157,7 @@ export function renderHtml(report: Report, gate: GateOptions = {}): string {
 ${(report.run.partial ?? []).length > 0 ? `<p class="partial"><strong>Partial run, not a certificate:</strong> ${esc((report.run.partial ?? []).join('; '))}.${report.run.shard ? ' The certificate is the report merged from every shard.' : ''}</p>` : ''}
 <div class="summary" id="summary">${esc(summaryLine(report, gate))}</div>
 ${countsTable(report)}
+${coverageTable(report.coverage)}
 <dl class="meta">${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 ${errors}
 </header>

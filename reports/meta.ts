@@ -2,6 +2,7 @@
 // at which revision, so a customer can tell what code produced a verdict.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { REPO_ROOT } from '../harness/settings.ts';
 import type { Report } from './types.ts';
 
@@ -23,7 +24,10 @@ export function harnessInfo(): Report['harness'] {
   } catch {
     // keep the placeholders: a report without a harness version is still a report
   }
-  const revision = git(['rev-parse', 'HEAD']);
+  // An installed harness sits in node_modules, perhaps inside the user's own checkout: only a
+  // checkout of the harness itself names the harness's revision.
+  const top = git(['rev-parse', '--show-toplevel']);
+  const revision = top !== null && resolve(top) === REPO_ROOT ? git(['rev-parse', 'HEAD']) : null;
   const status = revision === null ? null : git(['status', '--porcelain', '--untracked-files=no']);
   return { name, version, gitRevision: revision && /^[0-9a-f]{40,64}$/.test(revision) ? revision : null, gitDirty: status === null ? null : status !== '' };
 }

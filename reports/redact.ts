@@ -38,6 +38,7 @@ export function redactValue(v: unknown): unknown {
 
 /** An exchange as an evidence attachment holds it: the shape is checked loosely, the values are not trusted. */
 export interface ExchangeInput {
+  operation?: unknown;
   request: { method: unknown; url: unknown; headers?: unknown; body?: unknown };
   response?: { status?: unknown; headers?: unknown; body?: unknown; durationMs?: unknown };
   violations?: unknown;
@@ -49,6 +50,7 @@ const headersOf = (h: unknown): Record<string, string> => redactHeaders(h && typ
 /** The exchange in the report's shape, every credential redacted again. */
 export function redactExchange(e: ExchangeInput): Exchange {
   const out: Exchange = {
+    ...(typeof e.operation === 'string' && { operation: e.operation }),
     request: {
       method: String(e.request.method),
       url: redactUrl(String(e.request.url)),

@@ -34,6 +34,8 @@ export interface Attempt {
   harnessStop?: string;
   /** Messages the attempt sent (the send guard's count). */
   sends?: number;
+  /** 429 answers with Retry-After the attempt's requests waited out and retried (harness/rate-limit.ts). */
+  rateLimited?: RateLimited;
   /** Exchanges the harness left out of a long attempt (it keeps the first and last ones). */
   evidenceOmitted?: number;
 }
@@ -85,11 +87,27 @@ export interface RequirementResult {
   tests: TestRecord[];
 }
 
+/** Retries of requests answered 429 with Retry-After, and the time spent waiting: counted, never judged. */
+export interface RateLimited {
+  retries: number;
+  waitedMs: number;
+}
+
 /** Why a run ended before its last test. */
 export interface RunStop {
   /** setup: before any test (the preflight, the server did not start); harness: the stop rule or the send cap; max-failures: --max-failures. */
   by: 'setup' | 'harness' | 'max-failures';
   reason: string;
+}
+
+/**
+ * What the run exercised, read from the exchanges its tests' evidence kept (a long attempt keeps
+ * its first and last ones): the response statuses seen per operation and the requirements
+ * whose tests saw them, and per requirement the operations and statuses it was judged on.
+ */
+export interface Coverage {
+  operations: Array<{ operation: string; statuses: Array<{ status: number; exchanges: number; requirements: string[] }> }>;
+  requirements: Array<{ id: string; operations: Array<{ operation: string; statuses: number[] }> }>;
 }
 
 export interface Report {
@@ -115,7 +133,11 @@ export interface Report {
     /** Why the run does not cover the whole suite; empty for a complete run. Never a certificate when not empty. */
     partial?: string[];
     stop?: RunStop | null;
+    /** Set when the target rate-limited the run: the 429s waited out, summed over its tests. */
+    rateLimited?: RateLimited;
   };
   areas: Area[];
   requirements: RequirementResult[];
+  /** Written since coverage was added; absent in older reports. */
+  coverage?: Coverage;
 }

@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { singleDefectPayload } from '../../generators/single-defect-payload.ts';
 import { checkProperty, PropertyFailure, propertySettings, visibleJson, type PropertySettings } from '../../harness/property.ts';
+import { SendGuardError } from '../../harness/send-guard.ts';
 
 async function failureOf(run: Promise<unknown>): Promise<PropertyFailure> {
   try {
@@ -101,4 +102,12 @@ test('invisible characters in a body are escaped, and the JSON still parses', ()
   expect(shown).toContain('\\u200b');
   expect(shown).toContain('"a b"');
   expect(JSON.parse(shown)).toEqual(body);
+});
+
+test('a harness stop in the very first case ends the property as that stop, never as a failure of its requirement', async () => {
+  const stop = new SendGuardError('send cap reached (1 send for the run)', true);
+  const run = checkProperty('SEND-004', fc.asyncProperty(fc.integer(), async () => {
+    throw stop;
+  }), { settings: propertySettings({ runs: 5 }) });
+  await expect(run).rejects.toBe(stop);
 });

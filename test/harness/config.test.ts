@@ -80,6 +80,13 @@ for (const [what, raw, message] of badConfigs) {
   });
 }
 
+test('rateLimit caps requests per second; absent, there is no cap, and a rate of 0 is refused', () => {
+  expect(resolveTarget(minimal, 'inline', {}).rateLimit).toEqual({ requestsPerSecond: null });
+  expect(resolveTarget({ ...minimal, rateLimit: { requestsPerSecond: 2.5 } }, 'inline', {}).rateLimit).toEqual({ requestsPerSecond: 2.5 });
+  expect(() => resolveTarget({ ...minimal, rateLimit: { requestsPerSecond: 0 } }, 'inline', {})).toThrow(/\/rateLimit\/requestsPerSecond/);
+  expect(() => resolveTarget({ ...minimal, rateLimit: {} }, 'inline', {})).toThrow(/requestsPerSecond/);
+});
+
 test('every problem is reported at once, each with its JSON pointer', () => {
   const raw = { baseURL: 'https://api.example.com', clients: { primary: { clientId: 'a' }, tertiary: {} }, sendcap: 5, profile: 'gold' };
   let error: ConfigError | undefined;

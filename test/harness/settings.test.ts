@@ -8,6 +8,8 @@ import {
   decodeSettings,
   encodeSettings,
   grepOf,
+  invocation,
+  INVOKED_AS_ENV,
   referenceSettings,
   REPO_ROOT,
   selectionFilters,
@@ -46,6 +48,27 @@ test('a config target is described from the loaded config; paths start where the
   expect(settings?.command).toBe(`npm run certify -- --config ${join(dir, 'vendor.yaml')} --deep`);
   // the credentials stay out of the settings: each process reads them from the config
   expect(encodeSettings(settings!)).not.toContain('"s"');
+});
+
+test('the installed command writes its report where the user stands and names itself in replay hints', () => {
+  const installed = invocation({ [INVOKED_AS_ENV]: 'messaging-conformance' });
+  const { settings, problems } = build({ config: 'vendor.yaml', shard: '1/2' }, { invocation: installed });
+  expect(problems).toEqual([]);
+  expect(settings?.output.dir).toBe(join(dir, 'conformance-report'));
+  expect(settings?.output.blobDir).toBe(join(dir, 'conformance-report', 'blob-report'));
+  expect(settings?.command).toBe(`messaging-conformance certify --config ${join(dir, 'vendor.yaml')}`);
+  // --out still wins, relative to the user's directory
+  expect(build({ out: 'elsewhere' }, { invocation: installed }).settings?.output.dir).toBe(join(dir, 'elsewhere'));
+  // a clone's npm run certify keeps its reports under the harness
+  expect(invocation({})).toEqual({ command: 'npm run certify --', defaultOut: join(REPO_ROOT, 'reports', 'out') });
+});
+
+test('--rate-limit takes requests per second above 0, whole or not', () => {
+  expect(build({}).settings?.rateLimit).toBeNull();
+  expect(build({ 'rate-limit': '0.5' }).settings?.rateLimit).toBe(0.5);
+  for (const bad of ['0', '-2', 'fast', '1e3']) {
+    expect(build({ 'rate-limit': bad }).problems, bad).toEqual([{ input: '--rate-limit', message: `takes requests per second, a number above 0 such as 5 or 0.5 (got ${bad})` }]);
+  }
 });
 
 test('every bad flag is reported at once, naming the flag', () => {

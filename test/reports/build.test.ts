@@ -1,6 +1,7 @@
 // buildReport: counts, run verdict, harness errors, and agreement with report.schema.json.
 import { expect, test } from '@playwright/test';
 import { buildReport, type BuildInput } from '../../reports/build.ts';
+import { summaryLine } from '../../reports/gate.ts';
 import { reportSchemaErrors } from '../../reports/schema.ts';
 import type { TestRecord } from '../../reports/types.ts';
 import { catalogue, rec, req } from './records.ts';
@@ -169,4 +170,39 @@ test('a requirement says how its tests reached it: the triggers they used, once 
   expect(r.requirements.find((x) => x.id === 'A-002')).not.toHaveProperty('reachedBy');
   // the schema names the capabilities and the shape of a kind: a malformed entry is caught
   expect(reportSchemaErrors(r).join('\n')).toMatch(/reachedBy/);
+});
+
+test('429s a run waited out are summed into run.rateLimited and the summary line, and judge nothing', () => {
+  const limited = (retries: number, waitedMs: number) => (t: TestRecord): TestRecord => ({ ...t, attempts: t.attempts.map((a) => ({ ...a, rateLimited: { retries, waitedMs } })) });
+  const tests = [limited(2, 3000)(rec(['A-001'], 'passed')), limited(1, 500)(rec(['A-002'], 'passed')), rec(['A-101'], 'passed'), rec(['A-201'], 'passed')];
+  const report = buildReport(input(tests));
+  expect(report.run.rateLimited).toEqual({ retries: 3, waitedMs: 3500 });
+  expect(report.verdict).toBe('conformant');
+  expect(reportSchemaErrors(report)).toEqual([]);
+  expect(summaryLine(report)).toBe('CONFORMANT  document 2/2  standard 1/1  profile 1/1  not testable 0  not run 1  rate-limited: 3 retries, 3.5 s waited');
+  // a run the target never limited carries no such field, and its line says nothing of it
+  const calm = buildReport(input(goodTests));
+  expect(calm.run.rateLimited).toBeUndefined();
+  expect(summaryLine(calm)).not.toContain('rate-limited');
+});
+
+test('coverage: per operation the statuses seen and the requirements judged on them, per requirement its operations and statuses', () => {
+  const exchange = (operation: string, status: number) => ({ operation, request: { method: 'POST', url: `http://x.invalid/${operation}`, headers: {} }, response: { status, headers: {} } });
+  const withEvidence = (t: TestRecord, evidence: ReturnType<typeof exchange>[]): TestRecord => ({ ...t, attempts: t.attempts.map((a) => ({ ...a, evidence })) });
+  // one test judged on two requirements: its exchanges serve both, and are counted once
+  const both = withEvidence(rec(['A-001', 'A-002'], 'passed'), [exchange('token', 200), exchange('send', 403)]);
+  const send = withEvidence(rec(['A-101'], 'passed'), [exchange('send', 202), exchange('send', 403)]);
+  const noOperation = withEvidence(rec(['A-201'], 'passed'), [{ request: { method: 'GET', url: 'http://x.invalid/', headers: {} }, response: { status: 200, headers: {} } } as ReturnType<typeof exchange>]);
+  const report = buildReport(input([both, send, noOperation]));
+  expect(report.coverage?.operations).toEqual([
+    { operation: 'send', statuses: [{ status: 202, exchanges: 1, requirements: ['A-101'] }, { status: 403, exchanges: 2, requirements: ['A-001', 'A-002', 'A-101'] }] },
+    { operation: 'token', statuses: [{ status: 200, exchanges: 1, requirements: ['A-001', 'A-002'] }] },
+  ]);
+  expect(report.coverage?.requirements).toEqual([
+    { id: 'A-001', operations: [{ operation: 'send', statuses: [403] }, { operation: 'token', statuses: [200] }] },
+    { id: 'A-002', operations: [{ operation: 'send', statuses: [403] }, { operation: 'token', statuses: [200] }] },
+    { id: 'A-101', operations: [{ operation: 'send', statuses: [202, 403] }] },
+  ]);
+  expect(reportSchemaErrors(report)).toEqual([]);
+  expect(summaryLine(report)).toContain('  exercised: 2 operations, 3 statuses');
 });
