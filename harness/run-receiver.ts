@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Target } from './config.ts';
-import { parseJson, publicBase, WebhookChannel, type ReceivedCallback } from './webhook-receiver.ts';
+import { publicBase, receivedCallback, WebhookChannel, type ReceivedCallback } from './webhook-receiver.ts';
 
 export type ClientWebhookKind = 'delivery' | 'inbound';
 
@@ -36,16 +36,7 @@ export async function startRunReceiver(target: Target, runDir: string): Promise<
       const match = PATH.exec(path);
       if (!match) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not a client webhook path"}');
       const text = Buffer.concat(chunks).toString('utf8');
-      const callback: ReceivedCallback = {
-        channel: `${match[1]}-${match[2]}`,
-        method: req.method ?? '',
-        path,
-        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
-        text,
-        json: parseJson(text),
-        receivedAt: Date.now(),
-        answered: 200,
-      };
+      const callback = receivedCallback(req, `${match[1]}-${match[2]}`, text, 200);
       appendFileSync(recordFile(runDir, match[1]!, match[2]!), `${JSON.stringify(callback)}\n`);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
     });

@@ -107,16 +107,7 @@ export class WebhookReceiver {
       const status = channel ? channel.nextStatus() : 404;
       if (channel) {
         const text = Buffer.concat(chunks).toString('utf8');
-        channel.push({
-          channel: channel.id,
-          method: req.method ?? '',
-          path,
-          headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
-          text,
-          json: parseJson(text),
-          receivedAt: Date.now(),
-          answered: status,
-        });
+        channel.push(receivedCallback(req, channel.id, text, status));
       }
       res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
     });
@@ -198,6 +189,20 @@ export class WebhookChannel {
 export function publicBase(host: string, port: number, publicUrl?: string): string {
   const base = publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:{port}`;
   return base.replace('{port}', String(port)).replace(/\/+$/, '');
+}
+
+/** A request as a receiver records it: on which channel, how it came, its body, what it was answered. */
+export function receivedCallback(req: IncomingMessage, channel: string, text: string, answered: number): ReceivedCallback {
+  return {
+    channel,
+    method: req.method ?? '',
+    path: req.url ?? '/',
+    headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
+    text,
+    json: parseJson(text),
+    receivedAt: Date.now(),
+    answered,
+  };
 }
 
 export function parseJson(text: string): unknown {
