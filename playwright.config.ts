@@ -33,8 +33,8 @@ const reporter: ReporterDescription[] = [
 export default defineConfig<{}, { runSettings: RunSettings }>({
   testDir: 'suites',
   testMatch: '**/*.spec.ts',
-  // One worker by default: tests change number settings (and restore them); a vendor's
-  // server is not a load-test target. Use --workers or sharding to go wider.
+  // One worker: tests change number settings (and restore them) and read them back, so two
+  // workers against one target would see each other's changes (harness/settings.ts refuses more).
   workers: settings.workers,
   fullyParallel: false,
   forbidOnly: true,

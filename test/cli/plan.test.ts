@@ -21,7 +21,7 @@ function expectRefused(run: { code: number | null; stderr: string; stdout: strin
 test('a sendCap below what the run needs fails at load with the number to set (examples/vendor.yaml had 500)', async () => {
   const config = referenceConfig(shared.dir, 'cap500', shared.reference.fixtures, (c) => (c.sendCap = 500));
   const run = await runCli('cli/certify.ts', ['--config', config]);
-  expectRefused(run, `certify: --config ${config}: /sendCap is 500, but this run needs about 1100 sends`, 'set sendCap to at least 1100');
+  expectRefused(run, `certify: --config ${config}: /sendCap is 500, but this run needs about 1400 sends`, 'set sendCap to at least 1400');
 });
 
 test('a malformed baseline fails the dry run too, and the real run does not start', async () => {

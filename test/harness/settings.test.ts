@@ -80,6 +80,13 @@ test('every bad flag is reported at once, naming the flag', () => {
   expect(problems[2]?.message).toBe('takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got 3/2)');
 });
 
+test('--workers above 1 is refused with the reason: two workers against one target fail a correct server on each other\'s number settings', () => {
+  expect(build({ workers: '1' }).settings?.workers).toBe(1);
+  const { settings, problems } = build({ workers: '2' });
+  expect(settings).toBeNull();
+  expect(problems).toEqual([{ input: '--workers', message: expect.stringMatching(/^takes 1 for now \(got 2\): tests change and read back the same numbers' settings/) }]);
+});
+
 test('--requirements takes catalogue IDs, not together with --grep, and becomes a tag grep', () => {
   expect(build({ requirements: 'SEND-004,NOPE-001' }).problems).toEqual([{ input: '--requirements', message: 'NOPE-001 is not in spec/requirements.yaml' }]);
   expect(build({ requirements: 'SEND-004', grep: 'x' }).problems).toEqual([{ input: '--requirements', message: 'give either --grep or --requirements, not both' }]);
