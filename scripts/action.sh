@@ -40,7 +40,7 @@ certify() {
   local args=(certify --config "$INPUT_CONFIG" --out "$out")
   [ -z "${INPUT_BASELINE:-}" ] || args+=(--baseline "$INPUT_BASELINE")
   [ "${INPUT_STRICT:-false}" != true ] || args+=(--strict)
-  # further flags, split on white space (e.g. "--rate-limit 5 --workers 2")
+  # further flags, split on white space (e.g. "--rate-limit 5 --seed 42")
   # shellcheck disable=SC2206
   [ -z "${INPUT_ARGS:-}" ] || args+=(${INPUT_ARGS})
   local code
