@@ -1,6 +1,9 @@
+import type { ApiClient } from '../../harness/api-client.ts';
+import type { Target } from '../../harness/config.ts';
 import { expect } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { deliveredRecipients, expectQueued, send, smsPayload } from './sends.ts';
 
 /**
  * Delivery callbacks, for the suites that check them (send, webhooks): point a number's
@@ -51,4 +54,29 @@ export async function awaitCallback(channel: WebhookChannel, messageId: string, 
  */
 export async function quietPeriod(latencyMs: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.max(200, latencyMs)));
+}
+
+/**
+ * After sends that must never be reported (refused ones, their externalReference
+ * `rejectedRef`): send a control message from `numberId`, whose callbacks reach `channel`, wait
+ * for them and a quiet period as long again, then fail if any callback on the channel names
+ * `rejectedRef` or is about anything but the control messages (payload fields are open,
+ * section 6, so anything else is stray).
+ */
+export async function expectNoStrayCallbacks(
+  api: ApiClient,
+  target: Target,
+  channel: WebhookChannel,
+  numberId: string,
+  key: string,
+  rejectedRef: string,
+  id: string,
+  what: string,
+): Promise<void> {
+  const controlSent = Date.now();
+  const controlIds = expectQueued(await send(api, key, smsPayload(numberId, deliveredRecipients(target), 'control')), `${id}: the control send`);
+  for (const messageId of controlIds) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, `${id}: the control send is reported, so callbacks reach the receiver`);
+  await quietPeriod(Date.now() - controlSent);
+  const stray = channel.unique().filter((c) => c.text.includes(rejectedRef) || !controlIds.some((messageId) => c.text.includes(messageId)));
+  expect(stray.map((c) => c.text.slice(0, 200)), `${id}: no callback reports ${what} (externalReference ${rejectedRef})`).toEqual([]);
 }
