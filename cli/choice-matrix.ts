@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CHOICE_COMBINATIONS, choiceFlags, vendorConfig, wireOf } from './choice-combinations.ts';
 import { freePort } from './free-port.ts';
+import { inTurns } from './pool.ts';
 import type { TargetDescription } from '../reference/fixtures/out.ts';
 import { REPO_ROOT, userDirectory } from '../harness/settings.ts';
 import type { Report } from '../reports/types.ts';
@@ -123,22 +124,14 @@ async function certifyCombination(name: string): Promise<Row> {
 
 const started = Date.now();
 process.stdout.write(`choice-matrix: ${names.length} combinations of open choices, ${parallel} at a time\n`);
-const rows: Row[] = [];
-const queue = [...names];
-await Promise.all(
-  Array.from({ length: Math.min(parallel, queue.length) }, async () => {
-    for (let name = queue.shift(); name; name = queue.shift()) {
-      const row = await certifyCombination(name);
-      rows.push(row);
-      const failures = [
-        row.documentFailures.length > 0 ? `document failures: ${row.documentFailures.join(', ')}` : '',
-        row.standardFailures.length > 0 ? `standard (non-strict): ${row.standardFailures.join(', ')}` : '',
-        row.note ?? '',
-      ].filter(Boolean);
-      process.stdout.write(`  ${row.verdict.toUpperCase().padEnd(16)} ${row.name.padEnd(34)} ${String(row.seconds).padStart(6)} s  ${failures.join('; ')}\n`);
-    }
-  }),
-);
+const rows = await inTurns(names, parallel, certifyCombination, (row) => {
+  const failures = [
+    row.documentFailures.length > 0 ? `document failures: ${row.documentFailures.join(', ')}` : '',
+    row.standardFailures.length > 0 ? `standard (non-strict): ${row.standardFailures.join(', ')}` : '',
+    row.note ?? '',
+  ].filter(Boolean);
+  process.stdout.write(`  ${row.verdict.toUpperCase().padEnd(16)} ${row.name.padEnd(34)} ${String(row.seconds).padStart(6)} s  ${failures.join('; ')}\n`);
+});
 const passed = rows.filter((r) => r.verdict === 'conformant' && r.documentFailures.length === 0).length;
 process.stdout.write(`choice-matrix: ${passed}/${rows.length} combinations conformant, ${Math.round((Date.now() - started) / 1000)} s in all; reports in ${outRoot}\n`);
 process.exit(passed === rows.length ? 0 : 1);

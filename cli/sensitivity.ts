@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
+import { inTurns } from './pool.ts';
 import { FAULTS, type FaultName } from '../reference/faults/index.ts';
 import { encodeSettings, REPO_ROOT, referenceSettings, SETTINGS_ENV, userDirectory } from '../harness/settings.ts';
 import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
@@ -110,17 +111,9 @@ if (clean.error || clean.failing.length) {
 }
 process.stdout.write(`clean reference: conformant. Running ${names.length} faults, ${parallel} at a time…\n`);
 
-const rows: Row[] = [];
-const queue = [...names];
-await Promise.all(
-  Array.from({ length: Math.min(parallel, queue.length) }, async () => {
-    for (let name = queue.shift(); name; name = queue.shift()) {
-      const row = await runFault(name);
-      rows.push(row);
-      process.stdout.write(`  ${row.outcome.padEnd(16)} ${row.fault} (${row.breaks.join(', ')}) ${row.seconds}s\n`);
-    }
-  }),
-);
+const rows = await inTurns(names, parallel, runFault, (row) => {
+  process.stdout.write(`  ${row.outcome.padEnd(16)} ${row.fault} (${row.breaks.join(', ')}) ${row.seconds}s\n`);
+});
 rows.sort((a, b) => a.fault.localeCompare(b.fault));
 
 const caught = rows.filter((r) => r.outcome === 'caught').length;
