@@ -1,4 +1,4 @@
-import { test as base, request as playwrightRequest, type APIRequestContext } from '@playwright/test';
+import { test as base } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, type ClientRole } from './api-client.ts';
 import type { Target } from './config.ts';
@@ -7,7 +7,7 @@ import { EvidenceLog } from './evidence.ts';
 import { ResponseValidator } from './response-validator.ts';
 import { SendGuard } from './send-guard.ts';
 import { TokenManager } from './token-manager.ts';
-import { playwrightTransport, undiciTransport, type Transport } from './transport.ts';
+import { undiciTransport, type Transport } from './transport.ts';
 import { WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
@@ -38,8 +38,8 @@ interface WorkerFixtures {
   runState: RunState;
   validator: ResponseValidator;
   guard: SendGuard;
-  workerContext: APIRequestContext;
-  fastTransport: Transport;
+  /** The worker's connection pool to the target (harness/transport.ts). */
+  transport: Transport;
   tokens: Partial<Record<ClientRole, TokenManager>>;
   receiver: WebhookReceiver;
   knownNumbers: KnownNumbers;
@@ -59,8 +59,6 @@ interface TestFixtures {
   evidence: EvidenceLog;
   /** The validating client: every answer is checked against the OpenAPI document. */
   api: ApiClient;
-  /** The same validating client over undici, for property runs of many requests (README: transport note). */
-  fastApi: ApiClient;
   /**
    * The target's control plane, through which triggers of kind control act. It also knows when
    * the test has made the search's upstream fail, during which a 429 is judged, never retried.
@@ -78,6 +76,9 @@ interface TestFixtures {
   secondClient: NonNullable<Target['clients']['secondary']>;
 }
 
+// Test-scoped fixtures are boxed as 'self': Playwright records no step for their setup and
+// teardown. A step captures and source-maps a 50-frame stack trace, and every test sets up
+// several of these; the report's evidence already says what each test sent and received.
 export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   // An option fixture: the config's `use: { runSettings }` sets it; the default is this process's.
   runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],
@@ -91,7 +92,14 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
-  runState: [async ({ runSettings }, use, workerInfo) => use(new RunState(runSettings.runDir, workerInfo.parallelIndex)), { scope: 'worker' }],
+  runState: [
+    async ({ runSettings }, use, workerInfo) => {
+      const state = new RunState(runSettings.runDir, workerInfo.parallelIndex);
+      await use(state);
+      state.flush();
+    },
+    { scope: 'worker' },
+  ],
   guard: [
     async ({ target, runSettings, runState }, use, workerInfo) => {
       const workers = workerInfo.config.workers;
@@ -103,26 +111,18 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
-  workerContext: [
+  transport: [
     async ({}, use) => {
-      const context = await playwrightRequest.newContext();
-      await use(context);
-      await context.dispose();
-    },
-    { scope: 'worker' },
-  ],
-  fastTransport: [
-    async ({}, use) => {
-      const transport = undiciTransport(8);
+      const transport = undiciTransport();
       await use(transport);
       await transport.close();
     },
     { scope: 'worker' },
   ],
   tokens: [
-    async ({ target, validator, guard, workerContext, rateLimit }, use) => {
+    async ({ target, validator, guard, transport, rateLimit }, use) => {
       // Tokens outlive a test, so they are fetched through a client whose evidence is not a test's.
-      const fetcher = new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit), validator, guard, evidence: new EvidenceLog(), tokens: {} });
+      const fetcher = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens: {} });
       const managers: Partial<Record<ClientRole, TokenManager>> = {};
       for (const role of ['primary', 'secondary', 'special'] as const) {
         const creds = target.clients[role];
@@ -157,8 +157,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   expiredTokenOnce: [
-    async ({ target, validator, guard, workerContext, tokens }, use) => {
-      const fetcher = new ApiClient({ target, transport: playwrightTransport(workerContext), validator, guard, evidence: new EvidenceLog(), tokens });
+    async ({ target, validator, guard, transport, tokens }, use) => {
+      const fetcher = new ApiClient({ target, transport, validator, guard, evidence: new EvidenceLog(), tokens });
       let outcome: Promise<ExpiredTokenOutcome> | undefined;
       await use(() =>
         (outcome ??= obtainExpiredToken(
@@ -175,8 +175,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   knownNumbers: [
-    async ({ target, validator, guard, workerContext, tokens, rateLimit }, use) => {
-      const client = new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
+    async ({ target, validator, guard, transport, tokens, rateLimit }, use) => {
+      const client = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
       await use(await discoverNumbers(client, target));
     },
     { scope: 'worker' },
@@ -196,7 +196,10 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       await use();
       const { judgements, annotations } = judge(testInfo.errors);
       testInfo.annotations.push(...annotations);
-      if (runState.sends > sendsBefore) testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
+      if (runState.sends > sendsBefore) {
+        testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
+        runState.flush();
+      }
       if (tally.retries > retries) {
         testInfo.annotations.push({ type: RATE_LIMITED, description: JSON.stringify({ retries: tally.retries - retries, waitedMs: tally.waitedMs - waitedMs }) });
       }
@@ -208,54 +211,75 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       const reason = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message), STOP_AFTER));
       if (reason !== null) runState.stop(reason);
     },
-    { auto: true },
+    { auto: true, box: 'self' },
   ],
-  evidence: async ({}, use, testInfo) => {
-    const log = new EvidenceLog();
-    await use(log);
-    if (log.exchanges.length > 0) {
-      await testInfo.attach('evidence', { body: JSON.stringify(log.toJSON(), null, 2), contentType: 'application/json' });
-    }
-  },
-  api: async ({ target, validator, guard, workerContext, tokens, evidence, rateLimit, control }, use) => {
-    await use(new ApiClient({ target, transport: limited(playwrightTransport(workerContext), rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
-  },
-  fastApi: async ({ target, validator, guard, fastTransport, tokens, evidence, rateLimit, control }, use) => {
-    await use(new ApiClient({ target, transport: limited(fastTransport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
-  },
-  control: async ({ target }, use) => {
-    await use(new ControlClient(target));
-  },
-  triggers: async ({ target, api, control, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
-    await use(
-      new TriggerSet({
-        target,
-        control,
-        api,
-        channel: (label) => webhooks.channel(label),
-        runDir: runSettings.runDir,
-        expiredToken: expiredTokenOnce,
-        record: (reached) => {
-          if (!testInfo.annotations.some((a) => a.type === REACHED_BY && a.description === reached)) testInfo.annotations.push({ type: REACHED_BY, description: reached });
-        },
-        allow: (ms) => testInfo.setTimeout(testInfo.timeout + ms),
-      }),
-    );
-  },
-  webhooks: async ({ receiver }, use) => {
-    await use({ channel: (label) => receiver.channel(label), unreachable: (label) => receiver.unreachableChannel(label) });
-    await receiver.reset();
-  },
-  settings: async ({ api }, use) => {
-    const guard = new SettingsGuard(api);
-    await use(guard);
-    await guard.restore();
-  },
-  newKey: async ({}, use) => {
-    await use(() => randomUUID());
-  },
-  secondClient: async ({ target }, use) => {
-    if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
-    await use(target.clients.secondary!);
-  },
+  evidence: [
+    async ({}, use, testInfo) => {
+      const log = new EvidenceLog();
+      await use(log);
+      if (log.exchanges.length > 0) {
+        await testInfo.attach('evidence', { body: JSON.stringify(log.toJSON(), null, 2), contentType: 'application/json' });
+      }
+    },
+    { box: 'self' },
+  ],
+  api: [
+    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control }, use) => {
+      await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
+    },
+    { box: 'self' },
+  ],
+  control: [
+    async ({ target }, use) => {
+      await use(new ControlClient(target));
+    },
+    { box: 'self' },
+  ],
+  triggers: [
+    async ({ target, api, control, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
+      await use(
+        new TriggerSet({
+          target,
+          control,
+          api,
+          channel: (label) => webhooks.channel(label),
+          runDir: runSettings.runDir,
+          expiredToken: expiredTokenOnce,
+          record: (reached) => {
+            if (!testInfo.annotations.some((a) => a.type === REACHED_BY && a.description === reached)) testInfo.annotations.push({ type: REACHED_BY, description: reached });
+          },
+          allow: (ms) => testInfo.setTimeout(testInfo.timeout + ms),
+        }),
+      );
+    },
+    { box: 'self' },
+  ],
+  webhooks: [
+    async ({ receiver }, use) => {
+      await use({ channel: (label) => receiver.channel(label), unreachable: (label) => receiver.unreachableChannel(label) });
+      await receiver.reset();
+    },
+    { box: 'self' },
+  ],
+  settings: [
+    async ({ api }, use) => {
+      const guard = new SettingsGuard(api);
+      await use(guard);
+      await guard.restore();
+    },
+    { box: 'self' },
+  ],
+  newKey: [
+    async ({}, use) => {
+      await use(() => randomUUID());
+    },
+    { box: 'self' },
+  ],
+  secondClient: [
+    async ({ target }, use) => {
+      if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
+      await use(target.clients.secondary!);
+    },
+    { box: 'self' },
+  ],
 });

@@ -29,10 +29,14 @@ export class RunState {
     return this.slot.sends;
   }
 
+  /** Counted in memory; written when the test ends (`remember`, `flush`), not once per send. */
   countSend(): number {
-    this.slot.sends++;
+    return ++this.slot.sends;
+  }
+
+  /** Write this slot's state for the next worker of the slot (a failed test ends its worker). */
+  flush(): void {
     this.save();
-    return this.slot.sends;
   }
 
   /** Remember how a test ended (a shared cause, or null), keeping the latest `keep`. */

@@ -1,4 +1,4 @@
-import type { APIRequestContext } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 
 export interface HttpRequest {
@@ -18,46 +18,45 @@ export interface HttpResponse {
 /** Sends one request and returns the answer as it came: no redirects followed, no retries. */
 export type Transport = (request: HttpRequest, timeoutMs: number) => Promise<HttpResponse>;
 
-/**
- * Playwright's APIRequestContext: the default, so a run gets Playwright's request tracing.
- * It is slower than undici (see bench/), which is why property runs use the undici transport.
- */
-export function playwrightTransport(context: APIRequestContext): Transport {
-  return async (req, timeoutMs) => {
-    const res = await context.fetch(req.url, {
-      method: req.method,
-      headers: req.headers,
-      // A Buffer goes out byte for byte. A string under a JSON content type would be
-      // re-serialised as a JSON string when it does not parse, hiding malformed JSON.
-      ...(req.body !== undefined && { data: Buffer.from(req.body, 'utf8') }),
-      failOnStatusCode: false,
-      maxRedirects: 0,
-      timeout: timeoutMs,
-    });
-    const headers: Record<string, string> = {};
-    for (const { name, value } of res.headersArray()) {
-      const key = name.toLowerCase();
-      headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
-    }
-    return { status: res.status(), headers, text: await res.text() };
-  };
+/** The run gave up waiting: `timeoutMs` passed before the whole answer arrived. */
+export class NoAnswerError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no complete answer within ${timeoutMs} ms (timeouts.requestMs)`);
+    this.name = 'NoAnswerError';
+  }
 }
 
-/** undici with a keep-alive pool: for high-volume property runs and benchmarks. */
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+/** Sent unless a request names its own: some gateways refuse requests that carry no User-Agent. */
+export const USER_AGENT = `messaging-conformance/${version}`;
+
+/**
+ * undici with a keep-alive pool, one per worker. Every exchange is already recorded, redacted,
+ * by the validating client (harness/evidence.ts), so nothing is gained from Playwright's
+ * request tracing, which cost about 20 ms of worker CPU per request here (bench/certify-time.ts).
+ * The request goes out as given: the body byte for byte (malformed JSON stays malformed), no
+ * Accept-Encoding (the answer is read as sent), redirects not followed. `timeoutMs` bounds the
+ * whole exchange, from connecting to the answer's last byte.
+ */
 export function undiciTransport(connections = 16): Transport & { close(): Promise<void> } {
   const dispatcher = new Agent({ connections, pipelining: 1 });
   const send: Transport = async (req, timeoutMs) => {
-    const res = await undiciRequest(req.url, {
-      method: req.method as 'GET',
-      headers: req.headers,
-      body: req.body,
-      dispatcher,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    return { status: res.statusCode, headers, text: await res.body.text() };
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const res = await undiciRequest(req.url, {
+        method: req.method as 'GET',
+        headers: { 'user-agent': USER_AGENT, ...req.headers },
+        body: req.body,
+        dispatcher,
+        signal,
+      });
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      return { status: res.statusCode, headers, text: await res.body.text() };
+    } catch (e) {
+      if (signal.aborted) throw new NoAnswerError(timeoutMs);
+      throw e;
+    }
   };
   return Object.assign(send, { close: () => dispatcher.close() });
 }
