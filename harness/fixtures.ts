@@ -1,4 +1,4 @@
-import { test as base } from '@playwright/test';
+import { test as playwrightTest, type Fixtures } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, type ClientRole } from './api-client.ts';
 import type { Target } from './config.ts';
@@ -75,6 +75,19 @@ interface TestFixtures {
   /** The secondary client's credentials, or the test is reported not testable. */
   secondClient: NonNullable<Target['clients']['secondary']>;
 }
+
+/**
+ * Playwright's test without the two browser fixtures it sets up around every test, whatever the
+ * test uses: trace and screenshot recording, and browser-context defaults. No test here opens a
+ * browser or a Playwright request context, and each of them costs two recorded steps (a
+ * captured, source-mapped stack trace each) per test: about 3 s of a certification run's worker
+ * CPU (bench/certify-time.ts). The names are Playwright's own (1.65, pinned): should a later
+ * version rename them, these two become unused no-ops and runs only get slower again.
+ */
+const base = playwrightTest.extend({
+  _setupArtifacts: [async ({}, use: (r: void) => Promise<void>) => use(), { auto: 'all-hooks-included', box: 'self', timeout: 0 }],
+  _setupContextOptions: [async ({}, use: (r: void) => Promise<void>) => use(), { auto: 'all-hooks-included', box: 'self' }],
+} as Fixtures);
 
 // Test-scoped fixtures are boxed as 'self': Playwright records no step for their setup and
 // teardown. A step captures and source-maps a 50-frame stack trace, and every test sets up
