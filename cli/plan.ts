@@ -2,16 +2,88 @@
 // listing, nothing sent), size the send budget, and, for --dry-run, tell a person about to
 // point this at production what will happen.
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { loadCatalogue } from '../harness/catalogue.ts';
 import type { Target } from '../harness/config.ts';
 import { planOf, testsOfList, type ListedTest, type Plan } from '../harness/plan.ts';
 import { clientWebhookUrl } from '../harness/run-receiver.ts';
-import { encodeSettings, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
+import { encodeSettings, grepOf, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
 import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
+/**
+ * Listings kept between runs. Playwright lists by loading every test file (about 2.5 s here), and
+ * the same harness files with the same selection list the same tests, so a listing is kept under
+ * a hash of everything it depends on: the files the suites load, Playwright's version, the
+ * selection. A changed file, filter or version is a new key; an unreadable entry is listed again.
+ */
+export const LISTING_CACHE_DIR = join(tmpdir(), `messaging-conformance-${process.getuid?.() ?? 'user'}`, 'listings');
+const LISTED_FROM = ['suites', 'harness', 'generators', 'spec', 'reports', 'playwright.config.ts', 'package.json', 'tsconfig.json'];
+const LISTINGS_KEPT = 32;
+
+/** The key of a listing: what the suites load, with which Playwright, filtered how. */
+export function listingKey(settings: RunSettings): string {
+  const hash = createHash('sha256');
+  const playwrightPackage = join(dirname(PLAYWRIGHT_NODE_ARGS[2]!), 'package.json');
+  hash.update(JSON.stringify({ grep: grepOf(settings.selection)?.source ?? null, shard: settings.selection.shard, node: process.version }));
+  for (const file of [playwrightPackage, ...filesUnder(LISTED_FROM.map((f) => join(REPO_ROOT, f)))]) {
+    hash.update(relative(REPO_ROOT, file));
+    hash.update(readFileSync(file));
+  }
+  return hash.digest('hex');
+}
+
+function filesUnder(paths: string[]): string[] {
+  const files: string[] = [];
+  for (const path of paths) {
+    let stat;
+    try {
+      stat = statSync(path);
+    } catch {
+      continue;
+    }
+    if (stat.isFile()) files.push(path);
+    else if (stat.isDirectory() && path !== join(REPO_ROOT, 'reports', 'out')) {
+      files.push(...filesUnder(readdirSync(path).sort().map((name) => join(path, name))));
+    }
+  }
+  return files;
+}
+
 /** The tests a run with these settings would run (filters applied), or why they could not be listed. */
-export function listTests(settings: RunSettings, env: NodeJS.ProcessEnv): { tests: ListedTest[] } | { error: string } {
+export function listTests(settings: RunSettings, env: NodeJS.ProcessEnv, cacheDir: string | null = LISTING_CACHE_DIR): { tests: ListedTest[] } | { error: string } {
+  const key = cacheDir === null ? null : listingKey(settings);
+  const entry = key === null ? null : join(cacheDir!, `${key}.json`);
+  if (entry !== null) {
+    try {
+      const kept = JSON.parse(readFileSync(entry, 'utf8')) as { tests?: unknown };
+      if (Array.isArray(kept.tests)) return { tests: kept.tests as ListedTest[] };
+    } catch {
+      // not kept yet, or unreadable: list again
+    }
+  }
+  const listing = listWithPlaywright(settings, env);
+  if (entry !== null && 'tests' in listing) keep(entry, listing.tests);
+  return listing;
+}
+
+function keep(entry: string, tests: ListedTest[]): void {
+  try {
+    const dir = dirname(entry);
+    mkdirSync(dir, { recursive: true });
+    const partial = `${entry}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify({ tests }));
+    renameSync(partial, entry);
+    const kept = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => ({ f, at: statSync(join(dir, f)).mtimeMs }));
+    for (const { f } of kept.sort((a, b) => b.at - a.at).slice(LISTINGS_KEPT)) rmSync(join(dir, f), { force: true });
+  } catch {
+    // a cache that cannot be written only means the next run lists again
+  }
+}
+
+function listWithPlaywright(settings: RunSettings, env: NodeJS.ProcessEnv): { tests: ListedTest[] } | { error: string } {
   const listed = spawnSync(process.execPath, [...PLAYWRIGHT_NODE_ARGS, 'test', '--list', '--reporter=json', '-c', 'playwright.config.ts'], {
     cwd: REPO_ROOT,
     env: { ...env, [SETTINGS_ENV]: encodeSettings(settings) },

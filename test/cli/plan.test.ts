@@ -2,9 +2,11 @@
 // run will do: the requirements each test serves, the tests that run for this target, the sends
 // it needs against the cap, and the same "not testable here" list the run reports.
 import { expect, test } from '@playwright/test';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../reports/run-fixture.ts';
+import { listingKey, listTests } from '../../cli/plan.ts';
+import { referenceSettings } from '../../harness/settings.ts';
 import { referenceConfig, runCli, referenceForFile } from './helpers.ts';
 
 const shared = referenceForFile('plan-');
@@ -72,4 +74,28 @@ test('the dry run\'s "not testable here" list is the one the run reports', async
   const reported = run.report!.requirements.filter((r) => r.verdict === 'not testable here').map((r) => r.id).sort();
   expect(listed).toEqual(['AUTH-003', 'AUTH-102', 'CTX-002', 'SEARCH-002', 'SEND-004', 'UPD-002', 'WH-001']);
   expect(reported).toEqual(listed);
+});
+
+test('a listing is kept for the next run with the same files and filters; another filter lists again; a broken entry is listed again', () => {
+  const cache = join(tempDir(), 'listings');
+  const dir = tempDir();
+  const whole = referenceSettings({ port: 1, dir, outDir: join(dir, 'out') });
+  const filtered = { ...whole, selection: { ...whole.selection, grep: '@SEND-004' } };
+  expect(listingKey(filtered)).not.toBe(listingKey(whole));
+  expect(listingKey({ ...whole, runDir: join(dir, 'elsewhere') }), 'the run folder and port change every run and list nothing else').toBe(listingKey(whole));
+
+  const first = listTests(filtered, process.env, cache);
+  if (!('tests' in first)) throw new Error(first.error);
+  expect(first.tests.length).toBeGreaterThan(0);
+  expect(first.tests.every((t) => t.requirements.includes('SEND-004'))).toBe(true);
+  const entry = join(cache, `${listingKey(filtered)}.json`);
+  expect(readdirSync(cache)).toEqual([`${listingKey(filtered)}.json`]);
+
+  // a kept listing is what the next run gets: change it and the change shows
+  writeFileSync(entry, JSON.stringify({ tests: first.tests.slice(0, 1) }));
+  expect(listTests(filtered, process.env, cache)).toEqual({ tests: first.tests.slice(0, 1) });
+  // an entry that does not read as a listing is ignored and replaced
+  writeFileSync(entry, '{"tests": 4');
+  expect(listTests(filtered, process.env, cache)).toEqual(first);
+  expect(listTests(filtered, process.env, cache)).toEqual(first);
 });
