@@ -17,6 +17,7 @@ import { RATE_LIMITED, REACHED_BY, RUN_STOPPED, SENDS } from './annotations.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
+import { RunLock } from './run-lock.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
 import { obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
@@ -36,6 +37,8 @@ interface WorkerFixtures {
   target: Target;
   /** What the run's worker processes share: sends against the cap, recent failures, a stop. */
   runState: RunState;
+  /** The run's readers/writer lock when it has several workers (harness/run-lock.ts), else null. */
+  runLock: RunLock | null;
   validator: ResponseValidator;
   guard: SendGuard;
   /** The worker's connection pool to the target (harness/transport.ts). */
@@ -54,6 +57,10 @@ interface WorkerFixtures {
 const limited = (transport: Transport, { pacer, tally }: WorkerFixtures['rateLimit'], retryable = () => true): Transport => rateLimited(transport, { pacer, tally, retryable });
 
 interface TestFixtures {
+  /** Automatic: the test holds the run lock shared from its start to its end (harness/run-lock.ts). */
+  lockHold: { exclusive(): Promise<void> };
+  /** The run lock held exclusively: what settings, webhooks and triggers ask for before the test body runs. */
+  exclusive: void;
   /** Automatic: records what each failed check judged, as annotations the reporter reads. */
   judgement: void;
   evidence: EvidenceLog;
@@ -113,14 +120,13 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
+  runLock: [async ({ runSettings }, use, workerInfo) => use(RunLock.forRun(runSettings.runDir, workerInfo.config.workers)), { scope: 'worker' }],
   guard: [
-    async ({ target, runSettings, runState }, use, workerInfo) => {
-      const workers = workerInfo.config.workers;
+    async ({ target, runSettings, runState }, use) => {
       const cap = target.sendCap ?? runSettings.sendBudget ?? DEFAULT_SEND_CAP;
-      const perWorker = Math.ceil(cap / workers);
       const where = target.sendCap !== null ? (runSettings.target.source.kind === 'config' ? `sendCap in ${runSettings.target.source.path}` : 'the bundled reference\'s sendCap') : 'what the plan said the run needs';
-      const describe = `${cap} sends for the run (${where})${workers > 1 ? `, ${perWorker} for each of ${workers} workers` : ''}: the run needed more than planned; raise sendCap`;
-      await use(new SendGuard(target.recipients.allowPattern, { perWorker, describe }, runState));
+      const describe = `${cap} sends for the run (${where}): the run needed more than planned; raise sendCap`;
+      await use(new SendGuard(target.recipients.allowPattern, { sends: cap, describe }, runState));
     },
     { scope: 'worker' },
   ],
@@ -195,6 +201,24 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
 
+  lockHold: [
+    async ({ runLock }, use, testInfo) => {
+      const hold = async (mode: 'shared' | 'exclusive') => {
+        if (runLock !== null) testInfo.setTimeout(testInfo.timeout + (await runLock.acquire(mode)));
+      };
+      await hold('shared');
+      await use({ exclusive: () => hold('exclusive') });
+      runLock?.release();
+    },
+    { auto: true, box: 'self' },
+  ],
+  exclusive: [
+    async ({ lockHold }, use) => {
+      await lockHold.exclusive();
+      await use();
+    },
+    { box: 'self' },
+  ],
   judgement: [
     async ({ runState, rateLimitTally: tally }, use, testInfo) => {
       // A stopped run starts no more tests: each would fail the same way and check nothing.
@@ -249,7 +273,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   triggers: [
-    async ({ target, api, control, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
+    async ({ exclusive: _, target, api, control, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
       await use(
         new TriggerSet({
           target,
@@ -268,14 +292,14 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   webhooks: [
-    async ({ receiver }, use) => {
+    async ({ exclusive: _, receiver }, use) => {
       await use({ channel: (label) => receiver.channel(label), unreachable: (label) => receiver.unreachableChannel(label) });
       await receiver.reset();
     },
     { box: 'self' },
   ],
   settings: [
-    async ({ api }, use) => {
+    async ({ exclusive: _, api }, use) => {
       const guard = new SettingsGuard(api);
       await use(guard);
       await guard.restore();

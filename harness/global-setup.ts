@@ -3,9 +3,11 @@
 // A failure stops the run with the preflight's message; the reporter makes it a harness error.
 // A target that declares its client webhooks (triggers.clientWebhooks, kind declared) gets the
 // run's receiver for them here, in the runner process, for the whole run (harness/run-receiver.ts);
-// the function returned stops it when the run ends.
+// the function returned stops it when the run ends. A run of several workers gets its lock here
+// too (harness/run-lock.ts).
 import type { FullConfig } from '@playwright/test';
 import { preflight } from './preflight.ts';
+import { startRunLock } from './run-lock.ts';
 import { startRunReceiver } from './run-receiver.ts';
 import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
 
@@ -17,6 +19,11 @@ export default async function globalSetup(_config: FullConfig): Promise<(() => P
     process.stdout.write(`preflight: ${result.checked.join('; ')}\n`);
     for (const note of result.notes) process.stdout.write(`preflight note: ${note}\n`);
   }
-  if (target.triggers.clientWebhooks?.kind !== 'declared') return undefined;
-  return startRunReceiver(target, settings.runDir);
+  const stops: Array<() => Promise<void>> = [];
+  if (settings.workers > 1) stops.push(await startRunLock(settings.runDir));
+  if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir));
+  if (stops.length === 0) return undefined;
+  return async () => {
+    for (const stop of stops) await stop();
+  };
 }

@@ -3,7 +3,7 @@
 // the recent failures the stop rule looks at, whether the run has stopped — lives in files
 // under the run's own folder (RunSettings.runDir), one file per worker slot, so that no two
 // processes ever write the same file.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 interface SlotState {
@@ -13,12 +13,14 @@ interface SlotState {
 }
 
 export class RunState {
+  private readonly dir: string;
   private readonly slotFile: string;
   private readonly stopFile: string;
   private slot: SlotState;
 
   constructor(dir: string, parallelIndex: number) {
     mkdirSync(dir, { recursive: true });
+    this.dir = dir;
     this.slotFile = join(dir, `worker-${parallelIndex}.json`);
     this.stopFile = join(dir, 'stopped.txt');
     this.slot = existsSync(this.slotFile) ? (JSON.parse(readFileSync(this.slotFile, 'utf8')) as SlotState) : { sends: 0, recent: [] };
@@ -29,9 +31,26 @@ export class RunState {
     return this.slot.sends;
   }
 
-  /** Counted in memory; written when the test ends (`remember`, `flush`), not once per send. */
+  /**
+   * Count a send; returns the run's sends so far: this slot's, counted in memory and written when
+   * a test ends (`flush`), plus the other slots' as they last wrote them (at most one test behind).
+   */
   countSend(): number {
-    return ++this.slot.sends;
+    this.slot.sends++;
+    return this.slot.sends + this.otherSlotsSends();
+  }
+
+  private otherSlotsSends(): number {
+    let sends = 0;
+    for (const file of readdirSync(this.dir)) {
+      if (!/^worker-\d+\.json$/.test(file) || join(this.dir, file) === this.slotFile) continue;
+      try {
+        sends += (JSON.parse(readFileSync(join(this.dir, file), 'utf8')) as SlotState).sends;
+      } catch {
+        // being written (it is replaced whole): counted at the next send
+      }
+    }
+    return sends;
   }
 
   /** Write this slot's state for the next worker of the slot (a failed test ends its worker). */

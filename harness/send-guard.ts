@@ -15,14 +15,14 @@ export class SendGuardError extends HarnessStop {
 
 const E164_SYNTAX = /^\+[1-9]\d{1,14}$/;
 
-/** Where the sends of a run are counted: across the worker processes of one slot (harness/run-state.ts). */
+/** Where the sends of a run are counted: across its worker processes (harness/run-state.ts). Returns the run's count. */
 export interface SendCounter {
   countSend(): number;
 }
 
 export interface SendCap {
-  /** Sends this worker may make. */
-  perWorker: number;
+  /** Sends the run may make. */
+  sends: number;
   /** How the cap reads in a message: where it is set and what it is for the run. */
   describe: string;
 }
@@ -43,7 +43,7 @@ export class SendGuard {
     private readonly counter: SendCounter = { countSend: () => ++this.sent },
   ) {
     this.pattern = new RegExp(allowPattern);
-    this.cap = typeof cap === 'number' ? { perWorker: cap, describe: `${cap} sends; raise sendCap in the target config` } : cap;
+    this.cap = typeof cap === 'number' ? { sends: cap, describe: `${cap} sends; raise sendCap in the target config` } : cap;
   }
 
   admit(payload: unknown): void {
@@ -57,7 +57,7 @@ export class SendGuard {
     }
     const count = this.counter.countSend();
     this.sent = count;
-    if (count > this.cap.perWorker) throw new SendGuardError(`send cap reached (${this.cap.describe})`, true);
+    if (count > this.cap.sends) throw new SendGuardError(`send cap reached (${this.cap.describe})`, true);
   }
 
   get count(): number {

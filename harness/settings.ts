@@ -95,6 +95,10 @@ export const NO_SELECTION: Selection = { grep: null, requirements: null, shard: 
 
 export const REFERENCE_LABEL = 'bundled reference server';
 
+/** Workers of a run of the bundled reference, and the most a run takes (harness/run-lock.ts). */
+export const REFERENCE_WORKERS = 2;
+export const MAX_WORKERS = 4;
+
 /** Settings that certify the bundled reference, with a fresh database in `dir`, on `port`. */
 export function referenceSettings(options: { port: number; dir: string; faults?: string[]; outDir: string; label?: string }): RunSettings {
   return {
@@ -446,12 +450,14 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     if (n === null) problem(`--${flag}`, `takes ${what} (got ${text})`);
     return n;
   };
-  const workers = integer('workers', 'a positive whole number') ?? 1;
-  // Tests of one run change number settings (overrides, campaignregId, capabilities) and read
-  // them back, and send from the same numbers: in two workers one test sees another's change,
-  // and a correct server fails (measured: WH-002, UPD-005, SEND-015 and UPD-201 on the
-  // reference). Until numbers are set apart per worker, a run has one.
-  if (workers > 1) problem('--workers', `takes 1 for now (got ${workers}): tests change and read back the same numbers' settings, and two workers against one target would fail a correct server on each other's changes`);
+  // Tests that change what others read hold the run's lock exclusively (harness/run-lock.ts), so
+  // workers do not see each other's changes. The bundled reference runs with two; a configured
+  // target with one unless asked, since its server may be shared with other users.
+  const workers = integer('workers', 'a positive whole number') ?? (source === null ? REFERENCE_WORKERS : 1);
+  if (workers > MAX_WORKERS) problem('--workers', `takes 1 to ${MAX_WORKERS} (got ${workers}): tests that change settings run alone, so more workers mostly wait`);
+  if (workers > 1 && loaded?.webhooks.publicUrl) {
+    problem('--workers', `takes 1 with webhooks.publicUrl (got ${workers}): each worker has its own webhook receiver on its own port (listenPort + its index), and the public URL reaches one of them`);
+  }
   const maxFailures = integer('max-failures', 'a positive whole number');
   const runs = integer('runs', 'a positive whole number of cases per property');
   let rateLimit: number | null = null;

@@ -18,6 +18,8 @@ import {
   userDirectory,
   type FlagContext,
   type RunFlags,
+  MAX_WORKERS,
+  REFERENCE_WORKERS,
 } from '../../harness/settings.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'settings-test-'));
@@ -25,7 +27,7 @@ writeFileSync(join(dir, 'vendor.yaml'), 'label: acme\nbaseUrl: https://api.acme.
 const ctx: FlagContext = { cwd: dir, env: { ACME_SECRET: 's' }, reference: { port: 4321, dir: '/tmp/ref' }, runDir: '/tmp/run', knownRequirements: new Set(['SEND-004', 'SEND-005']) };
 const build = (flags: RunFlags, c: Partial<FlagContext> = {}) => settingsFromFlags(flags, { ...ctx, ...c });
 
-test('no flags: the bundled reference, the whole suite, quick properties, one worker', () => {
+test('no flags: the bundled reference, the whole suite, quick properties, REFERENCE_WORKERS workers', () => {
   const { settings, problems } = build({});
   expect(problems).toEqual([]);
   expect(settings?.target).toEqual({
@@ -34,7 +36,7 @@ test('no flags: the bundled reference, the whole suite, quick properties, one wo
   });
   expect(settings?.selection).toEqual({ grep: null, requirements: null, shard: null, maxFailures: null });
   expect(settings?.output.dir).toBe(join(REPO_ROOT, 'reports', 'out'));
-  expect(settings?.workers).toBe(1);
+  expect(settings?.workers).toBe(REFERENCE_WORKERS);
 });
 
 test('a config target is described from the loaded config; paths start where the user stands', () => {
@@ -80,11 +82,16 @@ test('every bad flag is reported at once, naming the flag', () => {
   expect(problems[2]?.message).toBe('takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got 3/2)');
 });
 
-test('--workers above 1 is refused with the reason: two workers against one target fail a correct server on each other\'s number settings', () => {
+test('--workers: a configured target has 1 unless asked; at most MAX_WORKERS; 1 with a webhooks.publicUrl, whose one URL reaches one receiver', () => {
   expect(build({ workers: '1' }).settings?.workers).toBe(1);
-  const { settings, problems } = build({ workers: '2' });
+  expect(build({ config: 'vendor.yaml' }).settings?.workers).toBe(1);
+  expect(build({ config: 'vendor.yaml', workers: '2' }).settings?.workers).toBe(2);
+  expect(build({ workers: String(MAX_WORKERS + 1) }).problems).toEqual([{ input: '--workers', message: expect.stringMatching(new RegExp(`^takes 1 to ${MAX_WORKERS} \\(got ${MAX_WORKERS + 1}\\)`)) }]);
+  writeFileSync(join(dir, 'public.yaml'), 'baseUrl: https://api.acme.example\nclients:\n  primary: { clientId: a, clientSecret: s }\nwebhooks: { publicUrl: "https://hooks.acme.example" }\n');
+  expect(build({ config: 'public.yaml' }).settings?.workers).toBe(1);
+  const { settings, problems } = build({ config: 'public.yaml', workers: '2' });
   expect(settings).toBeNull();
-  expect(problems).toEqual([{ input: '--workers', message: expect.stringMatching(/^takes 1 for now \(got 2\): tests change and read back the same numbers' settings/) }]);
+  expect(problems).toEqual([{ input: '--workers', message: expect.stringMatching(/^takes 1 with webhooks.publicUrl \(got 2\): each worker has its own webhook receiver/) }]);
 });
 
 test('--requirements takes catalogue IDs, not together with --grep, and becomes a tag grep', () => {
