@@ -59,6 +59,10 @@ export default defineConfig<{}, { runSettings: RunSettings }>({
         '--fresh --control --log-level warn --allow-webhook-host 127.0.0.1',
         // A stalled upstream (SEARCH-203) is given up after half a second instead of the default two.
         '--upstream-timeout 0.5',
+        // The suites fail client authentication on purpose, thousands of times at --deep: the
+        // reference's per-minute token limits (sized for an exposed server, and tested in
+        // test/reference/token-limits.test.ts) would make the run wait minutes for nothing.
+        '--token-failures-per-source 100000 --token-failures-per-client 100000 --token-requests-per-minute 100000',
         // Faults are only ever asked for by the kill matrix (cli/sensitivity.ts).
         ...(source.faults.length > 0 ? [`--faults ${source.faults.join(',')}`] : []),
         `--fixtures-out ${referenceFixturesFile(source)}`,

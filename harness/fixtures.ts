@@ -230,7 +230,11 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       startRecording();
       const sendsBefore = runState.sends;
       const { retries, waitedMs } = tally;
+      // Waiting out the target's 429s is not the test's time (a deep run's many failed token
+      // requests can make the target limit it for minutes): its timeout grows by each wait.
+      tally.onWait = (ms) => testInfo.setTimeout(testInfo.timeout + ms);
       await use();
+      tally.onWait = undefined;
       const { judgements, annotations } = judge(testInfo.errors);
       testInfo.annotations.push(...annotations);
       if (runState.sends > sendsBefore) {

@@ -24,6 +24,8 @@ export class RateLimitStop extends HarnessStop {
 export interface RateLimitTally {
   retries: number;
   waitedMs: number;
+  /** Told of each wait as it starts: the running test adds it to its timeout, since the time is the target's, not the test's. */
+  onWait?: ((ms: number) => void) | undefined;
 }
 
 /** Milliseconds a Retry-After value asks for (delta-seconds or an HTTP-date), or null when it is absent or unreadable. */
@@ -85,6 +87,7 @@ export function rateLimited(transport: Transport, options: RateLimitOptions): Tr
       }
       options.tally.retries++;
       options.tally.waitedMs += wait;
+      options.tally.onWait?.(wait);
       await sleep(wait);
     }
   };

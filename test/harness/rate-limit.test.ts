@@ -45,6 +45,14 @@ test('a 429 with Retry-After is waited out and the very same send (key and paylo
   expect(tally).toEqual({ retries: 2, waitedMs: 3000 });
 });
 
+test('each wait is told as it starts, so the running test can take it off its own time', async () => {
+  const { limited, tally } = limitedBy(scripted([tooMany('2'), tooMany('1'), ok]));
+  const told: number[] = [];
+  tally.onWait = (ms) => told.push(ms);
+  await limited(SEND, 1000);
+  expect(told).toEqual([2000, 1000]);
+});
+
 test('a 429 without Retry-After is returned as the answer, to be judged', async () => {
   const transport = scripted([tooMany(), ok]);
   const { limited, tally } = limitedBy(transport);
