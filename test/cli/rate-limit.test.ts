@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from '../reports/run-fixture.ts';
 import { referenceConfig, referenceForFile, runCli } from './helpers.ts';
+import { USER_AGENT } from '../../harness/transport.ts';
 
 const shared = referenceForFile('rate-limit-');
 
@@ -82,8 +83,8 @@ test('--rate-limit spaces the run\'s requests: at 4 per second they come 250 ms 
     const out = join(tempDir(), 'out');
     const run = await runCli('cli/certify.ts', ['--config', config, '--grep', '@CTX-001', '--rate-limit', '4', '--out', out], { out });
     expect(run.code, run.stdout.slice(-2000) + run.stderr).toBe(0);
-    // the preflight's own requests (undici, no user agent) are not paced; the tests' (Playwright's request) are
-    const fromTests = proxy.arrivals.filter((a) => a.agent.includes('Playwright')).map((a) => a.at).sort((a, b) => a - b);
+    // the preflight's own requests (no user agent) are not paced; the tests' (the harness's transport) are
+    const fromTests = proxy.arrivals.filter((a) => a.agent === USER_AGENT).map((a) => a.at).sort((a, b) => a - b);
     expect(fromTests.length).toBeGreaterThan(3);
     const gaps = fromTests.slice(1).map((t, i) => t - fromTests[i]!);
     // Paced when sent; an arrival can lag its sending (the first request opens the connection,
