@@ -46,9 +46,9 @@ Part of the suite (the report is then partial, never a certificate):
   --merge DIR           merge the blob reports of every shard in DIR into one report
 
 Runs:
-  --workers N           parallel workers, 1 to 4 (default: 2 for the bundled reference, 1 for a
-                        configured target); tests that change settings, webhooks or triggers
-                        run alone (README: Workers); 1 with webhooks.publicUrl
+  --workers N           parallel workers, 1 to 4 (default 1); tests that change settings,
+                        webhooks or triggers run alone (README: Workers); 1 with
+                        webhooks.publicUrl
   --rate-limit R        at most R requests per second to the target, shared by the workers
                         (wins over rateLimit in the config); a 429 with Retry-After is
                         waited out and retried either way, and counted in the report

@@ -95,8 +95,7 @@ export const NO_SELECTION: Selection = { grep: null, requirements: null, shard: 
 
 export const REFERENCE_LABEL = 'bundled reference server';
 
-/** Workers of a run of the bundled reference, and the most a run takes (harness/run-lock.ts). */
-export const REFERENCE_WORKERS = 2;
+/** The most workers a run takes (harness/run-lock.ts). */
 export const MAX_WORKERS = 4;
 
 /** Settings that certify the bundled reference, with a fresh database in `dir`, on `port`. */
@@ -451,9 +450,9 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     return n;
   };
   // Tests that change what others read hold the run's lock exclusively (harness/run-lock.ts), so
-  // workers do not see each other's changes. The bundled reference runs with two; a configured
-  // target with one unless asked, since its server may be shared with other users.
-  const workers = integer('workers', 'a positive whole number') ?? (source === null ? REFERENCE_WORKERS : 1);
+  // workers do not see each other's changes. One by default: on this project's 2-core machines a
+  // second worker cost more CPU than its overlap saved (README: Workers).
+  const workers = integer('workers', 'a positive whole number') ?? 1;
   if (workers > MAX_WORKERS) problem('--workers', `takes 1 to ${MAX_WORKERS} (got ${workers}): tests that change settings run alone, so more workers mostly wait`);
   if (workers > 1 && loaded?.webhooks.publicUrl) {
     problem('--workers', `takes 1 with webhooks.publicUrl (got ${workers}): each worker has its own webhook receiver on its own port (listenPort + its index), and the public URL reaches one of them`);

@@ -19,7 +19,6 @@ import {
   type FlagContext,
   type RunFlags,
   MAX_WORKERS,
-  REFERENCE_WORKERS,
 } from '../../harness/settings.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'settings-test-'));
@@ -27,7 +26,7 @@ writeFileSync(join(dir, 'vendor.yaml'), 'label: acme\nbaseUrl: https://api.acme.
 const ctx: FlagContext = { cwd: dir, env: { ACME_SECRET: 's' }, reference: { port: 4321, dir: '/tmp/ref' }, runDir: '/tmp/run', knownRequirements: new Set(['SEND-004', 'SEND-005']) };
 const build = (flags: RunFlags, c: Partial<FlagContext> = {}) => settingsFromFlags(flags, { ...ctx, ...c });
 
-test('no flags: the bundled reference, the whole suite, quick properties, REFERENCE_WORKERS workers', () => {
+test('no flags: the bundled reference, the whole suite, quick properties, one worker', () => {
   const { settings, problems } = build({});
   expect(problems).toEqual([]);
   expect(settings?.target).toEqual({
@@ -36,7 +35,7 @@ test('no flags: the bundled reference, the whole suite, quick properties, REFERE
   });
   expect(settings?.selection).toEqual({ grep: null, requirements: null, shard: null, maxFailures: null });
   expect(settings?.output.dir).toBe(join(REPO_ROOT, 'reports', 'out'));
-  expect(settings?.workers).toBe(REFERENCE_WORKERS);
+  expect(settings?.workers).toBe(1);
 });
 
 test('a config target is described from the loaded config; paths start where the user stands', () => {
@@ -82,7 +81,7 @@ test('every bad flag is reported at once, naming the flag', () => {
   expect(problems[2]?.message).toBe('takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got 3/2)');
 });
 
-test('--workers: a configured target has 1 unless asked; at most MAX_WORKERS; 1 with a webhooks.publicUrl, whose one URL reaches one receiver', () => {
+test('--workers: 1 unless asked; at most MAX_WORKERS; 1 with a webhooks.publicUrl, whose one URL reaches one receiver', () => {
   expect(build({ workers: '1' }).settings?.workers).toBe(1);
   expect(build({ config: 'vendor.yaml' }).settings?.workers).toBe(1);
   expect(build({ config: 'vendor.yaml', workers: '2' }).settings?.workers).toBe(2);
