@@ -114,7 +114,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   ],
   runState: [
     async ({ runSettings }, use, workerInfo) => {
-      const state = new RunState(runSettings.runDir, workerInfo.parallelIndex);
+      const state = new RunState(runSettings.runDir, workerInfo.parallelIndex, workerInfo.config.workers);
       await use(state);
       state.flush();
     },

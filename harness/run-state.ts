@@ -18,7 +18,8 @@ export class RunState {
   private readonly stopFile: string;
   private slot: SlotState;
 
-  constructor(dir: string, parallelIndex: number) {
+  /** `workers`: the run's; with one there are no other slots to read at each send. */
+  constructor(dir: string, parallelIndex: number, private readonly workers = 1) {
     mkdirSync(dir, { recursive: true });
     this.dir = dir;
     this.slotFile = join(dir, `worker-${parallelIndex}.json`);
@@ -37,7 +38,7 @@ export class RunState {
    */
   countSend(): number {
     this.slot.sends++;
-    return this.slot.sends + this.otherSlotsSends();
+    return this.workers > 1 ? this.slot.sends + this.otherSlotsSends() : this.slot.sends;
   }
 
   private otherSlotsSends(): number {
