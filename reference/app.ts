@@ -117,7 +117,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
       // The webhook.signing choice: Standard Webhooks headers (the profile), or none.
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, options.wire['webhook.signing'] === 'none' ? unsignedHeaders : behaviour.webhooks.signedHeaders, webhookTargets),
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, { ...behaviour.webhooks, ...(options.wire['webhook.signing'] === 'none' && { signedHeaders: unsignedHeaders }) }, webhookTargets),
       webhookTargets,
       tokenGuard: new TokenGuard(options.tokenLimits),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),

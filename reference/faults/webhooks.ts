@@ -1,7 +1,8 @@
 import { replaceMember, type FaultDefinition } from './fault.ts';
 
 // Faults of webhooks (sections 3, 6; Standard Webhooks): each replaces a member of the webhook
-// policy, where a callback goes, what a delivery event says or how a callback is signed.
+// policy: where a callback goes, what a delivery event says, how a callback is signed or
+// whether a failed one is tried again.
 
 export const WEBHOOKS_FAULTS = {
   'webhooks.override-never-sent': {
@@ -45,5 +46,15 @@ export const WEBHOOKS_FAULTS = {
       const { 'webhook-signature': _dropped, ...headers } = signedHeaders(...args);
       return headers;
     }),
+  },
+  'webhooks.answer-not-retried': {
+    breaks: ['WH-103'],
+    description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',
+    behaviour: replaceMember('webhooks', 'retried', () => (attempt) => attempt.status === undefined),
+  },
+  'webhooks.unreachable-not-retried': {
+    breaks: ['WH-104'],
+    description: 'a callback whose receiver could not be reached (no connection, no answer) is given up after that one attempt',
+    behaviour: replaceMember('webhooks', 'retried', () => (attempt) => attempt.status !== undefined),
   },
 } satisfies Record<string, FaultDefinition>;

@@ -53,7 +53,7 @@ export class WebhookDispatcher {
     private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
-    private readonly signedHeaders: WebhookPolicy['signedHeaders'],
+    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'retried'>,
     targets: WebhookTargets,
   ) {
     this.agent = new Agent({ connections: 32, keepAliveTimeout: 10_000, connect: checkedConnector(targets) });
@@ -109,7 +109,7 @@ export class WebhookDispatcher {
 
   private async post(webhook: DueWebhook): Promise<AttemptResult> {
     try {
-      const headers = this.signedHeaders(webhook.webhookSecret, webhook.webhookId, webhook.payload, Date.now());
+      const headers = this.policy.signedHeaders(webhook.webhookSecret, webhook.webhookId, webhook.payload, Date.now());
       const response = await request(webhook.targetUrl, {
         method: 'POST',
         headers,
@@ -152,8 +152,8 @@ export class WebhookDispatcher {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'delivered', attempts, lastResult, nowMs: now });
     } else if (result.status === 410) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'gone', attempts, lastResult, nowMs: now });
-    } else if (attempts >= WEBHOOK_MAX_ATTEMPTS) {
-      this.logger.warn({ webhookId, attempts, lastResult }, 'webhook abandoned after the last attempt');
+    } else if (attempts >= WEBHOOK_MAX_ATTEMPTS || !this.policy.retried(result)) {
+      this.logger.warn({ webhookId, attempts, lastResult }, 'webhook abandoned after its last attempt');
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'failed', attempts, lastResult, nowMs: now });
     } else {
       const nextAttemptAt = now + retryDelayMs(attempts, result.retryAfterSeconds);

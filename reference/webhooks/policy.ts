@@ -9,6 +9,13 @@ export interface WebhookPolicy {
   inboundTarget(client: ClientRecord, number: NumberRecord): string | null;
   deliveryEvent: typeof deliveryEvent;
   signedHeaders: typeof signedHeaders;
+  retried(attempt: FailedAttempt): boolean;
+}
+
+/** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`). */
+export interface FailedAttempt {
+  status?: number;
+  error?: string;
 }
 
 /** A delivery event goes to the sending number's webhookDeliveryOverride (WH-001), else to the client's delivery webhook (WH-002). */
@@ -21,4 +28,13 @@ function inboundTarget(client: ClientRecord, number: NumberRecord): string | nul
   return number.webhookInboundOverride ?? client.inboundWebhookUrl;
 }
 
-export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders };
+/**
+ * A failed attempt is tried again, with the same webhook-id, until the attempts run out: whether
+ * the receiver answered non-2xx (WH-103) or could not be reached (WH-104). (410 Gone, the one
+ * answer that stops retries, is settled before this is asked.)
+ */
+function retried(_attempt: FailedAttempt): boolean {
+  return true;
+}
+
+export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, retried };

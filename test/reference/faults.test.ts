@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +97,32 @@ async function inboundCallbacks(server: TestServer, setup: (override: string, cl
     await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: null, payload: { inbound: null } });
     await override.close();
     await clientHook.close();
+  }
+}
+
+/**
+ * How many attempts the delivery callback of one send gets within 2 s when its first attempt is
+ * spoiled by `fail` (every later one answered 204): 2 or more when failed callbacks are retried.
+ */
+async function attemptsAfterFailure(server: TestServer, fail: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
+  let attempts = 0;
+  let secondArrived: () => void = () => {};
+  const second = new Promise<void>((resolve) => (secondArrived = resolve));
+  const receiver = createServer((req, res) => {
+    attempts += 1;
+    if (attempts === 1) return fail(req, res);
+    res.writeHead(204).end();
+    secondArrived();
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    await overrideTo(server, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+    expect((await send(server, sendBody(primaryNumber(server).numberId))).status).toBe(202);
+    await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    return attempts;
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
   }
 }
 
@@ -361,6 +388,9 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     });
     return atClient === 1;
   },
+  'webhooks.answer-not-retried': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(500).end())) >= 2,
+  // no answer at all: the connection is dropped as soon as the request arrives
+  'webhooks.unreachable-not-retried': async (s) => (await attemptsAfterFailure(s, (req) => req.socket.destroy())) >= 2,
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
