@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, Server, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 
 /** One callback as it arrived. */
@@ -29,7 +29,7 @@ export interface ReceiverOptions {
  */
 export class WebhookReceiver {
   private readonly channels = new Map<string, WebhookChannel>();
-  private readonly extraServers: Server[] = [];
+  private readonly extraServers: NetServer[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -62,19 +62,39 @@ export class WebhookReceiver {
   }
 
   /**
-   * A channel on a port where nothing listens yet: callbacks to it fail to connect until
-   * `open()` is called. This is how a test makes the receiver unreachable, then reachable.
+   * A channel on a port that takes no callback until `open()` is called: every connection to it
+   * is accepted and reset at once, so each attempt fails before any HTTP answer, as it would on a
+   * closed port, and is still seen (`attempted`), which a refused connection never is. This is
+   * how a test makes the receiver unreachable, knows the target tried, then makes it reachable.
    */
-  async unreachableChannel(label = 'late'): Promise<WebhookChannel & { open(): Promise<void> }> {
-    const probe = createServer();
-    await listen(probe, this.options.host, 0);
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+  async unreachableChannel(label = 'late'): Promise<WebhookChannel & { attempted(timeoutMs: number): Promise<number>; open(): Promise<void> }> {
+    let attempts = 0;
+    let wake: (() => void) | undefined;
+    const refusing = createNetServer((socket) => {
+      attempts += 1;
+      socket.on('error', () => {});
+      socket.resetAndDestroy();
+      wake?.();
+    });
+    await listen(refusing, this.options.host, 0);
+    this.extraServers.push(refusing);
+    const port = (refusing.address() as AddressInfo).port;
     const id = `${label}-${randomUUID()}`;
     const channel = new WebhookChannel(id, `${this.publicBase(port)}/hooks/${id}`);
     this.channels.set(id, channel);
     return Object.assign(channel, {
+      attempted: (timeoutMs: number) =>
+        new Promise<number>((resolve, reject) => {
+          if (attempts > 0) return resolve(attempts);
+          const timer = setTimeout(() => reject(new Error(`no connection attempt within ${timeoutMs} ms at ${channel.url}`)), timeoutMs);
+          wake = () => {
+            clearTimeout(timer);
+            wake = undefined;
+            resolve(attempts);
+          };
+        }),
       open: async () => {
+        await close(refusing);
         const late = createServer((req, res) => this.handle(req, res));
         await listen(late, this.options.host, port);
         this.extraServers.push(late);
@@ -213,7 +233,7 @@ export function parseJson(text: string): unknown {
   }
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
+function listen(server: NetServer, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -223,7 +243,8 @@ function listen(server: Server, host: string, port: number): Promise<void> {
   });
 }
 
-function close(server: Server): Promise<void> {
-  server.closeAllConnections();
+function close(server: NetServer): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  if (server instanceof Server) server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }

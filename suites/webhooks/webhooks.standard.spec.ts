@@ -65,10 +65,11 @@ test.describe('Standard Webhooks: retries', () => {
     const late = await webhooks.unreachable('unreachable');
     await deliverTo(settings, numberId, late.url, 'WH-104');
     const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-unreachable')), 'WH-104: the send');
-    // Long enough for the first attempt (made at once) to fail to connect; short enough that
-    // the exponential backoff still comes back within the callback timeout. The wait is fixed
-    // because nothing listens on the port: a refused connection leaves no event to wait for.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The channel resets every connection until it opens: the first attempt fails before any
+    // HTTP answer, as on a closed port, and is seen, so the test knows the retry is a retry.
+    await late.attempted(target.webhooks.timeoutMs).catch((error: Error) => {
+      throw new Error(`WH-104: no delivery attempt reached the receiver while it was unreachable: ${error.message}`);
+    });
     expect(late.received, 'WH-104: precondition: nothing could arrive while the receiver was down').toEqual([]);
     await late.open();
     await awaitCallback(late, messageId!, target.webhooks.timeoutMs, 'WH-104');

@@ -69,11 +69,24 @@ test.describe('webhook receiver', () => {
     expect(c.unique()).toHaveLength(1);
   });
 
-  test('an unreachable channel refuses connections until opened', async () => {
+  test('an unreachable channel fails every connection until opened, and tells that one was tried', async () => {
     const c = await receiver.unreachableChannel();
+    await expect(c.attempted(50), 'nothing tried yet').rejects.toThrow(/no connection attempt within 50 ms/);
+    const waiting = c.attempted(2_000);
     await expect(fetch(c.url, { method: 'POST', body: '{}' })).rejects.toThrow();
+    expect(await waiting).toBe(1);
+    expect(c.received, 'a failed connection delivers nothing').toEqual([]);
     await c.open();
     expect((await fetch(c.url, { method: 'POST', body: '{}' })).status).toBe(200);
     expect(c.received).toHaveLength(1);
+    await receiver.reset();
+    await expect(fetch(c.url, { method: 'POST', body: '{}' }), 'closed again by reset').rejects.toThrow();
+  });
+
+  test('an unreachable channel never opened is closed by reset', async () => {
+    const c = await receiver.unreachableChannel();
+    await receiver.reset();
+    await expect(fetch(c.url, { method: 'POST', body: '{}' })).rejects.toThrow();
+    await expect(c.attempted(100), 'a refused connection is not seen').rejects.toThrow();
   });
 });
