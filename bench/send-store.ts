@@ -8,7 +8,7 @@ import { WriteQueue } from '../reference/db/writeQueue.ts';
 import { buildAcceptance } from '../reference/send/accept.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
 import type { ClientRecord } from '../reference/store/clients.ts';
-import { applyWrite, type WriteCommand } from '../reference/store/commands.ts';
+import { applyWrite, packCommand, type PackedCommand } from '../reference/store/commands.ts';
 import { createStores } from '../reference/store/index.ts';
 import type { NumberRecord } from '../reference/store/numbers.ts';
 import { REFERENCE_WEBHOOKS } from '../reference/webhooks/policy.ts';
@@ -40,7 +40,7 @@ function run(batchSize: number, keys: KeyStyle, dir: string) {
   const db = openDatabase({ path, fresh: true, synchronous: 'FULL' });
   const stores = createStores(db);
   let committed = 0;
-  const queue = new WriteQueue<WriteCommand>(db, (command) => applyWrite(stores, command), (batch) => (committed += batch.length));
+  const queue = new WriteQueue<PackedCommand>(db, (packed) => applyWrite(stores, packed), (batch) => (committed += batch.length));
   // Only small runs for batches of one: each is a commit and an fsync.
   const total = batchSize === 1 ? Math.min(sends, 2000) : sends;
   let sequence = 0;
@@ -52,14 +52,14 @@ function run(batchSize: number, keys: KeyStyle, dir: string) {
       const acceptance = buildAcceptance(REFERENCE_WEBHOOKS, client, number, request, 'fingerprint', nowMs);
       sequence += 1;
       const idempotencyKey = keys === 'time-ordered' ? `key-${String(sequence).padStart(12, '0')}` : randomUUID();
-      queue.add({
+      queue.add(packCommand({
         op: 'acceptSend',
         apiClientId: client.apiClientId,
         idempotencyKey,
         nowMs,
         expiresAt: nowMs + 86_400_000,
         rows: { record: acceptance.record, content: acceptance.content, messages: acceptance.messages, events: acceptance.events },
-      });
+      }));
     }
     queue.flush();
   }

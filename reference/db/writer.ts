@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { applyWrite, type WriteCommand } from '../store/commands.ts';
+import { applyWrite, packCommand, type PackedCommand, type WriteCommand } from '../store/commands.ts';
 import type { Stores } from '../store/index.ts';
 import type { OpenOptions } from './open.ts';
 import { WriteQueue, type Outcome } from './writeQueue.ts';
@@ -14,18 +14,12 @@ export interface Writer {
 }
 
 export type WriterThreadOptions = Pick<OpenOptions, 'path' | 'synchronous'>;
-export interface WriteItem {
-  id: number;
-  command: WriteCommand;
-}
 // Batches cross the thread boundary as JSON text: V8 copies one flat string much faster than
-// it structured-clones the many small objects of a batch.
+// it structured-clones the many small objects of a batch. A batch is a JSON array of packed
+// commands (store/commands.ts); the thread commits each batch as one transaction and answers
+// with a JSON array of their outcomes, in the same order.
 export type ToWriter = { kind: 'write'; json: string } | { kind: 'close' };
 export type FromWriter = { kind: 'ready' } | { kind: 'committed'; json: string };
-export interface Committed {
-  ids: number[];
-  outcomes: Outcome[];
-}
 
 interface Waiter {
   resolve: (value: unknown) => void;
@@ -45,11 +39,12 @@ const closedError = () => new Error('the database is closed');
  * message crosses threads per commit rather than per request.
  */
 export class ThreadWriter implements Writer {
-  private readonly waiting = new Map<number, Waiter>();
-  private outgoing: WriteItem[] = [];
+  /** The commands gathering for the next batch, and their callers. */
+  private outgoing: PackedCommand[] = [];
+  private outgoingWaiters: Waiter[] = [];
+  /** The callers of the batch in the thread, in its order; null when none is. */
+  private inThread: Waiter[] | null = null;
   private scheduled = false;
-  private batchInThread = false;
-  private nextId = 1;
   private broken: Error | undefined;
   private closing: Promise<void> | undefined;
   private drained: (() => void) | undefined;
@@ -60,8 +55,9 @@ export class ThreadWriter implements Writer {
   ) {
     worker.on('message', (message: FromWriter) => {
       if (message.kind !== 'committed') return;
-      this.batchInThread = false;
-      this.settle(JSON.parse(message.json) as Committed);
+      const waiters = this.inThread ?? [];
+      this.inThread = null;
+      this.settle(waiters, JSON.parse(message.json) as Outcome[]);
       this.post();
     });
     worker.on('error', (error) => this.fail(error));
@@ -100,12 +96,12 @@ export class ThreadWriter implements Writer {
   run(command: WriteCommand): Promise<unknown> {
     if (this.broken) return Promise.reject(this.broken);
     if (this.closing) return Promise.reject(closedError());
-    const id = this.nextId++;
+    const packed = packCommand(command);
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.outgoing.push({ id, command });
+      this.outgoingWaiters.push({ resolve, reject });
+      this.outgoing.push(packed);
       // Wait for the rest of this event-loop turn: requests parsed together go together.
-      if (!this.scheduled && !this.batchInThread) {
+      if (!this.scheduled && !this.inThread) {
         this.scheduled = true;
         setImmediate(() => this.post());
       }
@@ -115,7 +111,7 @@ export class ThreadWriter implements Writer {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.post();
-      if (this.waiting.size > 0 && !this.broken) await new Promise<void>((resolve) => (this.drained = resolve));
+      if (this.pendingCount() > 0 && !this.broken) await new Promise<void>((resolve) => (this.drained = resolve));
       if (this.broken) return;
       const exited = once(this.worker, 'exit');
       this.worker.postMessage({ kind: 'close' } satisfies ToWriter);
@@ -124,40 +120,43 @@ export class ThreadWriter implements Writer {
     return this.closing;
   }
 
-  private post(): void {
-    this.scheduled = false;
-    if (this.outgoing.length === 0 || this.broken || this.batchInThread) return;
-    const items = this.outgoing;
-    this.outgoing = [];
-    this.batchInThread = true;
-    this.worker.postMessage({ kind: 'write', json: JSON.stringify(items) } satisfies ToWriter);
+  private pendingCount(): number {
+    return this.outgoingWaiters.length + (this.inThread?.length ?? 0);
   }
 
-  private settle({ ids, outcomes }: Committed): void {
-    ids.forEach((id, index) => {
-      const waiter = this.waiting.get(id);
-      if (!waiter) return;
-      this.waiting.delete(id);
+  private post(): void {
+    this.scheduled = false;
+    if (this.outgoing.length === 0 || this.broken || this.inThread) return;
+    const json = JSON.stringify(this.outgoing);
+    this.inThread = this.outgoingWaiters;
+    this.outgoing = [];
+    this.outgoingWaiters = [];
+    this.worker.postMessage({ kind: 'write', json } satisfies ToWriter);
+  }
+
+  private settle(waiters: Waiter[], outcomes: Outcome[]): void {
+    waiters.forEach((waiter, index) => {
       const outcome = outcomes[index]!;
       if (outcome.ok) waiter.resolve(outcome.value);
       else waiter.reject(failure(outcome));
     });
-    if (this.waiting.size === 0) this.drained?.();
+    if (this.pendingCount() === 0) this.drained?.();
   }
 
   private fail(error: Error): void {
     if (this.broken) return;
     this.broken = error;
     this.logger.error({ err: error }, 'the writer thread failed; writes are refused from now on');
-    for (const waiter of this.waiting.values()) waiter.reject(error);
-    this.waiting.clear();
+    for (const waiter of [...(this.inThread ?? []), ...this.outgoingWaiters]) waiter.reject(error);
+    this.inThread = null;
     this.outgoing = [];
+    this.outgoingWaiters = [];
     this.drained?.();
   }
 }
 
 interface InlineItem extends Waiter {
-  command: WriteCommand;
+  packed: PackedCommand;
 }
 
 /**
@@ -171,7 +170,7 @@ export class InlineWriter implements Writer {
   constructor(stores: Stores) {
     this.queue = new WriteQueue<InlineItem>(
       stores.db,
-      (item) => applyWrite(stores, item.command),
+      (item) => applyWrite(stores, item.packed),
       (batch, outcomes) =>
         batch.forEach((item, index) => {
           const outcome = outcomes[index]!;
@@ -183,7 +182,9 @@ export class InlineWriter implements Writer {
 
   run(command: WriteCommand): Promise<unknown> {
     if (this.closed) return Promise.reject(closedError());
-    return new Promise((resolve, reject) => this.queue.add({ command, resolve, reject }));
+    // Packed as for the thread, so both writers apply the same form.
+    const packed = packCommand(command);
+    return new Promise((resolve, reject) => this.queue.add({ packed, resolve, reject }));
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { applyWrite } from '../store/commands.ts';
+import { applyWrite, type PackedCommand } from '../store/commands.ts';
 import { createStores } from '../store/index.ts';
 import { openDatabase } from './open.ts';
-import type { Committed, FromWriter, ToWriter, WriteItem, WriterThreadOptions } from './writer.ts';
+import type { FromWriter, ToWriter, WriterThreadOptions } from './writer.ts';
 import { WriteQueue } from './writeQueue.ts';
 
 // The writer thread: the only place durable writes are made once the server runs. Its commits
@@ -14,18 +14,18 @@ const { path, synchronous } = workerData as WriterThreadOptions;
 const db = openDatabase({ path, fresh: false, synchronous });
 const stores = createStores(db);
 
-const queue = new WriteQueue<WriteItem>(
+const queue = new WriteQueue<PackedCommand>(
   db,
-  (item) => applyWrite(stores, item.command),
-  (batch, outcomes) => {
-    const committed: Committed = { ids: batch.map((item) => item.id), outcomes };
-    port.postMessage({ kind: 'committed', json: JSON.stringify(committed) } satisfies FromWriter);
-  },
+  (packed) => applyWrite(stores, packed),
+  (_batch, outcomes) => port.postMessage({ kind: 'committed', json: JSON.stringify(outcomes) } satisfies FromWriter),
 );
 
 port.on('message', (message: ToWriter) => {
   if (message.kind === 'write') {
-    for (const item of JSON.parse(message.json) as WriteItem[]) queue.add(item);
+    // The main thread posts one batch at a time and waits for its outcomes, in its order: it is
+    // committed at once, as one transaction.
+    for (const packed of JSON.parse(message.json) as PackedCommand[]) queue.add(packed);
+    queue.flush();
     return;
   }
   // close: commit what is queued, answer it, and let the thread end.

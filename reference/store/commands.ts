@@ -1,8 +1,8 @@
 import type { IdempotencyRecord } from './idempotency.ts';
 import type { Stores } from './index.ts';
-import type { FinalStatus, InboundMessage, MessageContent, OutboundMessage } from './messages.ts';
+import { contentRow, inboundRow, outboundRow, type ContentRow, type FinalStatus, type InboundMessage, type InboundRow, type MessageContent, type OutboundMessage, type OutboundRow } from './messages.ts';
 import type { NumberRecord, NumberSettings } from './numbers.ts';
-import type { OutboxEntry, OutboxState } from './outbox.ts';
+import { outboxRow, type OutboxEntry, type OutboxRow, type OutboxState } from './outbox.ts';
 
 /**
  * Every write of the reference, as plain data. Writes are described rather than passed as
@@ -64,17 +64,69 @@ type Handlers = { [K in WriteOp]: (stores: Stores, command: WriteCommands[K]['ar
 
 const RESET_TABLES = ['tokens', 'messages', 'message_contents', 'idempotency', 'webhook_outbox'] as const;
 
-const HANDLERS: Handlers = {
-  acceptSend(stores, { apiClientId, idempotencyKey, nowMs, expiresAt, rows }) {
-    if (!rows || !stores.idempotency.claim(apiClientId, idempotencyKey, rows.record, expiresAt, nowMs)) {
-      return { stored: false, record: stores.idempotency.find(apiClientId, idempotencyKey, nowMs) ?? null };
+// The two commands of every send, acceptSend and (from the carrier) completeMessages, are packed
+// into flat arrays of statement parameters (packCommand): that is what crosses to the writer
+// thread as JSON, shorter to write and read than the objects with their key names, and bound
+// to the statements as it is. The other commands are rare and travel as they are.
+type PackedRows = [
+  fingerprint: string,
+  statusCode: number,
+  body: string,
+  content: ContentRow | null,
+  messages: OutboundRow[],
+  inbound: InboundRow[],
+  events: OutboxRow[],
+];
+/** A command as the writer applies it (see packCommand). */
+export type PackedCommand =
+  | [op: 'acceptSend', apiClientId: string, idempotencyKey: string, nowMs: number, expiresAt: number, rows: PackedRows | null]
+  | [op: 'completeMessages', nowMs: number, outcomes: Array<string | null>]
+  | [op: Exclude<WriteOp, 'acceptSend' | 'completeMessages'>, command: WriteCommand];
+
+export function packCommand(command: WriteCommand): PackedCommand {
+  switch (command.op) {
+    case 'acceptSend': {
+      const { apiClientId, idempotencyKey, nowMs, expiresAt, rows } = command;
+      const packed: PackedRows | null = rows && [
+        rows.record.fingerprint,
+        rows.record.statusCode,
+        rows.record.body,
+        rows.content && contentRow(rows.content),
+        rows.messages.map(outboundRow),
+        (rows.inbound ?? []).map(inboundRow),
+        rows.events.map(outboxRow),
+      ];
+      return ['acceptSend', apiClientId, idempotencyKey, nowMs, expiresAt, packed];
     }
-    if (rows.content) stores.messages.insertContent(rows.content);
-    for (const message of rows.messages) stores.messages.insertOutbound(message);
-    for (const message of rows.inbound ?? []) stores.messages.insertInbound(message);
-    for (const event of rows.events) stores.outbox.insert(event);
-    return { stored: true };
-  },
+    case 'completeMessages': {
+      // messageId, status, errorCode, one after another.
+      const flat: Array<string | null> = [];
+      for (const { messageId, status, errorCode } of command.outcomes) flat.push(messageId, status, errorCode);
+      return ['completeMessages', command.nowMs, flat];
+    }
+    default:
+      return [command.op, command];
+  }
+}
+
+function acceptSend(stores: Stores, [, apiClientId, idempotencyKey, nowMs, expiresAt, rows]: Extract<PackedCommand, [op: 'acceptSend', ...unknown[]]>): WriteResult<'acceptSend'> {
+  if (!rows || !stores.idempotency.claim(apiClientId, idempotencyKey, { fingerprint: rows[0], statusCode: rows[1], body: rows[2] }, expiresAt, nowMs)) {
+    return { stored: false, record: stores.idempotency.find(apiClientId, idempotencyKey, nowMs) ?? null };
+  }
+  const [, , , content, messages, inbound, events] = rows;
+  if (content) stores.messages.insertContent(content);
+  for (const message of messages) stores.messages.insertOutbound(message);
+  for (const message of inbound) stores.messages.insertInbound(message);
+  for (const event of events) stores.outbox.insertRow(event);
+  return { stored: true };
+}
+
+function completeMessages(stores: Stores, [, nowMs, flat]: Extract<PackedCommand, [op: 'completeMessages', ...unknown[]]>): null {
+  for (let i = 0; i < flat.length; i += 3) stores.messages.complete(flat[i]!, flat[i + 1] as FinalStatus, flat[i + 2] ?? null, nowMs);
+  return null;
+}
+
+const HANDLERS: Omit<Handlers, 'acceptSend' | 'completeMessages'> = {
   insertToken(stores, { hash, apiClientId, expiresAt }) {
     stores.tokens.insert(hash, apiClientId, expiresAt);
     return null;
@@ -94,12 +146,8 @@ const HANDLERS: Handlers = {
     return null;
   },
   receiveInbound(stores, { message, event }) {
-    stores.messages.insertInbound(message);
+    stores.messages.insertInbound(inboundRow(message));
     return stores.outbox.insert(event);
-  },
-  completeMessages(stores, { outcomes, nowMs }) {
-    for (const { messageId, status, errorCode } of outcomes) stores.messages.complete(messageId, status, errorCode, nowMs);
-    return null;
   },
   settleWebhook(stores, { webhookId, state, attempts, lastResult, nowMs }) {
     stores.outbox.settle(webhookId, state, attempts, lastResult, nowMs);
@@ -125,8 +173,16 @@ const HANDLERS: Handlers = {
   },
 };
 
-/** Applies one command to the stores of the connection it runs on (inside the caller's transaction). */
-export function applyWrite(stores: Stores, command: WriteCommand): unknown {
-  const handler = HANDLERS[command.op] as (stores: Stores, command: WriteCommand) => unknown;
-  return handler(stores, command);
+/** Applies one packed command to the stores of the connection it runs on (inside the caller's transaction). */
+export function applyWrite(stores: Stores, packed: PackedCommand): unknown {
+  switch (packed[0]) {
+    case 'acceptSend':
+      return acceptSend(stores, packed);
+    case 'completeMessages':
+      return completeMessages(stores, packed);
+    default: {
+      const handler = HANDLERS[packed[0]] as (stores: Stores, command: WriteCommand) => unknown;
+      return handler(stores, packed[1]);
+    }
+  }
 }

@@ -28,6 +28,16 @@ export interface InboundMessage {
   createdAt: number;
 }
 
+/** The parameters of the outbound insert, in its order: what crosses to the writer thread for each message. */
+export type OutboundRow = [messageId: string, apiClientId: string, numberId: string, to: string, messageType: string, contentId: string, externalReference: string, createdAt: number];
+// An inbound message is complete when it is received: createdAt twice, for created_at and completed_at.
+export type InboundRow = [messageId: string, apiClientId: string, numberId: string, from: string, text: string, createdAt: number, completedAt: number];
+export type ContentRow = [contentId: string, text: string | null, media: string | null];
+
+export const outboundRow = (m: OutboundMessage): OutboundRow => [m.messageId, m.apiClientId, m.numberId, m.to, m.messageType, m.contentId, m.externalReference, m.createdAt];
+export const inboundRow = (m: InboundMessage): InboundRow => [m.messageId, m.apiClientId, m.numberId, m.from, m.text, m.createdAt, m.createdAt];
+export const contentRow = (c: MessageContent): ContentRow => [c.contentId, c.text, c.media];
+
 /** Final outcomes of outbound messages (profile message.transitions). */
 export type FinalStatus = 'DELIVERED' | 'FAILED';
 
@@ -40,21 +50,23 @@ export class MessageStore {
   private readonly countStmt;
 
   constructor(db: Db) {
-    this.insertContentStmt = db.prepare('INSERT INTO message_contents (content_id, text, media) VALUES (@contentId, @text, @media)');
-    this.insertOutboundStmt = db.prepare(
+    // Positional parameters (the *Row tuples above): binding an array is cheaper than looking
+    // each named parameter up on an object, and the rows cross threads as these arrays.
+    this.insertContentStmt = db.prepare<[ContentRow]>('INSERT INTO message_contents (content_id, text, media) VALUES (?, ?, ?)');
+    this.insertOutboundStmt = db.prepare<[OutboundRow]>(
       `INSERT INTO messages (message_id, api_client_id, direction, number_id, counterpart, message_type, content_id,
          external_reference, status, created_at)
-       VALUES (@messageId, @apiClientId, 'outbound', @numberId, @to, @messageType, @contentId, @externalReference, 'QUEUED', @createdAt)`,
+       VALUES (?, ?, 'outbound', ?, ?, ?, ?, ?, 'QUEUED', ?)`,
     );
-    this.insertInboundStmt = db.prepare(
+    this.insertInboundStmt = db.prepare<[InboundRow]>(
       `INSERT INTO messages (message_id, api_client_id, direction, number_id, counterpart, message_type, text, status, created_at, completed_at)
-       VALUES (@messageId, @apiClientId, 'inbound', @numberId, @from, 'SMS', @text, 'RECEIVED', @createdAt, @createdAt)`,
+       VALUES (?, ?, 'inbound', ?, ?, 'SMS', ?, 'RECEIVED', ?, ?)`,
     );
     // QUEUED -> SENT -> final: the simulated carrier takes the message and reports its outcome
     // in one step, so both timestamps are written together.
-    this.completeStmt = db.prepare(
-      `UPDATE messages SET status = @status, error_code = @errorCode, sent_at = @now, completed_at = @now
-       WHERE message_id = @messageId AND status IN ('QUEUED', 'SENT')`,
+    this.completeStmt = db.prepare<[string, string | null, number, number, string]>(
+      `UPDATE messages SET status = ?, error_code = ?, sent_at = ?, completed_at = ?
+       WHERE message_id = ? AND status IN ('QUEUED', 'SENT')`,
     );
     this.inProgressStmt = db.prepare<[], { messageId: string; to: string }>(
       `SELECT message_id AS messageId, counterpart AS "to" FROM messages WHERE status IN ('QUEUED', 'SENT')`,
@@ -62,20 +74,20 @@ export class MessageStore {
     this.countStmt = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages WHERE direction = 'outbound'`);
   }
 
-  insertContent(content: MessageContent): void {
+  insertContent(content: ContentRow): void {
     this.insertContentStmt.run(content);
   }
 
-  insertOutbound(message: OutboundMessage): void {
+  insertOutbound(message: OutboundRow): void {
     this.insertOutboundStmt.run(message);
   }
 
-  insertInbound(message: InboundMessage): void {
+  insertInbound(message: InboundRow): void {
     this.insertInboundStmt.run(message);
   }
 
   complete(messageId: string, status: FinalStatus, errorCode: string | null, nowMs: number): void {
-    this.completeStmt.run({ messageId, status, errorCode, now: nowMs });
+    this.completeStmt.run(status, errorCode, nowMs, nowMs, messageId);
   }
 
   inProgress(): Array<{ messageId: string; to: string }> {

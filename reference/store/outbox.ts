@@ -20,6 +20,14 @@ export interface OutboxEntry {
   createdAt: number;
 }
 
+/** The parameters of the outbox insert, in its order (see OutboxStore.insertRow). */
+export type OutboxRow = [webhookId: string, apiClientId: string, kind: WebhookKind, messageId: string, targetUrl: string | null, payload: string, state: OutboxState, createdAt: number];
+
+/** An event as the insert takes it; without a target it is recorded as undeliverable and never attempted. */
+export function outboxRow(entry: OutboxEntry): OutboxRow {
+  return [entry.webhookId, entry.apiClientId, entry.kind, entry.messageId, entry.targetUrl, entry.payload, entry.targetUrl ? 'pending' : 'undeliverable', entry.createdAt];
+}
+
 /** What the dispatcher needs to make one attempt. */
 export interface DueWebhook {
   webhookId: string;
@@ -37,10 +45,10 @@ export class OutboxStore {
   private readonly pendingStmt;
 
   constructor(db: Db) {
-    this.insertStmt = db.prepare(
+    this.insertStmt = db.prepare<[...OutboxRow, number, number]>(
       `INSERT INTO webhook_outbox (webhook_id, api_client_id, kind, message_id, target_url, payload, state, attempts,
-         next_attempt_at, created_at, updated_at)
-       VALUES (@webhookId, @apiClientId, @kind, @messageId, @targetUrl, @payload, @state, 0, @createdAt, @createdAt, @createdAt)`,
+         created_at, next_attempt_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
     );
     this.settleStmt = db.prepare(
       `UPDATE webhook_outbox SET state = @state, attempts = @attempts, last_result = @lastResult, next_attempt_at = NULL,
@@ -60,9 +68,14 @@ export class OutboxStore {
 
   /** Stores an event; without a target it is recorded as undeliverable and never attempted. */
   insert(entry: OutboxEntry): OutboxState {
-    const state: OutboxState = entry.targetUrl ? 'pending' : 'undeliverable';
-    this.insertStmt.run({ ...entry, state });
-    return state;
+    const row = outboxRow(entry);
+    this.insertRow(row);
+    return row[6];
+  }
+
+  /** next_attempt_at and updated_at start at created_at. */
+  insertRow(row: OutboxRow): void {
+    this.insertStmt.run(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[7], row[7]);
   }
 
   settle(webhookId: string, state: Exclude<OutboxState, 'pending'>, attempts: number, lastResult: string, nowMs: number): void {
