@@ -47,8 +47,11 @@ function answerFromRecord(record: IdempotencyRecord, fingerprint: string, unsafe
  * failed instead, the waiter starts over and may become the first itself. The writer's own
  * check-then-insert, in one transaction, would keep one message per key even without this.
  */
+type Settle = (record: IdempotencyRecord | undefined) => void;
+
 export class SendService {
-  private readonly inFlight = new Map<string, Promise<IdempotencyRecord | undefined>>();
+  /** The (client, key) slots of the sends in the writer, each with the requests waiting for it (most have none). */
+  private readonly inFlight = new Map<string, Settle[]>();
 
   constructor(private readonly ctx: ReferenceContext) {}
 
@@ -60,10 +63,10 @@ export class SendService {
     const slot = `${client.apiClientId}\u0000${idempotencyKey}`;
 
     for (;;) {
-      const earlier = this.inFlight.get(slot);
-      if (!earlier) break;
+      const waiting = this.inFlight.get(slot);
+      if (!waiting) break;
       if (options.wire['send.inFlight'] === '409') throw new CoreError('CONFLICT', 'A request with this Idempotency-Key is in progress; retry once it has been answered.', { header: 'Idempotency-Key' });
-      const record = await earlier;
+      const record = await new Promise<IdempotencyRecord | undefined>((resolve) => waiting.push(resolve));
       if (record) return answerFromRecord(record, fingerprint, unsafeRetry);
     }
     // The key's record decides before anything that depends on state (draft 2.6). The writer
@@ -92,8 +95,12 @@ export class SendService {
       refusal && options.wire['send.rejections'] === 'stored'
         ? { fingerprint, statusCode: refusal.status, body: JSON.stringify(coreErrorBody(refusal, requestId)) }
         : undefined;
-    let settle!: (record: IdempotencyRecord | undefined) => void;
-    this.inFlight.set(slot, new Promise((resolve) => (settle = resolve)));
+    // A promise only for the requests that wait: the slot holds their resolvers.
+    const waiting: Settle[] = [];
+    const settle = (record: IdempotencyRecord | undefined) => {
+      for (const resolve of waiting) resolve(record);
+    };
+    this.inFlight.set(slot, waiting);
     try {
       const result = await writes.run({
         op: 'acceptSend',
@@ -106,7 +113,7 @@ export class SendService {
               record: acceptance.record,
               content: acceptance.content,
               messages: acceptance.messages,
-              events: [...acceptance.events, ...arrivals.map(({ event }) => event)],
+              events: arrivals.length === 0 ? acceptance.events : [...acceptance.events, ...arrivals.map(({ event }) => event)],
               inbound: arrivals.map(({ message }) => message),
             }
           : storedRefusal
@@ -132,7 +139,7 @@ export class SendService {
     // Committed: hand the messages to the carrier and the events to the dispatcher at once. A
     // refused send never gets here, so it queues nothing (SEND-015).
     this.ctx.carrier.take(acceptance.accepted);
-    this.ctx.dispatcher.dispatch([...acceptance.webhooks, ...arrivals.flatMap(({ webhook }) => (webhook ? [webhook] : []))]);
+    this.ctx.dispatcher.dispatch(arrivals.length === 0 ? acceptance.webhooks : [...acceptance.webhooks, ...arrivals.flatMap(({ webhook }) => (webhook ? [webhook] : []))]);
     return { statusCode: acceptance.record.statusCode, body: acceptance.record.body, replayed: false };
   }
 }

@@ -22,8 +22,21 @@ export interface InboundEventData {
 
 type PayloadShape = WireChoices['webhook.payload'];
 
+// The events of one request, and of requests in the same millisecond, share a timestamp: it is
+// formatted once per millisecond.
+let formattedMs = Number.NaN;
+let formatted = '';
+
+function isoTime(ms: number): string {
+  if (ms !== formattedMs) {
+    formatted = new Date(ms).toISOString();
+    formattedMs = ms;
+  }
+  return formatted;
+}
+
 function event(type: string, data: DeliveryEventData | InboundEventData, nowMs: number, shape: PayloadShape): string {
-  const at = new Date(nowMs).toISOString();
+  const at = isoTime(nowMs);
   return JSON.stringify(shape === 'flat' ? { event: type, occurredAt: at, ...data } : { type, timestamp: at, data });
 }
 
