@@ -8,7 +8,7 @@ import { WriteQueue } from '../reference/db/writeQueue.ts';
 import { buildAcceptance } from '../reference/send/accept.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
 import type { ClientRecord } from '../reference/store/clients.ts';
-import { applyWrite, packCommand, type PackedCommand } from '../reference/store/commands.ts';
+import { applyBatch, packCommand, type PackedCommand } from '../reference/store/commands.ts';
 import { createStores } from '../reference/store/index.ts';
 import type { NumberRecord } from '../reference/store/numbers.ts';
 import { REFERENCE_WEBHOOKS } from '../reference/webhooks/policy.ts';
@@ -40,7 +40,7 @@ function run(batchSize: number, keys: KeyStyle, dir: string) {
   const db = openDatabase({ path, fresh: true, synchronous: 'FULL' });
   const stores = createStores(db);
   let committed = 0;
-  const queue = new WriteQueue<PackedCommand>(db, (packed) => applyWrite(stores, packed), (batch) => (committed += batch.length));
+  const queue = new WriteQueue<PackedCommand>(db, (batch) => applyBatch(stores, batch), (batch) => (committed += batch.length));
   // Only small runs for batches of one: each is a commit and an fsync.
   const total = batchSize === 1 ? Math.min(sends, 2000) : sends;
   let sequence = 0;

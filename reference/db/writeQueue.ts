@@ -21,13 +21,14 @@ export class WriteQueue<T> {
   private readonly runBatch: (batch: T[]) => unknown[];
   private readonly runOne: (item: T) => unknown;
 
+  /** `applyAll` applies writes in their order and returns their results in that order. */
   constructor(
     db: Db,
-    apply: (item: T) => unknown,
+    applyAll: (items: T[]) => unknown[],
     private readonly deliver: (batch: T[], outcomes: Outcome[]) => void,
   ) {
-    this.runOne = db.transaction((item: T) => apply(item));
-    this.runBatch = db.transaction((batch: T[]) => batch.map((item) => apply(item)));
+    this.runOne = db.transaction((item: T) => applyAll([item])[0]);
+    this.runBatch = db.transaction((batch: T[]) => applyAll(batch));
   }
 
   add(item: T): void {

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { applyWrite, packCommand, type PackedCommand, type WriteCommand } from '../store/commands.ts';
+import { applyBatch, packCommand, type PackedCommand, type WriteCommand } from '../store/commands.ts';
 import type { Stores } from '../store/index.ts';
 import type { OpenOptions } from './open.ts';
 import { WriteQueue, type Outcome } from './writeQueue.ts';
@@ -170,7 +170,7 @@ export class InlineWriter implements Writer {
   constructor(stores: Stores) {
     this.queue = new WriteQueue<InlineItem>(
       stores.db,
-      (item) => applyWrite(stores, item.packed),
+      (items) => applyBatch(stores, items.map((item) => item.packed)),
       (batch, outcomes) =>
         batch.forEach((item, index) => {
           const outcome = outcomes[index]!;

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { applyWrite, type PackedCommand } from '../store/commands.ts';
+import { applyBatch, type PackedCommand } from '../store/commands.ts';
 import { createStores } from '../store/index.ts';
 import { openDatabase } from './open.ts';
 import type { FromWriter, ToWriter, WriterThreadOptions } from './writer.ts';
@@ -16,7 +16,7 @@ const stores = createStores(db);
 
 const queue = new WriteQueue<PackedCommand>(
   db,
-  (packed) => applyWrite(stores, packed),
+  (batch) => applyBatch(stores, batch),
   (_batch, outcomes) => port.postMessage({ kind: 'committed', json: JSON.stringify(outcomes) } satisfies FromWriter),
 );
 

@@ -1,6 +1,6 @@
 import type { IdempotencyRecord } from './idempotency.ts';
 import type { Stores } from './index.ts';
-import { contentRow, inboundRow, outboundRow, type ContentRow, type FinalStatus, type InboundMessage, type InboundRow, type MessageContent, type OutboundMessage, type OutboundRow } from './messages.ts';
+import { contentRow, inboundRow, outboundRow, type CompletionRow, type ContentRow, type FinalStatus, type InboundMessage, type InboundRow, type MessageContent, type OutboundMessage, type OutboundRow } from './messages.ts';
 import type { NumberRecord, NumberSettings } from './numbers.ts';
 import { outboxRow, type OutboxEntry, type OutboxRow, type OutboxState } from './outbox.ts';
 
@@ -109,20 +109,48 @@ export function packCommand(command: WriteCommand): PackedCommand {
   }
 }
 
-function acceptSend(stores: Stores, [, apiClientId, idempotencyKey, nowMs, expiresAt, rows]: Extract<PackedCommand, [op: 'acceptSend', ...unknown[]]>): WriteResult<'acceptSend'> {
+/**
+ * The rows of the accepted sends of a batch, gathered to be inserted together: one statement
+ * per table for the whole batch (ManyRows) rather than one per row.
+ */
+class SendRows {
+  contents: ContentRow[] = [];
+  messages: OutboundRow[] = [];
+  inbound: InboundRow[] = [];
+  events: OutboxRow[] = [];
+
+  insert(stores: Stores): void {
+    if (this.messages.length === 0 && this.contents.length === 0 && this.events.length === 0 && this.inbound.length === 0) return;
+    const { contents, messages, inbound, events } = this;
+    this.contents = [];
+    this.messages = [];
+    this.inbound = [];
+    this.events = [];
+    stores.messages.insertContents(contents);
+    stores.messages.insertOutbounds(messages);
+    for (const message of inbound) stores.messages.insertInbound(message);
+    stores.outbox.insertRows(events);
+  }
+}
+
+type Packed<K extends 'acceptSend' | 'completeMessages'> = Extract<PackedCommand, [K, ...unknown[]]>;
+
+function acceptSend(stores: Stores, [, apiClientId, idempotencyKey, nowMs, expiresAt, rows]: Packed<'acceptSend'>, into: SendRows): WriteResult<'acceptSend'> {
   if (!rows || !stores.idempotency.claim(apiClientId, idempotencyKey, { fingerprint: rows[0], statusCode: rows[1], body: rows[2] }, expiresAt, nowMs)) {
     return { stored: false, record: stores.idempotency.find(apiClientId, idempotencyKey, nowMs) ?? null };
   }
   const [, , , content, messages, inbound, events] = rows;
-  if (content) stores.messages.insertContent(content);
-  for (const message of messages) stores.messages.insertOutbound(message);
-  for (const message of inbound) stores.messages.insertInbound(message);
-  for (const event of events) stores.outbox.insertRow(event);
+  if (content) into.contents.push(content);
+  for (const message of messages) into.messages.push(message);
+  for (const message of inbound) into.inbound.push(message);
+  for (const event of events) into.events.push(event);
   return { stored: true };
 }
 
-function completeMessages(stores: Stores, [, nowMs, flat]: Extract<PackedCommand, [op: 'completeMessages', ...unknown[]]>): null {
-  for (let i = 0; i < flat.length; i += 3) stores.messages.complete(flat[i]!, flat[i + 1] as FinalStatus, flat[i + 2] ?? null, nowMs);
+function completeMessages(stores: Stores, [, nowMs, flat]: Packed<'completeMessages'>): null {
+  const outcomes: CompletionRow[] = [];
+  for (let i = 0; i < flat.length; i += 3) outcomes.push([flat[i]!, flat[i + 1] as FinalStatus, flat[i + 2] ?? null, nowMs]);
+  stores.messages.completeAll(outcomes);
   return null;
 }
 
@@ -173,16 +201,29 @@ const HANDLERS: Omit<Handlers, 'acceptSend' | 'completeMessages'> = {
   },
 };
 
-/** Applies one packed command to the stores of the connection it runs on (inside the caller's transaction). */
-export function applyWrite(stores: Stores, packed: PackedCommand): unknown {
-  switch (packed[0]) {
-    case 'acceptSend':
-      return acceptSend(stores, packed);
-    case 'completeMessages':
-      return completeMessages(stores, packed);
-    default: {
-      const handler = HANDLERS[packed[0]] as (stores: Stores, command: WriteCommand) => unknown;
-      return handler(stores, packed[1]);
+/**
+ * Applies a batch of packed commands in their order to the stores of the connection it runs on,
+ * inside the caller's transaction, and returns their results in that order. Each send's
+ * idempotency claim is made in its turn, so a later send of the batch with the same key sees
+ * it; the rows of accepted sends are inserted together before any other command (which may
+ * read or delete them: a reset) and at the end.
+ */
+export function applyBatch(stores: Stores, batch: readonly PackedCommand[]): unknown[] {
+  const rows = new SendRows();
+  const results: unknown[] = [];
+  for (const packed of batch) {
+    if (packed[0] === 'acceptSend') {
+      results.push(acceptSend(stores, packed, rows));
+      continue;
     }
+    rows.insert(stores);
+    if (packed[0] === 'completeMessages') {
+      results.push(completeMessages(stores, packed));
+      continue;
+    }
+    const handler = HANDLERS[packed[0]] as (stores: Stores, command: WriteCommand) => unknown;
+    results.push(handler(stores, packed[1]));
   }
+  rows.insert(stores);
+  return results;
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import { ManyRows } from './manyRows.ts';
 
 /** The text and media of an outbound send, stored once for all its messages. */
 export interface MessageContent {
@@ -38,6 +39,12 @@ export const outboundRow = (m: OutboundMessage): OutboundRow => [m.messageId, m.
 export const inboundRow = (m: InboundMessage): InboundRow => [m.messageId, m.apiClientId, m.numberId, m.from, m.text, m.createdAt, m.createdAt];
 export const contentRow = (c: MessageContent): ContentRow => [c.contentId, c.text, c.media];
 
+export type CompletionRow = [messageId: string, status: FinalStatus, errorCode: string | null, nowMs: number];
+
+function pushAll(row: readonly unknown[], into: unknown[]): void {
+  for (const value of row) into.push(value);
+}
+
 /** Final outcomes of outbound messages (profile message.transitions). */
 export type FinalStatus = 'DELIVERED' | 'FAILED';
 
@@ -46,6 +53,9 @@ export class MessageStore {
   private readonly insertOutboundStmt;
   private readonly insertInboundStmt;
   private readonly completeStmt;
+  private readonly contentsMany;
+  private readonly outboundsMany;
+  private readonly completeMany;
   private readonly inProgressStmt;
   private readonly countStmt;
 
@@ -68,6 +78,22 @@ export class MessageStore {
       `UPDATE messages SET status = ?, error_code = ?, sent_at = ?, completed_at = ?
        WHERE message_id = ? AND status IN ('QUEUED', 'SENT')`,
     );
+    // The same for the rows of a whole batch of sends (ManyRows): one statement per table.
+    this.contentsMany = new ManyRows<ContentRow>(db, 'INSERT INTO message_contents (content_id, text, media) VALUES', '(?, ?, ?)', pushAll);
+    this.outboundsMany = new ManyRows<OutboundRow>(
+      db,
+      `INSERT INTO messages (message_id, api_client_id, direction, number_id, counterpart, message_type, content_id,
+         external_reference, status, created_at) VALUES`,
+      "(?, ?, 'outbound', ?, ?, ?, ?, ?, 'QUEUED', ?)",
+      pushAll,
+    );
+    this.completeMany = new ManyRows<CompletionRow>(
+      db,
+      'UPDATE messages SET status = v.column2, error_code = v.column3, sent_at = v.column4, completed_at = v.column4 FROM (VALUES',
+      '(?, ?, ?, ?)',
+      pushAll,
+      ") AS v WHERE messages.message_id = v.column1 AND messages.status IN ('QUEUED', 'SENT')",
+    );
     this.inProgressStmt = db.prepare<[], { messageId: string; to: string }>(
       `SELECT message_id AS messageId, counterpart AS "to" FROM messages WHERE status IN ('QUEUED', 'SENT')`,
     );
@@ -88,6 +114,19 @@ export class MessageStore {
 
   complete(messageId: string, status: FinalStatus, errorCode: string | null, nowMs: number): void {
     this.completeStmt.run(status, errorCode, nowMs, nowMs, messageId);
+  }
+
+  insertContents(contents: readonly ContentRow[]): void {
+    this.contentsMany.run(contents);
+  }
+
+  insertOutbounds(messages: readonly OutboundRow[]): void {
+    this.outboundsMany.run(messages);
+  }
+
+  /** complete() for many messages. */
+  completeAll(outcomes: readonly CompletionRow[]): void {
+    this.completeMany.run(outcomes);
   }
 
   inProgress(): Array<{ messageId: string; to: string }> {

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import { ManyRows } from './manyRows.ts';
 
 export type WebhookKind = 'message.delivery' | 'message.inbound';
 
@@ -40,6 +41,7 @@ export interface DueWebhook {
 
 export class OutboxStore {
   private readonly insertStmt;
+  private readonly insertMany;
   private readonly settleStmt;
   private readonly retryStmt;
   private readonly pendingStmt;
@@ -49,6 +51,13 @@ export class OutboxStore {
       `INSERT INTO webhook_outbox (webhook_id, api_client_id, kind, message_id, target_url, payload, state, attempts,
          created_at, next_attempt_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+    );
+    this.insertMany = new ManyRows<OutboxRow>(
+      db,
+      `INSERT INTO webhook_outbox (webhook_id, api_client_id, kind, message_id, target_url, payload, state, attempts,
+         created_at, next_attempt_at, updated_at) VALUES`,
+      '(?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)',
+      (row, into) => into.push(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[7], row[7]),
     );
     this.settleStmt = db.prepare(
       `UPDATE webhook_outbox SET state = @state, attempts = @attempts, last_result = @lastResult, next_attempt_at = NULL,
@@ -76,6 +85,11 @@ export class OutboxStore {
   /** next_attempt_at and updated_at start at created_at. */
   insertRow(row: OutboxRow): void {
     this.insertStmt.run(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[7], row[7]);
+  }
+
+  /** insertRow() for many rows. */
+  insertRows(rows: readonly OutboxRow[]): void {
+    this.insertMany.run(rows);
   }
 
   settle(webhookId: string, state: Exclude<OutboxState, 'pending'>, attempts: number, lastResult: string, nowMs: number): void {
