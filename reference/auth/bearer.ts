@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { CoreError } from '../errors.ts';
 import type { ClientStore, ClientRecord } from '../store/clients.ts';
 import { requireActive } from './capabilities.ts';
@@ -38,10 +38,15 @@ export function bearerToken(header: string): string | undefined {
  * AUTH-004: an unknown one is 401; AUTH-005: a token of the token endpoint is accepted. A token
  * of a client that is not ACTIVE is 403 (profile client.status).
  */
-export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+export type Authenticate = (request: FastifyRequest, reply: FastifyReply, done?: HookHandlerDoneFunction) => Promise<void> | void;
 
+/**
+ * The reference's authenticate is synchronous: as an onRequest hook it calls `done` (a throw is
+ * handled as a rejection would be, without a promise and a microtask turn per request); a fault
+ * that wraps it (faults/auth.ts) calls it without `done` from its own async hook.
+ */
 export function bearerAuthentication(clients: ClientStore): Authenticate {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done?: HookHandlerDoneFunction): void {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw unauthorized('A bearer token is required.', false);
     const token = bearerToken(header);
@@ -53,6 +58,7 @@ export function bearerAuthentication(clients: ClientStore): Authenticate {
     if (!client) throw unauthorized('The bearer token is unknown or expired.', true);
     requireActive(client);
     request.apiClient = client;
+    done?.();
   };
 }
 

@@ -10,8 +10,9 @@ import { numberRoutes } from './numbers.ts';
  * and a request id header on every answer, JSON bodies (ERR-004).
  */
 export async function coreRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   app.setErrorHandler(coreErrorHandler);
   app.setNotFoundHandler(coreNotFoundHandler);

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { parseBasicCredentials } from '../auth/basicCredentials.ts';
 import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
 import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
@@ -102,8 +102,11 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
  * 404 handler, and its body would be parsed (and perhaps refused) before that.
  */
 export function methodNotAllowedOnTokenPath(tokenPath: string) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    if (request.method === 'POST' || request.url.split('?')[0] !== tokenPath) return undefined;
-    return sendOAuthError(reply.header('allow', 'POST'), new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405));
+  // Synchronous (done-style), as the other hooks every request runs: an async hook costs each
+  // request a promise and a turn of the microtask queue.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (request.method === 'POST' || request.url.split('?')[0] !== tokenPath) return done();
+    // Answered: the request goes no further, so done is not called.
+    sendOAuthError(reply.header('allow', 'POST'), new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405));
   };
 }

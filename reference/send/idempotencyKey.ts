@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { CoreError } from '../errors.ts';
 
 declare module 'fastify' {
@@ -12,8 +12,9 @@ const MAX_KEY_LENGTH = 255;
 /**
  * Section 4.6 rule 1 (SEND-001): a missing Idempotency-Key is 400 INVALID_REQUEST. Runs right after
  * authentication and before the body is read, so it is reported before any body problem.
+ * Synchronous (done-style): a throw is handled as a rejection would be.
  */
-export async function requireIdempotencyKey(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export function requireIdempotencyKey(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   // Node joins repeated headers with ", ", which would make two keys one key "a, b". A repeated
   // key is a defect of the request: the server cannot tell which operation the client meant.
   const { rawHeaders } = request.raw;
@@ -29,4 +30,5 @@ export async function requireIdempotencyKey(request: FastifyRequest, _reply: Fas
     throw new CoreError('INVALID_REQUEST', `The Idempotency-Key header is longer than ${MAX_KEY_LENGTH} characters.`, { header: 'Idempotency-Key' });
   }
   request.idempotencyKey = key;
+  done();
 }
