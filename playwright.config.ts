@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import type { ConformanceReporterOptions } from './reports/reporter.ts';
-import { grepOf, referenceDatabase, referenceFixturesFile, runSettings, selectionFilters, type RunSettings } from './harness/settings.ts';
+import { referenceCommand } from './harness/embedded-reference.ts';
+import { grepOf, runSettings, selectionFilters, type RunSettings } from './harness/settings.ts';
 
 /**
  * The conformance run, from the run's settings (harness/settings.ts): `npm run certify` builds
  * them from its flags and the target config; a bare `npx playwright test` gets the defaults,
- * which certify the bundled reference server, started fresh (webServer) and read from the
- * fixtures file it writes. Tests get the settings as the `runSettings` option fixture; the
+ * which certify the bundled reference server, started fresh (by certify, or else by the
+ * webServer below) and read from the fixtures file it writes. Tests get the settings as the `runSettings` option fixture; the
  * reporter gets them as its options.
  */
 const settings = runSettings();
@@ -49,24 +50,11 @@ export default defineConfig<{}, { runSettings: RunSettings }>({
   // the preflight: the run's own problems (credentials, URL, a server that is down) stop it here
   globalSetup: './harness/global-setup.ts',
   use: { runSettings: settings },
-  ...(source.kind === 'reference' && {
+  // certify starts the bundled reference itself, beside Playwright (harness/embedded-reference.ts);
+  // a bare `npx playwright test` has it started here.
+  ...(source.kind === 'reference' && source.startedBy === 'webServer' && {
     webServer: {
-      command: [
-        'node --import tsx reference/main.ts --host 127.0.0.1',
-        `--port ${source.port}`,
-        `--db ${referenceDatabase(source)}`,
-        // The harness's webhook receiver listens on loopback, which the reference refuses unless allowed.
-        '--fresh --control --log-level warn --allow-webhook-host 127.0.0.1',
-        // A stalled upstream (SEARCH-203) is given up after half a second instead of the default two.
-        '--upstream-timeout 0.5',
-        // The suites fail client authentication on purpose, thousands of times at --deep: the
-        // reference's per-minute token limits (sized for an exposed server, and tested in
-        // test/reference/token-limits.test.ts) would make the run wait minutes for nothing.
-        '--token-failures-per-source 100000 --token-failures-per-client 100000 --token-requests-per-minute 100000',
-        // Faults are only ever asked for by the kill matrix (cli/sensitivity.ts).
-        ...(source.faults.length > 0 ? [`--faults ${source.faults.join(',')}`] : []),
-        `--fixtures-out ${referenceFixturesFile(source)}`,
-      ].join(' '),
+      command: referenceCommand(source),
       url: `http://127.0.0.1:${source.port}/api/core/whoami`,
       reuseExistingServer: false,
       timeout: 60_000,

@@ -1,11 +1,11 @@
 // npm run certify [-- --config vendor.yaml] [--strict] [--grep @SEND-004] [--baseline FILE] …
 //
-// Certifies a target: with no --config, the bundled reference server (started fresh by the
-// Playwright config's webServer); with --config, any server. Every input is checked first (all
+// Certifies a target: with no --config, the bundled reference server (started fresh here, beside
+// Playwright's own start: harness/embedded-reference.ts); with --config, any server. Every input is checked first (all
 // problems at once); then the run's settings (harness/settings.ts) go to Playwright, whose
 // reporter writes the report under reports/out/ and decides the exit code: 0 conformant (or
 // a partial run with no failure), 1 not conformant, 2 harness or configuration error.
-import { spawnSync } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,7 +13,8 @@ import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
-import { encodeSettings, invocation, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings } from '../harness/settings.ts';
+import { referenceArgs } from '../harness/embedded-reference.ts';
+import { encodeSettings, invocation, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings, type TargetSource } from '../harness/settings.ts';
 import { listTests, planFor, renderPlan } from './plan.ts';
 import { loadBaseline } from '../reports/baseline.ts';
 import { InputError } from '../reports/errors.ts';
@@ -62,7 +63,10 @@ Runs:
 Exit codes: 0 conformant (or partial with no failure), 1 not conformant,
             2 harness or configuration error.`;
 
+let reference: ChildProcess | undefined;
+
 function fail(lines: string[]): never {
+  reference?.kill('SIGTERM');
   process.stderr.write(`${lines.map((l) => `certify: ${l}`).join('\n')}\n`);
   process.stdout.write('HARNESS ERROR  nothing was run: fix the input above\n');
   process.exit(2);
@@ -120,7 +124,7 @@ try {
 const { settings, problems: flagProblems, target: configTarget } = settingsFromFlags(values, {
   cwd,
   env: process.env,
-  reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')) },
+  reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')), startedBy: 'certify' },
   runDir: mkdtempSync(join(tmpdir(), 'conformance-run-')),
   knownRequirements,
   invocation: invocation(),
@@ -139,6 +143,9 @@ if (values.baseline !== undefined) {
 }
 if (values.merge !== undefined && (values.shard !== undefined || values['dry-run'])) problems.push({ input: '--merge', message: 'merges finished shards: give it without --shard and --dry-run' });
 if (problems.length > 0 || !settings) fail(problems.map((p) => `${p.input}: ${p.message}`));
+// The bundled reference starts now, so that its start overlaps the plan below and Playwright's own.
+const { source } = settings.target;
+if (source.kind === 'reference' && values.merge === undefined && !values['dry-run']) reference = startReference(source);
 
 // The plan: what the selection runs and how many sends that needs, checked before anything is sent.
 const target = configTarget ?? referenceTargetPreview(settings.target.description.baseUrl);
@@ -168,7 +175,27 @@ const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(
 process.stdout.write(`certify: ${describe(settings)}\n`);
 const started = Date.now();
 const command = values.merge !== undefined ? ['merge-reports', '-c', 'playwright.config.ts', resolve(cwd, values.merge)] : ['test', '-c', 'playwright.config.ts'];
-const run = spawnSync(process.execPath, [...PLAYWRIGHT_NODE_ARGS, ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });
+const playwright = spawn(process.execPath, [...PLAYWRIGHT_NODE_ARGS, ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });
+// A terminal's Ctrl-C reaches Playwright (and the reference) itself; a SIGTERM is passed on.
+let interrupted = false;
+process.on('SIGINT', () => (interrupted = true));
+process.on('SIGTERM', () => {
+  interrupted = true;
+  playwright.kill('SIGTERM');
+});
+let referenceLost: string | null = null;
+reference?.once('exit', (code, signal) => {
+  if (interrupted || playwright.exitCode !== null) return;
+  referenceLost = `the bundled reference exited (${code ?? signal}) before the run ended; its errors, if any, are above`;
+  playwright.kill('SIGTERM');
+});
+const run = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((done) => playwright.once('exit', (status, signal) => done({ status, signal })));
+await stopReference();
+if (referenceLost !== null) {
+  process.stderr.write(`certify: ${referenceLost}\n`);
+  process.stdout.write('HARNESS ERROR  the run did not finish: the verdicts of this run are void\n');
+  process.exit(2);
+}
 const report = join(settings.output.dir, 'report.json');
 if (!existsSync(report) || statSync(report).mtimeMs < started) {
   process.stderr.write(`certify: the run wrote no report (${report}); Playwright exited with ${run.status ?? run.signal}\n`);
@@ -176,6 +203,23 @@ if (!existsSync(report) || statSync(report).mtimeMs < started) {
 }
 // The reporter decides the exit code from the verdicts (0, 1 or 2) and Playwright passes it on.
 process.exit(run.status === null ? 2 : run.status);
+
+/** Starts the bundled reference for this run (harness/embedded-reference.ts); its errors pass through. */
+function startReference(from: Extract<TargetSource, { kind: 'reference' }>): ChildProcess {
+  const child = spawn(process.execPath, referenceArgs(from), { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  return child;
+}
+
+/** Stops the reference once the run is over (SIGTERM: it closes its database cleanly), at most 5 s. */
+async function stopReference(): Promise<void> {
+  if (!reference || reference.exitCode !== null || reference.signalCode !== null) return;
+  const exited = new Promise<void>((done) => reference!.once('exit', () => done()));
+  reference.kill('SIGTERM');
+  const timer = setTimeout(() => reference!.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
 
 function describe(s: RunSettings): string {
   const { source, description } = s.target;

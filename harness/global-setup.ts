@@ -1,11 +1,13 @@
 // Playwright's globalSetup for a conformance run: the preflight (harness/preflight.ts), after
-// the bundled reference (if that is the target) has started and before any test is loaded.
+// the bundled reference (if that is the target) has started (waiting here for one that certify
+// started, harness/embedded-reference.ts) and before any test is loaded.
 // A failure stops the run with the preflight's message; the reporter makes it a harness error.
 // A target that declares its client webhooks (triggers.clientWebhooks, kind declared) gets the
 // run's receiver for them here, in the runner process, for the whole run (harness/run-receiver.ts);
 // the function returned stops it when the run ends. A run of several workers gets its lock here
 // too (harness/run-lock.ts).
 import type { FullConfig } from '@playwright/test';
+import { awaitReference } from './embedded-reference.ts';
 import { preflight } from './preflight.ts';
 import { startRunLock } from './run-lock.ts';
 import { startRunReceiver } from './run-receiver.ts';
@@ -13,6 +15,8 @@ import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
 
 export default async function globalSetup(_config: FullConfig): Promise<(() => Promise<void>) | undefined> {
   const settings = runSettings();
+  const { source } = settings.target;
+  if (source.kind === 'reference' && source.startedBy === 'certify') await awaitReference(source);
   const target = loadRunTarget(settings);
   const result = await preflight(target, { origin: targetOrigin(settings.target.source) });
   if (!settings.output.quiet) {

@@ -30,8 +30,12 @@ export type TargetSource =
   | { kind: 'config'; path: string }
   /** A bare --base-url: every other field at its default, the clients from BASE_URL_CREDENTIALS in the environment. */
   | { kind: 'url'; baseUrl: string }
-  /** The bundled reference server, started fresh by playwright.config.ts's webServer. */
-  | { kind: 'reference'; port: number; dir: string; faults: string[] };
+  /**
+   * The bundled reference server, started fresh for the run (harness/embedded-reference.ts):
+   * by certify, beside Playwright's own start, or by playwright.config.ts's webServer when
+   * Playwright runs without certify.
+   */
+  | { kind: 'reference'; port: number; dir: string; faults: string[]; startedBy: 'certify' | 'webServer' };
 
 export type ConformanceDepth = 'quick' | 'deep';
 
@@ -117,9 +121,9 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
 }
 
 /** The bundled reference as the target of a run: where it listens and keeps its database. */
-function referenceTarget(options: { port: number; dir: string; faults?: string[]; label?: string }): RunSettings['target'] {
+function referenceTarget(options: { port: number; dir: string; faults?: string[]; label?: string; startedBy?: 'certify' | 'webServer' }): RunSettings['target'] {
   return {
-    source: { kind: 'reference', port: options.port, dir: options.dir, faults: options.faults ?? [] },
+    source: { kind: 'reference', port: options.port, dir: options.dir, faults: options.faults ?? [], startedBy: options.startedBy ?? 'webServer' },
     description: { label: options.label ?? REFERENCE_LABEL, baseUrl: `http://127.0.0.1:${options.port}`, profile: 'reference' },
   };
 }
@@ -204,8 +208,14 @@ const validateSettings = ajv.compile({
             {
               type: 'object',
               additionalProperties: false,
-              required: ['kind', 'port', 'dir', 'faults'],
-              properties: { kind: { const: 'reference' }, port: { type: 'integer', minimum: 1, maximum: 65535 }, dir: { type: 'string' }, faults: { type: 'array', items: { type: 'string' } } },
+              required: ['kind', 'port', 'dir', 'faults', 'startedBy'],
+              properties: {
+                kind: { const: 'reference' },
+                port: { type: 'integer', minimum: 1, maximum: 65535 },
+                dir: { type: 'string' },
+                faults: { type: 'array', items: { type: 'string' } },
+                startedBy: { enum: ['certify', 'webServer'] },
+              },
             },
           ],
         },
@@ -361,7 +371,7 @@ export interface FlagContext {
   /** The environment the target config's ${VAR}s read. */
   env: NodeJS.ProcessEnv;
   /** Where the bundled reference would listen and keep its database, when no --config is given. */
-  reference: { port: number; dir: string };
+  reference: { port: number; dir: string; startedBy?: 'certify' | 'webServer' };
   /** A fresh scratch folder for the run. */
   runDir: string;
   /** Requirement IDs of the catalogue, to check --requirements against. */

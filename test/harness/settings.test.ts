@@ -30,7 +30,7 @@ test('no flags: the bundled reference, the whole suite, quick properties, one wo
   const { settings, problems } = build({});
   expect(problems).toEqual([]);
   expect(settings?.target).toEqual({
-    source: { kind: 'reference', port: 4321, dir: '/tmp/ref', faults: [] },
+    source: { kind: 'reference', port: 4321, dir: '/tmp/ref', faults: [], startedBy: 'webServer' },
     description: { label: 'bundled reference server', baseUrl: 'http://127.0.0.1:4321', profile: 'reference' },
   });
   expect(settings?.selection).toEqual({ grep: null, requirements: null, shard: null, maxFailures: null });
