@@ -34,8 +34,9 @@ const reporter: ReporterDescription[] = [
 export default defineConfig<{}, { runSettings: RunSettings }>({
   testDir: 'suites',
   testMatch: '**/*.spec.ts',
-  // One worker: tests change number settings (and restore them) and read them back, so two
-  // workers against one target would see each other's changes (harness/settings.ts refuses more).
+  // One worker unless --workers: tests that change what others read take the run's lock alone
+  // (harness/run-lock.ts). Files go to workers whole: with every test free to go anywhere, the
+  // slow-delivery bench was no faster (bench/slow-target.ts; the exclusive tests set the pace).
   workers: settings.workers,
   fullyParallel: false,
   forbidOnly: true,

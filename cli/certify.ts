@@ -48,8 +48,8 @@ Part of the suite (the report is then partial, never a certificate):
 
 Runs:
   --workers N           parallel workers, 1 to 4 (default 1); tests that change settings,
-                        webhooks or triggers run alone (README: Workers); 1 with
-                        webhooks.publicUrl
+                        webhooks or triggers run alone (README: Workers); 1 with a
+                        webhooks.publicUrl without {port}
   --rate-limit R        at most R requests per second to the target, shared by the workers
                         (wins over rateLimit in the config); a 429 with Retry-After is
                         waited out and retried either way, and counted in the report

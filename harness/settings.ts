@@ -464,8 +464,8 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
   // second worker cost more CPU than its overlap saved (README: Workers).
   const workers = integer('workers', 'a positive whole number') ?? 1;
   if (workers > MAX_WORKERS) problem('--workers', `takes 1 to ${MAX_WORKERS} (got ${workers}): tests that change settings run alone, so more workers mostly wait`);
-  if (workers > 1 && loaded?.webhooks.publicUrl) {
-    problem('--workers', `takes 1 with webhooks.publicUrl (got ${workers}): each worker has its own webhook receiver on its own port (listenPort + its index), and the public URL reaches one of them`);
+  if (workers > 1 && loaded?.webhooks.publicUrl !== undefined && !loaded.webhooks.publicUrl.includes('{port}')) {
+    problem('--workers', `takes 1 with a webhooks.publicUrl without {port} (got ${workers}): each worker has its own webhook receiver on its own port (listenPort + its index), and a URL without the port reaches one of them`);
   }
   const maxFailures = integer('max-failures', 'a positive whole number');
   const runs = integer('runs', 'a positive whole number of cases per property');

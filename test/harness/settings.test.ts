@@ -81,7 +81,7 @@ test('every bad flag is reported at once, naming the flag', () => {
   expect(problems[2]?.message).toBe('takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got 3/2)');
 });
 
-test('--workers: 1 unless asked; at most MAX_WORKERS; 1 with a webhooks.publicUrl, whose one URL reaches one receiver', () => {
+test('--workers: 1 unless asked; at most MAX_WORKERS; 1 with a webhooks.publicUrl without {port}, whose one URL reaches one receiver', () => {
   expect(build({ workers: '1' }).settings?.workers).toBe(1);
   expect(build({ config: 'vendor.yaml' }).settings?.workers).toBe(1);
   expect(build({ config: 'vendor.yaml', workers: '2' }).settings?.workers).toBe(2);
@@ -90,7 +90,10 @@ test('--workers: 1 unless asked; at most MAX_WORKERS; 1 with a webhooks.publicUr
   expect(build({ config: 'public.yaml' }).settings?.workers).toBe(1);
   const { settings, problems } = build({ config: 'public.yaml', workers: '2' });
   expect(settings).toBeNull();
-  expect(problems).toEqual([{ input: '--workers', message: expect.stringMatching(/^takes 1 with webhooks.publicUrl \(got 2\): each worker has its own webhook receiver/) }]);
+  expect(problems).toEqual([{ input: '--workers', message: expect.stringMatching(/^takes 1 with a webhooks.publicUrl without \{port\} \(got 2\): each worker has its own webhook receiver/) }]);
+  // a URL that names each receiver's port reaches every worker's own
+  writeFileSync(join(dir, 'public-port.yaml'), 'baseUrl: https://api.acme.example\nclients:\n  primary: { clientId: a, clientSecret: s }\nwebhooks: { publicUrl: "https://hooks.acme.example/p{port}" }\n');
+  expect(build({ config: 'public-port.yaml', workers: '2' }).settings?.workers).toBe(2);
 });
 
 test('--requirements takes catalogue IDs, not together with --grep, and becomes a tag grep', () => {
