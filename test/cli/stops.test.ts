@@ -1,11 +1,13 @@
 // A run that is clearly broken stops early with a harness-side verdict instead of running for
 // minutes; --max-failures passes through and makes the run partial.
 import { expect, test } from '@playwright/test';
+import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { tempDir } from '../reports/run-fixture.ts';
-import { fakeServer, runCli, type CliRun } from './helpers.ts';
+import { REPO_ROOT } from '../../harness/settings.ts';
+import { fakeServer, runCli, summaryOf, type CliRun } from './helpers.ts';
 
 /** Answers the preflight's calls like the interface, and every other call with a web page. */
 const brokenAfterPreflight = () =>
@@ -51,4 +53,33 @@ test('--max-failures N stops after N failed tests: the run is partial, and not c
   expect(run.report?.verdict).toBe('not conformant');
   expect(run.report?.run.stop).toEqual({ by: 'max-failures', reason: 'stopped after 3 failed tests (--max-failures 3)' });
   expect(run.report?.requirements.find((r) => r.id === 'ERR-004')?.verdict).toBe('fail');
+});
+
+test('the bundled reference dying in the middle of a run is a harness error, never a verdict on it', async () => {
+  test.setTimeout(120_000);
+  const out = join(tempDir(), 'out');
+  const certify = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'cli/certify.ts'), '--out', out, '--grep', '@WH-'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  certify.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let done = false;
+  const killed = new Promise<void>((resolve, reject) => {
+    certify.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!/^preflight: /m.test(stdout) || done) return;
+      done = true;
+      // certify's own child running reference/main.ts, found as a user would with ps
+      const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(certify.pid)], { encoding: 'utf8' });
+      const line = children.split('\n').find((l) => l.includes('reference/main.ts'));
+      if (!line) return reject(new Error(`certify has no reference child:\n${children}`));
+      process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
+      resolve();
+    });
+  });
+  const code = await new Promise<number | null>((resolve) => certify.once('exit', resolve));
+  await killed;
+  expect(code, `${stdout}\n${stderr}`).toBe(2);
+  expect(stderr).toContain('certify: the bundled reference exited (SIGKILL) before the run ended');
+  expect(summaryOf(stdout)).toMatch(/^HARNESS ERROR /);
+  expect(stdout, 'no verdict on the server').not.toMatch(/^(NOT )?CONFORMANT/m);
 });
