@@ -81,14 +81,15 @@ async function relay(req: IncomingMessage, res: ServerResponse, origin: string, 
   res.end(answerBody);
 }
 
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server & { port: number }> {
+function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void): Promise<Server & { port: number }> {
+  // A relay that fails (a request cut off half-way) drops the connection, as a broken server would.
   const server = createServer((req, res) => {
-    try {
-      handler(req, res);
-    } catch (error) {
-      console.error(error);
-      req.socket.destroy();
-    }
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch((error: unknown) => {
+        console.error(error);
+        req.socket.destroy();
+      });
   });
   server.keepAliveTimeout = 10_000;
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(Object.assign(server, { port: (server.address() as AddressInfo).port }))));
@@ -104,11 +105,11 @@ const callbacks = await listen((req, res) => {
     res.writeHead(404).end();
     return;
   }
-  void relay(req, res, `http://127.0.0.1:${match[1]}`, match[2] ?? '/', { before: callbackMs, after: 0 });
+  return relay(req, res, `http://127.0.0.1:${match[1]}`, match[2] ?? '/', { before: callbackMs, after: 0 });
 });
 const api = await listen((req, res) => {
   const isSend = req.method === 'POST' && (req.url ?? '').split('?')[0] === '/api/core/messages/send';
-  void relay(req, res, referenceOrigin, req.url ?? '/', { before: 0, after: isSend ? sendMs : 0 });
+  return relay(req, res, referenceOrigin, req.url ?? '/', { before: 0, after: isSend ? sendMs : 0 });
 });
 
 const receiverViaRelay = `http://127.0.0.1:${callbacks.port}/p${receiverPort}`;
