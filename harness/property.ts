@@ -18,6 +18,15 @@ export type { ConformanceDepth } from './settings.ts';
 
 export const RUNS_BY_DEPTH: Readonly<Record<ConformanceDepth, number>> = { quick: 25, deep: 500 };
 
+/**
+ * How many cases of a property whose cases are independent are in flight at once. A target's
+ * answers, not the harness, set the pace of a property: 25 cases one after another against a
+ * server that answers in 20 ms take half a second, eight at a time a tenth of it. Eight keeps a
+ * staging server's load to what a handful of clients make (a configured rate limit still
+ * spaces every request, harness/rate-limit.ts).
+ */
+export const CASES_AT_ONCE = 8;
+
 export interface PropertySettings {
   depth: ConformanceDepth;
   numRuns: number;
@@ -64,6 +73,15 @@ export interface CheckPropertyOptions<Ts> {
   toRequests?: (counterexample: Ts) => HttpRequest[];
   /** Further fast-check parameters (timeouts, examples); seed, path and numRuns come from the settings. */
   parameters?: Omit<fc.Parameters<Ts>, 'seed' | 'path' | 'numRuns'>;
+  /**
+   * The cases share nothing: each makes its own requests (its own Idempotency-Key, its own
+   * body) and judges only their answers, so they may run CASES_AT_ONCE at a time. The cases are
+   * the ones fast-check would run one by one for the seed; a failing one is then replayed alone
+   * from its path and shrunk one case at a time, so the report and its replay command are the
+   * ones a sequential run gives. Not for a property whose cases read what earlier ones changed.
+   * @defaultValue false
+   */
+  independentCases?: boolean;
 }
 
 /** How a passing property ran, for the test to record. */
@@ -115,21 +133,67 @@ export async function checkProperty<Ts>(
   const ids = typeof requirementIds === 'string' ? [requirementIds] : [...requirementIds];
   if (ids.length === 0) throw new Error('checkProperty: name at least one requirement ID');
   const settings = options.settings ?? propertySettings();
+  // The seed is drawn here, as fast-check would, so that cases run at once and their replay agree.
+  const seed = settings.seed ?? (Date.now() ^ (Math.random() * 0x100000000));
   const parameters: fc.Parameters<Ts> = {
     ...options.parameters,
     numRuns: settings.numRuns,
-    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+    seed,
     ...(settings.path === undefined ? {} : { path: settings.path }),
   };
   const stop: { error?: Error } = {};
-  const details = await fc.check(stoppable(property as fc.IRawProperty<Ts>, stop), parameters);
+  const stoppableProperty = stoppable(property as fc.IRawProperty<Ts>, stop);
+  let atOnce: CasesAtOnce<Ts> | null = null;
+  if (options.independentCases === true && settings.path === undefined && Object.keys(options.parameters ?? {}).every((k) => k === 'examples')) {
+    atOnce = await runCasesAtOnce(stoppableProperty, parameters, CASES_AT_ONCE);
+    if (atOnce.failure === null) {
+      if (stop.error) throw stop.error;
+      return { seed, numRuns: atOnce.ran };
+    }
+    // Replay the first failing case alone, from its path, and let fast-check shrink it.
+    parameters.path = String(atOnce.failure.index);
+  }
+  const details = await fc.check(stoppableProperty, parameters);
   // The harness stopped a case (the send cap, a recipient the guard refuses) before any case
   // failed: the property checked nothing, and the stop, not a failure of the requirement, is
   // what ends the test. After a failure it only ends the shrinking: the failure stands. A stop
   // in the first case leaves fast-check "failed" with no counterexample: that, too, is the stop.
+  if (atOnce?.failure != null && (!details.failed || details.counterexample === null)) {
+    // The case failed among others and passed alone: the failure stands as it was seen.
+    const { index, value, error } = atOnce.failure;
+    const note = `the case failed while up to ${CASES_AT_ONCE} cases ran at once, and passed when replayed alone`;
+    throw propertyFailure(ids, settings, options, { seed, path: String(index), numRuns: atOnce.ran, numSkips: atOnce.skipped, numShrinks: 0, counterexample: value, error, interrupted: false, note });
+  }
   if (stop.error && (!details.failed || details.counterexample === null)) throw stop.error;
   if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
-  const counterexample = details.counterexample;
+  throw propertyFailure(ids, settings, options, {
+    seed: details.seed,
+    path: details.counterexamplePath,
+    numRuns: atOnce === null ? details.numRuns : atOnce.ran,
+    numSkips: details.numSkips,
+    numShrinks: details.numShrinks,
+    counterexample: details.counterexample,
+    error: details.errorInstance,
+    interrupted: details.interrupted,
+    note: null,
+  });
+}
+
+interface FailedRun<Ts> {
+  seed: number;
+  path: string | null;
+  numRuns: number;
+  numSkips: number;
+  numShrinks: number;
+  counterexample: Ts | null;
+  error: unknown;
+  interrupted: boolean;
+  /** How the failure was seen, when it was not seen the usual way. */
+  note: string | null;
+}
+
+function propertyFailure<Ts>(ids: readonly string[], settings: PropertySettings, options: CheckPropertyOptions<Ts>, run: FailedRun<Ts>): PropertyFailure {
+  const counterexample = run.counterexample;
   // fast-check hands the counterexample over as the tuple of the property's arguments.
   const asTuple = counterexample as unknown as readonly unknown[];
   const requests = counterexample === null ? [] : options.toRequests !== undefined ? options.toRequests(counterexample) : renderCounterexample(asTuple);
@@ -137,18 +201,19 @@ export async function checkProperty<Ts>(
   const grep = options.grep ?? (ids.length === 1 ? `@${ids[0]}` : `"${ids.map((id) => `@${id}`).join('|')}"`);
   const replayCommand = [
     settings.command ?? DEFAULT_COMMAND,
-    `--seed ${details.seed}`,
-    ...(details.counterexamplePath === null ? [] : [`--path ${details.counterexamplePath}`]),
+    `--seed ${run.seed}`,
+    ...(run.path === null ? [] : [`--path ${run.path}`]),
     ...(replayPath === undefined ? [] : [`--replay-path '${replayPath}'`]),
     `--grep ${grep}`,
   ].join(' ');
-  const cause = details.errorInstance;
+  const cause = run.error;
   const lines = [
     `Property failed: ${ids.join(', ')}`,
-    `  seed: ${details.seed}`,
-    `  path: ${details.counterexamplePath ?? '(none)'}`,
-    `  runs: ${details.numRuns} of ${settings.numRuns}${details.numSkips > 0 ? ` (${details.numSkips} skipped)` : ''}`,
-    `  shrinks: ${details.numShrinks}`,
+    `  seed: ${run.seed}`,
+    `  path: ${run.path ?? '(none)'}`,
+    `  runs: ${run.numRuns} of ${settings.numRuns}${run.numSkips > 0 ? ` (${run.numSkips} skipped)` : ''}`,
+    `  shrinks: ${run.numShrinks}`,
+    ...(run.note === null ? [] : [`  note: ${run.note}`]),
     '',
     requests.length > 0 ? 'Counterexample, as the request(s) to replay:' : 'Counterexample:',
     indent(requests.length > 0 ? formatRequests(requests) : counterexample === null ? '(none: the run stopped before one was found)' : fc.stringify(counterexample)),
@@ -157,9 +222,50 @@ export async function checkProperty<Ts>(
     `  ${replayCommand}`,
     '',
     'Failure:',
-    indent(cause instanceof Error ? cause.message : cause === null || cause === undefined ? describeStop(details) : String(cause)),
+    indent(cause instanceof Error ? cause.message : cause === null || cause === undefined ? describeStop(run) : String(cause)),
   ];
-  throw new PropertyFailure(lines.join('\n'), ids, details.seed, details.counterexamplePath, details.numRuns, details.numShrinks, counterexample, requests, replayCommand, cause);
+  return new PropertyFailure(lines.join('\n'), ids, run.seed, run.path, run.numRuns, run.numShrinks, counterexample, requests, replayCommand, cause);
+}
+
+interface CasesAtOnce<Ts> {
+  /** Cases that ran to an outcome (skipped ones included). */
+  ran: number;
+  skipped: number;
+  /** The failing case of lowest index, or null when none failed. */
+  failure: { index: number; value: Ts; error: unknown } | null;
+}
+
+/**
+ * The cases fast-check would run for `parameters` (its examples, then the seed's generated
+ * values, the same ones fc.sample gives), `width` at a time. No case starts once one has failed
+ * or the harness has stopped the run (a stop is a precondition failure that interrupts, as
+ * `stoppable` makes it); cases already running finish, and the lowest failing index wins.
+ */
+async function runCasesAtOnce<Ts>(property: fc.IRawProperty<Ts>, parameters: fc.Parameters<Ts>, width: number): Promise<CasesAtOnce<Ts>> {
+  const values = fc.sample(property, { seed: parameters.seed, numRuns: parameters.numRuns, examples: parameters.examples ?? [] }) as Ts[];
+  const result: CasesAtOnce<Ts> = { ran: 0, skipped: 0, failure: null };
+  let next = 0;
+  let halted = false;
+  const worker = async () => {
+    while (!halted && next < values.length) {
+      const index = next++;
+      const value = values[index]!;
+      await property.runBeforeEach();
+      const outcome = await property.run(value);
+      await property.runAfterEach();
+      result.ran += 1;
+      if (outcome === null) continue;
+      if (fc.PreconditionFailure.isFailure(outcome)) {
+        result.skipped += 1;
+        if (outcome.interruptExecution) halted = true;
+        continue;
+      }
+      halted = true;
+      if (result.failure === null || index < result.failure.index) result.failure = { index, value, error: outcome.error };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, values.length) }, worker));
+  return result;
 }
 
 /**

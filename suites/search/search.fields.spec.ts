@@ -24,6 +24,7 @@ test.describe('4.4 search fields, generated: a field of another JSON type is a r
     recordRun(
       await checkProperty('SEARCH-003', property, {
         parameters: { examples: everyDefectOnce(base, defects) },
+        independentCases: true,
         toRequests: ([c]) => [routeRequest(target, 'search', c.body)],
       }),
     );

@@ -32,6 +32,7 @@ test.describe('4.6 request fields, generated: a field of another JSON type is a 
         await checkProperty('SEND-016', property, {
           grep: `"whose ${field} breaks"`,
           parameters: { examples: everyDefectOnce(base, defects) },
+          independentCases: true,
           toRequests: ([c]) => [routeRequest(target, 'send', c.body, {}, { 'Idempotency-Key': '<a fresh key>' })],
         }),
       );

@@ -41,7 +41,7 @@ test.describe('4.6 rule 6, generated: recipients that are not E.164', () => {
         check(isRequestDefectAnswer(res.status), `SEND-007: recipient ${JSON.stringify(bad.value)} (${invalidClass}) was answered ${res.status}, expected a request defect (section 7.3): ${res.text.slice(0, 200)}`);
       });
       const toRequests = ([bad, alone]: [InvalidRecipient, boolean]) => [asRequest(body(bad, alone))];
-      recordRun(await checkProperty('SEND-007', property, { settings: perClass, grep: `"of class ${invalidClass} are"`, toRequests }));
+      recordRun(await checkProperty('SEND-007', property, { settings: perClass, grep: `"of class ${invalidClass} are"`, toRequests, independentCases: true }));
     });
   }
 });
@@ -55,7 +55,7 @@ test.describe('4.6 rule 6, generated: sendFrom given as an E.164 number', () => 
       check(isRequestDefectAnswer(res.status), `SEND-006: sendFrom ${sendFrom} was answered ${res.status}, expected a request defect (section 7.3): ${res.text.slice(0, 200)}`);
     });
     const toRequests = ([sendFrom]: [string]) => [asRequest(smsPayload(sendFrom, to, 'e164-send-from'))];
-    recordRun(await checkProperty('SEND-006', property, { toRequests }));
+    recordRun(await checkProperty('SEND-006', property, { toRequests, independentCases: true }));
   });
 });
 
@@ -126,7 +126,7 @@ test.describe('4.6, generated: a payload with exactly one rule broken gets the a
         }
         check(messageIdsOf(res).length === 0, `${id}: a rejected request reports no accepted messageId: ${res.text.slice(0, 200)}`);
       });
-      recordRun(await checkProperty(id, property, { grep: `"breaking ${id} get"` }));
+      recordRun(await checkProperty(id, property, { grep: `"breaking ${id} get"`, independentCases: true }));
     });
   }
 });
@@ -145,7 +145,7 @@ test.describe('profile send.replay, generated: a rejected send does not claim it
       check(isSuccess(corrected.status), `IDEM-203: after ${c.defect} was rejected, the corrected payload under the same key was answered ${corrected.status}, expected a first attempt (2xx): ${corrected.text.slice(0, 200)}`);
       check(messageIdsOf(corrected).length > 0, `IDEM-203: the corrected send reports its messageIds: ${corrected.text.slice(0, 200)}`);
     });
-    recordRun(await checkProperty('IDEM-203', property));
+    recordRun(await checkProperty('IDEM-203', property, { independentCases: true }));
   });
 });
 
@@ -160,6 +160,6 @@ test.describe('4.6 rule 7, generated: valid payloads are queued', () => {
       check(new Set(ids).size === ids.length, `SEND-008: messageIds are distinct: ${ids.join(', ')}`);
       check(reportsQueued(res), `SEND-008: the answer reports QUEUED (top-level or on each result item): ${res.text.slice(0, 300)}`);
     });
-    recordRun(await checkProperty('SEND-008', property));
+    recordRun(await checkProperty('SEND-008', property, { independentCases: true }));
   });
 });

@@ -29,6 +29,7 @@ test.describe('RFC 6749 3.2 and 5.2, generated: a JSON token parameter that is n
         await checkProperty('TOKEN-112', property, {
           grep: `"whose ${field} is not a string"`,
           parameters: { examples: everyDefectOnce(base, defects) },
+          independentCases: true,
           toRequests: ([c]) => [routeRequest(target, 'token', JSON.parse(hidden(JSON.stringify(c.body))))],
         }),
       );

@@ -21,6 +21,8 @@ test.describe('4.5 settable attributes, generated: a value of another JSON type 
       // right; a field the list does not show (the record is open) cannot be read back, only its answer checked.
       if (field in (await recordOf(api, numberId, 'primary', 'UPD-005'))) await guardFields('UPD-005', settings, api, numberId, [field as SettableField]);
       const defects = defectsBreaking(UPDATE_FIELDS, 'UPD-005').filter((d) => d.field === field);
+      // One case at a time: each reads the number back, and a change one case wrongly applied
+      // would show in another's reading, blamed on the wrong defect.
       const property = fc.asyncProperty(fieldDefectCase(fc.constant({}), defects), async ({ defect, body }) => {
         const before = (await readNumbers(api)).find((n) => n.numberId === numberId);
         const res = await api.call('update', { params: { numberId }, json: body });

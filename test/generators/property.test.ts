@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { singleDefectPayload } from '../../generators/single-defect-payload.ts';
-import { checkProperty, PropertyFailure, propertySettings, visibleJson, type PropertySettings } from '../../harness/property.ts';
+import { CASES_AT_ONCE, checkProperty, PropertyFailure, propertySettings, visibleJson, type PropertySettings } from '../../harness/property.ts';
 import { SendGuardError } from '../../harness/send-guard.ts';
 
 async function failureOf(run: Promise<unknown>): Promise<PropertyFailure> {
@@ -110,4 +110,89 @@ test('a harness stop in the very first case ends the property as that stop, neve
     throw stop;
   }), { settings: propertySettings({ runs: 5 }) });
   await expect(run).rejects.toBe(stop);
+});
+
+test.describe('independent cases run several at a time', () => {
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+  test('the cases are the ones a sequential run of the seed gives, with at most CASES_AT_ONCE in flight', async () => {
+    const seen = (into: number[][], inFlight?: { now: number; most: number }) =>
+      fc.asyncProperty(fc.array(fc.integer()), async (xs) => {
+        into.push(xs);
+        if (inFlight) inFlight.most = Math.max(inFlight.most, ++inFlight.now);
+        await tick();
+        if (inFlight) inFlight.now--;
+      });
+    const settings: PropertySettings = { depth: 'quick', numRuns: 40, seed: 1234 };
+    const sequential: number[][] = [];
+    const atOnce: number[][] = [];
+    const inFlight = { now: 0, most: 0 };
+    expect(await checkProperty('SEND-008', seen(sequential), { settings })).toEqual({ seed: 1234, numRuns: 40 });
+    expect(await checkProperty('SEND-008', seen(atOnce, inFlight), { settings, independentCases: true })).toEqual({ seed: 1234, numRuns: 40 });
+    expect(atOnce).toEqual(sequential);
+    expect(inFlight.most).toBe(CASES_AT_ONCE);
+  });
+
+  test('examples come first, as in a sequential run', async () => {
+    const values: number[] = [];
+    const property = fc.asyncProperty(fc.nat(), async (n) => {
+      values.push(n);
+    });
+    await checkProperty('SEND-008', property, { settings: { depth: 'quick', numRuns: 3, seed: 1 }, independentCases: true, parameters: { examples: [[-1], [-2]] } });
+    expect(values.slice(0, 2).sort()).toEqual([-1, -2]);
+    expect(values).toHaveLength(3);
+  });
+
+  test('a failing case is replayed alone and shrunk: the report is the one a sequential run gives', async () => {
+    const property = () => fc.asyncProperty(fc.array(fc.integer()), async (xs) => {
+      await tick();
+      return xs.reduce((a, b) => a + b, 0) < 500;
+    });
+    const settings: PropertySettings = { depth: 'quick', numRuns: 300, seed: 99 };
+    const sequential = await failureOf(checkProperty('SEND-007', property(), { settings }));
+    const atOnce = await failureOf(checkProperty('SEND-007', property(), { settings, independentCases: true }));
+    expect(atOnce.counterexample).toEqual(sequential.counterexample);
+    expect(atOnce.path).toBe(sequential.path);
+    expect(atOnce.replayCommand).toBe(sequential.replayCommand);
+    expect(atOnce.message).not.toContain('note:');
+  });
+
+  test('a case that fails only beside others is reported as seen, with a note, never passed', async () => {
+    let inFlight = 0;
+    const property = fc.asyncProperty(fc.nat(), async () => {
+      inFlight++;
+      await tick();
+      const crowded = inFlight > 1;
+      inFlight--;
+      if (crowded) throw new Error('SEND-004: the answer under load was 500');
+    });
+    const failure = await failureOf(checkProperty('SEND-004', property, { settings: { depth: 'quick', numRuns: 20, seed: 3 }, independentCases: true }));
+    expect(failure.path).toBe('0');
+    expect(failure.numShrinks).toBe(0);
+    expect(failure.message).toContain(`note: the case failed while up to ${CASES_AT_ONCE} cases ran at once, and passed when replayed alone`);
+    expect(failure.message).toContain('SEND-004: the answer under load was 500');
+  });
+
+  test('a harness stop ends the property as that stop, and no case starts after it', async () => {
+    const stop = new SendGuardError('send cap reached (3 sends for the run)', true);
+    let started = 0;
+    const property = fc.asyncProperty(fc.integer(), async () => {
+      started++;
+      await tick();
+      if (started > 3) throw stop;
+    });
+    await expect(checkProperty('SEND-004', property, { settings: propertySettings({ runs: 100 }), independentCases: true })).rejects.toBe(stop);
+    expect(started).toBeLessThan(3 + 2 * CASES_AT_ONCE);
+  });
+
+  test('a replay from a reported path runs that one case, not the cases at once', async () => {
+    let calls = 0;
+    const property = fc.asyncProperty(fc.constant(7), async () => {
+      calls++;
+      return false;
+    });
+    const failure = await failureOf(checkProperty('SEND-007', property, { settings: propertySettings({ seed: 5, path: '2' }), independentCases: true }));
+    expect(failure.path).toBe('2');
+    expect(calls).toBe(1);
+  });
 });
