@@ -89,8 +89,16 @@ test('expireToken by wait waits out expires_in once the token was accepted, and 
   const started = Date.now();
   const outcome = await obtainExpiredToken(target, new ControlClient(target), issue(0), whoami);
   expect(outcome).toEqual({ token: 'tok-brief', acceptedBefore: 200 });
-  expect(Date.now() - started).toBeGreaterThanOrEqual(1_000); // the margin past expires_in
+  // A token still accepted is used as expired only once the margin past expires_in is out.
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
   expect(issued).toEqual(['brief']);
+  // A token the server refuses past its expires_in is used as soon as whoami sees the refusal.
+  let asked = 0;
+  const refusedOnThirdAsk = async () => answer(++asked <= 3 ? 200 : 401, {});
+  const quick = Date.now();
+  expect(await obtainExpiredToken(target, new ControlClient(target), issue(0), refusedOnThirdAsk)).toEqual({ token: 'tok-brief', acceptedBefore: 200 });
+  expect(asked).toBe(4);
+  expect(Date.now() - quick).toBeLessThan(1_000);
   const tooLong = await obtainExpiredToken(target, new ControlClient(target), issue(3600), whoami);
   expect(tooLong).toEqual({ unreachable: expect.stringMatching(/lives 3600 s, longer than triggers\.expireToken\.maxWaitSeconds \(5 s\)/) });
 });
