@@ -9,9 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isCheckable, type Catalogue, type Requirement } from './catalogue.ts';
 import { CAPABILITIES, type Capability, type Target } from './config.ts';
-import { RUNS_BY_DEPTH } from './property.ts';
-import { reachedBy } from './triggers.ts';
-import { REPO_ROOT, type RunSettings } from './settings.ts';
+import { REPO_ROOT, RUNS_BY_DEPTH, type RunSettings } from './settings.ts';
 
 // ---- what a target supplies, and what a requirement needs -------------------------------------
 
@@ -38,6 +36,11 @@ const TRIGGER_FIELDS: Record<Capability | 'upstreamStall', string> = {
   inbound: "triggers.inbound (kind loopback: a send to another of the client's own numbers arrives as inbound traffic; or control)",
   failedDelivery: 'triggers.failedDelivery (kind request: recipients whose messages end FAILED)',
 };
+
+/** How the report names the way a capability was reached: "upstreamFailure: request". */
+export function reachedBy(capability: Capability, kind: string): string {
+  return `${capability}: ${kind}`;
+}
 
 /** Why a requirement that needs `need` is not testable on a target without it; the fixtures say the same. */
 export function reasonFor(need: string): string {

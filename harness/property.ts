@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { isReplayableStep, type HttpRequest, type ScenarioState } from '../generators/http-request.ts';
 import { SEND_PATH } from '../generators/send-payload.ts';
 import { isJudged, recordError, type Judged, type Judgement } from './judgement.ts';
-import { runSettings, type ConformanceDepth, type PropertyInput } from './settings.ts';
+import { RUNS_BY_DEPTH, runSettings, type ConformanceDepth, type PropertyInput } from './settings.ts';
 
 /**
  * Runs a property for a conformance suite: how many cases, from which seed, and, when it
@@ -15,8 +15,6 @@ import { runSettings, type ConformanceDepth, type PropertyInput } from './settin
  */
 
 export type { ConformanceDepth } from './settings.ts';
-
-export const RUNS_BY_DEPTH: Readonly<Record<ConformanceDepth, number>> = { quick: 25, deep: 500 };
 
 /**
  * How many cases of a property whose cases are independent are in flight at once. A target's

@@ -39,6 +39,9 @@ export type TargetSource =
 
 export type ConformanceDepth = 'quick' | 'deep';
 
+/** Cases per property at each depth (certify --deep for certification); --runs overrides it. */
+export const RUNS_BY_DEPTH: Readonly<Record<ConformanceDepth, number>> = { quick: 25, deep: 500 };
+
 /** How property runs go: how many cases, and what replays a reported failure. */
 export interface PropertyInput {
   depth: ConformanceDepth;

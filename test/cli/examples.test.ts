@@ -6,7 +6,7 @@ import { loadTarget } from '../../harness/config.ts';
 import { isCheckable, loadCatalogue } from '../../harness/catalogue.ts';
 import { CAPABILITIES } from '../../harness/config.ts';
 import { loadSendBudget, sendsNeeded, suppliedBy, unmetNeeds } from '../../harness/plan.ts';
-import { RUNS_BY_DEPTH } from '../../harness/property.ts';
+import { RUNS_BY_DEPTH } from '../../harness/settings.ts';
 import { EXAMPLES, placeholderEnv } from './helpers.ts';
 
 const examples = readdirSync(EXAMPLES).filter((f) => /\.(ya?ml|json)$/.test(f));
