@@ -259,7 +259,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       const log = new EvidenceLog();
       await use(log);
       if (log.exchanges.length > 0) {
-        await testInfo.attach('evidence', { body: JSON.stringify(log.toJSON(), null, 2), contentType: 'application/json' });
+        await testInfo.attach('evidence', { body: JSON.stringify(log.toJSON()), contentType: 'application/json' });
       }
     },
     { box: 'self' },

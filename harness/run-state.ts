@@ -17,6 +17,8 @@ export class RunState {
   private readonly slotFile: string;
   private readonly stopFile: string;
   private slot: SlotState;
+  /** The slot's state as last written: a test that changed nothing writes nothing. */
+  private written: string | null = null;
 
   /** `workers`: the run's; with one there are no other slots to read at each send. */
   constructor(dir: string, parallelIndex: number, private readonly workers = 1) {
@@ -24,7 +26,8 @@ export class RunState {
     this.dir = dir;
     this.slotFile = join(dir, `worker-${parallelIndex}.json`);
     this.stopFile = join(dir, 'stopped.txt');
-    this.slot = existsSync(this.slotFile) ? (JSON.parse(readFileSync(this.slotFile, 'utf8')) as SlotState) : { sends: 0, recent: [] };
+    if (existsSync(this.slotFile)) this.written = readFileSync(this.slotFile, 'utf8');
+    this.slot = this.written === null ? { sends: 0, recent: [] } : (JSON.parse(this.written) as SlotState);
   }
 
   /** Sends this worker slot has made so far in the run. */
@@ -76,6 +79,9 @@ export class RunState {
   }
 
   private save(): void {
-    writeFileSync(this.slotFile, JSON.stringify(this.slot));
+    const json = JSON.stringify(this.slot);
+    if (json === this.written) return;
+    writeFileSync(this.slotFile, json);
+    this.written = json;
   }
 }

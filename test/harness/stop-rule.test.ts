@@ -2,6 +2,7 @@
 // unless the property had already failed; what the run's workers share survives restarts.
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkProperty, PropertyFailure } from '../../harness/property.ts';
 import { RunState } from '../../harness/run-state.ts';
@@ -41,6 +42,20 @@ test('sends and recent failures of a worker slot survive its process; a stop is 
   expect(new RunState(dir, 1).sends).toBe(0);
   restarted.stop('the send cap was reached');
   expect(new RunState(dir, 1).stopped()).toBe('the send cap was reached');
+});
+
+test('a test that changes nothing of the slot writes nothing; one that does writes it', () => {
+  const dir = join(tempDir(), 'run');
+  const state = new RunState(dir, 0);
+  for (let i = 0; i < 3; i++) state.remember(null, 3);
+  const file = join(dir, 'worker-0.json');
+  rmSync(file);
+  state.remember(null, 3); // the window is already three passes
+  state.flush();
+  expect(existsSync(file)).toBe(false);
+  state.countSend();
+  state.flush();
+  expect(new RunState(dir, 0).sends).toBe(1);
 });
 
 test('the send cap counts across the restarts of a worker', () => {
