@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
 import type { Logger } from 'pino';
@@ -57,6 +58,10 @@ export class WebhookDispatcher {
     targets: WebhookTargets,
   ) {
     this.agent = new Agent({ connections: 32, keepAliveTimeout: 10_000, connect: checkedConnector(targets) });
+    // Every attempt in flight listens on the one shutdown signal, and a slow receiver keeps
+    // many in flight; each listener goes when its attempt ends, so Node's leak warning at
+    // eleven would only be noise on stderr.
+    setMaxListeners(0, this.abort.signal);
   }
 
   /** Attempts freshly committed events now. */

@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test, expect, sendBody, startReceiver, type TestServer } from './helpers.ts';
 
 // Section 6 with profile webhook.* and message.*: delivery and inbound events, Standard Webhooks
@@ -116,6 +118,32 @@ test.describe('delivery webhooks', () => {
     await expect
       .poll(() => server.query<{ attempts: number; last_result: string; state: string }>('SELECT attempts, last_result, state FROM webhook_outbox')[0], { timeout: 3000 })
       .toMatchObject({ state: 'pending', last_result: expect.stringMatching(/^error /) });
+  });
+});
+
+test.describe('many callbacks in flight', () => {
+  test('callbacks to a slow receiver are all delivered, and the process is not warned of a listener leak', async ({ server }) => {
+    // One shutdown signal serves every attempt in flight: past ten at once, Node warns of a leak
+    // that is not one (each attempt's listener goes when it ends) on the server's stderr.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    let answered = 0;
+    const slow = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => (answered++, res.writeHead(204).end()), 300));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      await setClientWebhooks(server, 'primary', { delivery: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/delivery` });
+      const number = server.client('primary').numbers[0]!;
+      for (let i = 0; i < 15; i++) await send(server, sendBody(number.numberId), `many-${i}`);
+      await expect.poll(() => answered, { timeout: 5000 }).toBe(15);
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
   });
 });
 
