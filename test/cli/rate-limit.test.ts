@@ -13,20 +13,20 @@ const shared = referenceForFile('rate-limit-');
 
 /** A proxy to `upstream` that answers 429 (Retry-After: 1) to the requests `limit` picks; it records when each request came. */
 async function limitingProxy(upstream: string, limit: (req: IncomingMessage, n: number) => boolean) {
-  const arrivals: Array<{ at: number; method: string; url: string; status: number; agent: string }> = [];
+  const arrivals: Array<{ at: number; method: string; url: string; status: number; agent: string; key: string; body: string }> = [];
   const server = createServer(async (req, res) => {
     const at = Date.now();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const n = arrivals.length;
     if (limit(req, n)) {
-      arrivals.push({ at, method: req.method!, url: req.url!, status: 429, agent: req.headers['user-agent'] ?? '' });
+      arrivals.push({ at, method: req.method!, url: req.url!, status: 429, agent: req.headers['user-agent'] ?? '', key: String(req.headers['idempotency-key'] ?? ''), body: Buffer.concat(chunks).toString('utf8') });
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"error":{"code":"RATE_LIMITED","message":"slow down"}}');
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
     const answer = await fetch(upstream + req.url, { method: req.method, headers, ...(chunks.length > 0 && { body: Buffer.concat(chunks) }) });
-    arrivals.push({ at, method: req.method!, url: req.url!, status: answer.status, agent: req.headers['user-agent'] ?? '' });
+    arrivals.push({ at, method: req.method!, url: req.url!, status: answer.status, agent: req.headers['user-agent'] ?? '', key: String(req.headers['idempotency-key'] ?? ''), body: Buffer.concat(chunks).toString('utf8') });
     res.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([k]) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)))).end(Buffer.from(await answer.arrayBuffer()));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -47,10 +47,15 @@ test('a 429 with Retry-After is waited out: the requirement passes and the repor
     expect(run.report?.requirements.find((r) => r.id === 'SEND-004')?.verdict).toBe('pass');
     expect(run.report?.run.rateLimited).toEqual({ retries: 1, waitedMs: 1000 });
     expect(run.summary).toContain('rate-limited: 1 retry, 1.0 s waited');
-    // the retry is the same request: one 429, then the send it stood for went through
+    // the retry is the same request (key and payload), a second later: one 429, then the send
+    // it stood for went through (other sends of the test may go meanwhile: property cases run several at a time)
     const sends = proxy.arrivals.filter((a) => a.url.endsWith('/messages/send'));
-    expect(sends[0]?.status).toBe(429);
-    expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(1000);
+    const limited = sends.find((a) => a.status === 429)!;
+    const again = sends.filter((a) => a !== limited && a.key === limited.key);
+    expect(again).toHaveLength(1);
+    expect(again[0]!.body).toBe(limited.body);
+    expect(again[0]!.status).not.toBe(429);
+    expect(again[0]!.at - limited.at).toBeGreaterThanOrEqual(1000);
   } finally {
     await proxy.close();
   }
