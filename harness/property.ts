@@ -152,16 +152,16 @@ export async function checkProperty<Ts>(
     parameters.path = String(atOnce.failure.index);
   }
   const details = await fc.check(stoppableProperty, parameters);
-  // The harness stopped a case (the send cap, a recipient the guard refuses) before any case
-  // failed: the property checked nothing, and the stop, not a failure of the requirement, is
-  // what ends the test. After a failure it only ends the shrinking: the failure stands. A stop
-  // in the first case leaves fast-check "failed" with no counterexample: that, too, is the stop.
   if (atOnce?.failure != null && (!details.failed || details.counterexample === null)) {
     // The case failed among others and passed alone: the failure stands as it was seen.
     const { index, value, error } = atOnce.failure;
     const note = `the case failed while up to ${CASES_AT_ONCE} cases ran at once, and passed when replayed alone`;
     throw propertyFailure(ids, settings, options, { seed, path: String(index), numRuns: atOnce.ran, numSkips: atOnce.skipped, numShrinks: 0, counterexample: value, error, interrupted: false, note });
   }
+  // The harness stopped a case (the send cap, a recipient the guard refuses) before any case
+  // failed: the property checked nothing, and the stop, not a failure of the requirement, is
+  // what ends the test. After a failure it only ends the shrinking: the failure stands. A stop
+  // in the first case leaves fast-check "failed" with no counterexample: that, too, is the stop.
   if (stop.error && (!details.failed || details.counterexample === null)) throw stop.error;
   if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
   throw propertyFailure(ids, settings, options, {

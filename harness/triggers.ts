@@ -6,6 +6,7 @@
 // here, naming the field to set (harness/plan.ts, reasonFor), and one it does declare is
 // recorded on the test as how its requirements were reached.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api-client.ts';
 import type { Capability, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
@@ -215,8 +216,9 @@ function canSend(n: NumberRecord): boolean {
 
 /**
  * The worker's expired token, reached as declared: wait out a short-lived token's expires_in
- * (and until whoami refuses it, within a margin), or expire a fresh token through the control plane. `issue` obtains a token for a client and
- * `whoami` reads the context with a token, both through the validating client.
+ * (and until whoami refuses it, within a margin), or expire a fresh token through the control
+ * plane. `issue` obtains a token for a client and `whoami` reads the context with a token,
+ * both through the validating client.
  */
 export async function obtainExpiredToken(
   target: Target,
@@ -240,7 +242,6 @@ export async function obtainExpiredToken(
   if (lifetime > trigger.maxWaitSeconds) {
     return { unreachable: `the token of ${client.clientId} lives ${lifetime} s, longer than triggers.expireToken.maxWaitSeconds (${trigger.maxWaitSeconds} s): name a client whose tokens live briefly, or raise maxWaitSeconds` };
   }
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   await sleep(lifetime * 1000);
   // Used once refused, or once the margin is out: the test judges the routes' answers either way.
   const giveUp = Date.now() + EXPIRY_MARGIN_MS;
