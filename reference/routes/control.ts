@@ -9,7 +9,8 @@ import { targetRefused } from '../webhooks/targetRefused.ts';
 
 const nullableUrl = { anyOf: [{ type: 'null' }, { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 }] };
 
-const SCHEMAS = {
+/** The control plane's request schemas (exported for test/spec/schemas-meta.test.ts). */
+export const CONTROL_SCHEMAS = {
   upstream: {
     type: 'object',
     additionalProperties: false,
@@ -62,19 +63,19 @@ export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
     return client;
   };
 
-  app.post('/upstream', { schema: { body: SCHEMAS.upstream } }, async (request) => {
+  app.post('/upstream', { schema: { body: CONTROL_SCHEMAS.upstream } }, async (request) => {
     const mode = parseMode(request.body)!;
     await ctx.upstream.setMode(mode);
     return mode;
   });
 
-  app.post('/tokens/expire', { schema: { body: SCHEMAS.expireTokens } }, async (request) => {
+  app.post('/tokens/expire', { schema: { body: CONTROL_SCHEMAS.expireTokens } }, async (request) => {
     const client = clientFor((request.body as { clientId: string }).clientId);
     const expired = await ctx.writes.run({ op: 'expireTokens', apiClientId: client.apiClientId, nowMs: Date.now() });
     return { expired };
   });
 
-  app.post('/inbound', { schema: { body: SCHEMAS.inbound } }, async (request, reply) => {
+  app.post('/inbound', { schema: { body: CONTROL_SCHEMAS.inbound } }, async (request, reply) => {
     const inbound = request.body as SimulatedInbound;
     const received = await receiveInbound(ctx, inbound);
     if (!received) throw new CoreError('NOT_FOUND', 'No number has this numberId.', { numberId: inbound.numberId });
@@ -82,7 +83,7 @@ export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
     return reply.code(201).send({ messageId: received.messageId });
   });
 
-  app.put('/clients/:clientId/webhooks', { schema: { params: SCHEMAS.clientParams, body: SCHEMAS.webhooks } }, async (request) => {
+  app.put('/clients/:clientId/webhooks', { schema: { params: CONTROL_SCHEMAS.clientParams, body: CONTROL_SCHEMAS.webhooks } }, async (request) => {
     const client = clientFor((request.params as { clientId: string }).clientId);
     const body = request.body as { delivery?: string | null; inbound?: string | null };
     for (const field of ['delivery', 'inbound'] as const) {
