@@ -2,8 +2,9 @@
 //
 // Where a certification run's time goes. Runs `certify` (with any flags after `--`; none: the
 // bundled reference) into a temporary report directory, or reads an existing report.json
-// (--report), and prints: the wall time; the part spent before and after the tests (starting the
-// reference, preflight, writing the report); the tests' own time split into time waiting on the
+// (--report), and prints: the wall time and the CPU time of every process of the run (Linux);
+// the part spent before and after the tests (starting the reference, preflight, writing the
+// report); the tests' own time split into time waiting on the
 // target's HTTP answers and everything else (waiting for webhooks, sleeps, the harness's own
 // CPU); the same per area; and the slowest tests. Targets (issue 15.6) are judged on these
 // figures, not by timed tests.
@@ -20,13 +21,35 @@ interface Report { run: { durationMs: number }; requirements: Array<{ area: stri
 
 const { values, positionals } = parseArgs({ options: { report: { type: 'string' }, top: { type: 'string', default: '15' } }, allowPositionals: true });
 
+/**
+ * CPU seconds (user + system) of this process's children that have been waited for, from
+ * /proc/self/stat (cutime, cstime): certify waits for Playwright and the reference, Playwright for
+ * its workers, so the difference across the run is every process of it. Null off Linux. Less
+ * noisy than wall time on a shared machine: compare changes by it.
+ */
+function childrenCpuSeconds(): number | null {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}
+/** USER_HZ: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 let wallMs: number | null = null;
+let cpuSeconds: number | null = null;
 let reportFile = values.report;
 if (reportFile === undefined) {
   const out = mkdtempSync(join(tmpdir(), 'bench-certify-'));
+  const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'cli/certify.ts', '--out', out, ...positionals], { stdio: ['ignore', 'ignore', 'inherit'] });
   wallMs = performance.now() - started;
+  const cpuAfter = childrenCpuSeconds();
+  if (cpuBefore !== null && cpuAfter !== null) cpuSeconds = cpuAfter - cpuBefore;
   if (run.status !== 0) console.error(`certify exited with ${run.status}; the figures below are of that run`);
   reportFile = join(out, 'report.json');
 }
@@ -59,6 +82,7 @@ for (const { test, area } of tests.values()) {
 const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const line = (name: string, s: Split) => `${name.padEnd(16)}${String(s.tests).padStart(6)}${sec(s.totalMs).padStart(10)}${sec(s.httpMs).padStart(10)}${sec(s.totalMs - s.httpMs).padStart(10)}`;
 if (wallMs !== null) console.log(`wall                ${sec(wallMs)}`);
+if (cpuSeconds !== null) console.log(`cpu                 ${cpuSeconds.toFixed(1)} s  (user + system, every process of the run: certify, Playwright, workers, the reference)`);
 console.log(`playwright run      ${sec(report.run.durationMs)}${wallMs !== null ? `  (before and after it: ${sec(wallMs - report.run.durationMs)})` : ''}`);
 console.log(`inside tests        ${sec(all.totalMs)}  (one worker: the rest of the run is fixtures, hooks and the reporter)`);
 console.log('');
