@@ -11,7 +11,7 @@ import type { Target } from '../harness/config.ts';
 import { planOf, testsOfList, type ListedTest, type Plan } from '../harness/plan.ts';
 import { clientWebhookUrl } from '../harness/run-receiver.ts';
 import { encodeSettings, grepOf, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
-import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
+import { PLAYWRIGHT_CLI, PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
 /**
  * Listings kept between runs. Playwright lists by loading every test file (about 2.5 s here), and
@@ -26,7 +26,7 @@ const LISTINGS_KEPT = 32;
 /** The key of a listing: what the suites load, with which Playwright, filtered how. */
 export function listingKey(settings: RunSettings): string {
   const hash = createHash('sha256');
-  const playwrightPackage = join(dirname(PLAYWRIGHT_NODE_ARGS[2]!), 'package.json');
+  const playwrightPackage = join(dirname(PLAYWRIGHT_CLI), 'package.json');
   hash.update(JSON.stringify({ grep: grepOf(settings.selection)?.source ?? null, shard: settings.selection.shard, node: process.version }));
   for (const file of [playwrightPackage, ...filesUnder(LISTED_FROM.map((f) => join(REPO_ROOT, f)))]) {
     hash.update(relative(REPO_ROOT, file));
