@@ -58,3 +58,47 @@ test('a client without numbers is a note, not a stop', async () => {
   const { result } = await against((req, body) => token(req, () => true, body) ?? numbers(req, { numbers: [] }));
   expect(result?.notes).toEqual(['the primary client has no numbers: tests that send or change settings will be not testable']);
 });
+
+/** A server where every request naming the primary client (c1) is answered 150 ms late; it counts requests in flight. */
+async function primaryHeldBack(route: Route) {
+  const seen = { inFlight: 0, mostInFlight: 0 };
+  const server = await fakeServer((req, res: ServerResponse) => {
+    seen.mostInFlight = Math.max(seen.mostInFlight, (seen.inFlight += 1));
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const [status, json] = route(req, body) ?? [404, {}];
+      const late = body.includes('c1') || (req.headers.authorization ?? '').includes('t0k-c1');
+      setTimeout(() => {
+        seen.inFlight -= 1;
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+      }, late ? 150 : 0);
+    });
+  });
+  return Object.assign(server, { seen });
+}
+
+test('the clients are checked at once, but their lines and the failure that stops the run come in role order', async () => {
+  const clients = { primary: { clientId: 'c1', clientSecret: 's1' }, secondary: { clientId: 'c2', clientSecret: 's2' } };
+  const issued = (body: string): [number, unknown] => [200, { access_token: body.includes('c1') ? 't0k-c1' : 't0k-c2', token_type: 'bearer', expires_in: 60 }];
+  const served = await primaryHeldBack((req, body) => (req.url === '/api/auth/token' ? issued(body) : numbers(req, { numbers: [{ numberId: 'n1' }] })));
+  const failing = await primaryHeldBack((req) => (req.url === '/api/auth/token' ? [500, { error: 'server_error' }] : undefined));
+  try {
+    const found = await preflight(resolveTarget({ baseUrl: served.url, clients }, 'test.yaml', {}), { origin: 'test.yaml' });
+    expect(served.seen.mostInFlight, 'the secondary client was checked while the primary was waiting').toBe(2);
+    expect(found.clients.map((c) => c.role)).toEqual(['primary', 'secondary']);
+    expect(found.checked).toEqual([
+      'the primary client (c1) obtained a token (JSON body)',
+      'the primary client lists 1 number',
+      'the secondary client (c2) obtained a token (JSON body)',
+      'the secondary client lists 1 number',
+    ]);
+    // Both clients' token requests fail, the secondary's first: the failure named is the primary's.
+    const error = await preflight(resolveTarget({ baseUrl: failing.url, clients }, 'test.yaml', {}), { origin: 'test.yaml' }).then(() => undefined, (e: unknown) => e as PreflightError);
+    expect(error).toBeInstanceOf(PreflightError);
+    expect(error?.what).toBe('the token endpoint fails (primary client, JSON body)');
+  } finally {
+    await served.close();
+    await failing.close();
+  }
+});
