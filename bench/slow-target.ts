@@ -24,6 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { parse, stringify } from 'yaml';
 import { freePort } from '../cli/free-port.ts';
+import { compiledReference } from '../harness/embedded-reference.ts';
 
 const { values, positionals } = parseArgs({
   options: { 'send-ms': { type: 'string', default: '20' }, 'callback-ms': { type: 'string', default: '300' } },
@@ -117,7 +118,7 @@ const fixturesFile = join(dir, 'fixtures.json');
 const reference = spawn(
   process.execPath,
   [
-    '--import', 'tsx', 'reference/main.ts',
+    ...compiledReference(),
     '--host', '127.0.0.1', '--port', String(referencePort), '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn',
     '--allow-webhook-host', '127.0.0.1', '--fixtures-out', fixturesFile,
     '--token-failures-per-source', '100000', '--token-failures-per-client', '100000', '--token-requests-per-minute', '100000',

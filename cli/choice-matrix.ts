@@ -14,6 +14,7 @@ import { CHOICE_COMBINATIONS, choiceFlags, vendorConfig, wireOf } from './choice
 import { freePort } from './free-port.ts';
 import { inTurns } from './pool.ts';
 import type { TargetDescription } from '../reference/fixtures/out.ts';
+import { compiledReference } from '../harness/embedded-reference.ts';
 import { REPO_ROOT, userDirectory } from '../harness/settings.ts';
 import type { Report } from '../reports/types.ts';
 
@@ -65,7 +66,7 @@ interface Row {
 
 /** Starts the reference with the combination's flags; resolves once it listens, with its fixtures. */
 function startReference(args: string[], fixturesOut: string): Promise<{ child: ChildProcess; fixtures: TargetDescription }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', ...args, '--fixtures-out', fixturesOut], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...compiledReference(), ...args, '--fixtures-out', fixturesOut], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

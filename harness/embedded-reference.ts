@@ -2,11 +2,13 @@
 // it), and how the global setup waits for one that certify started beside Playwright.
 //
 // certify starts it itself (cli/certify.ts) as soon as the settings are known, so its start
-// (about 1.7 s: loading the server, opening a fresh database, seeding) overlaps Playwright's
-// own start and the loading of the config; the global setup then waits for the fixtures file the
-// reference writes once it listens. A bare `npx playwright test` has no certify around it:
-// playwright.config.ts's webServer starts the same command.
-import { readFileSync } from 'node:fs';
+// (loading the server, opening a fresh database, seeding) overlaps Playwright's own start and
+// the loading of the config; the global setup then waits for the fixtures file the reference
+// writes once it listens. A bare `npx playwright test` has no certify around it:
+// playwright.config.ts's webServer starts the same command, from the TypeScript sources.
+import { buildSync } from 'esbuild';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { referenceDatabase, referenceFixturesFile, REPO_ROOT, type TargetSource } from './settings.ts';
 
@@ -15,10 +17,69 @@ type ReferenceSource = Extract<TargetSource, { kind: 'reference' }>;
 /** How long the global setup waits for a reference certify started (it is usually up in 2 s). */
 export const REFERENCE_START_TIMEOUT_MS = 60_000;
 
+/** `node` runs the reference's TypeScript sources through tsx's loader, as `npm run serve` does. */
+export const REFERENCE_FROM_SOURCE: readonly string[] = ['--import', 'tsx', 'reference/main.ts'];
+
+/**
+ * Where `compiledReference` writes the server: inside the harness, one folder below reference/
+ * like the sources' own folders, so that what its modules find from import.meta.url
+ * (spec/openapi.yaml, the writer thread's module) and its packages (node_modules) resolve as
+ * they do from the sources.
+ */
+export const COMPILED_REFERENCE_DIR = join(REPO_ROOT, 'reference', '.compiled');
+
+let compiled: readonly string[] | undefined;
+
+/**
+ * `node` arguments that run the reference compiled: its TypeScript (not its packages) in one
+ * module by esbuild, written afresh once per process that asks (about 50 ms), so it is never
+ * older than the sources. Node then loads one file instead of about a hundred, each through
+ * tsx's loader: the server listens about half a second sooner and its start costs as much less
+ * CPU (bench/certify-time.ts). Files are written whole (renamed into place), so runs starting
+ * together read complete ones. Where the harness cannot be written to (an installed package in
+ * a read-only place) the reference runs from its sources as before: the same server, slower to
+ * start.
+ */
+export function compiledReference(): readonly string[] {
+  compiled ??= compileReference();
+  return compiled;
+}
+
+/** Compiles the reference into `dir` (tests give another); the sources' arguments when it cannot. */
+export function compileReference(dir = COMPILED_REFERENCE_DIR): readonly string[] {
+  try {
+    const { outputFiles } = buildSync({
+      absWorkingDir: REPO_ROOT,
+      entryPoints: ['reference/main.ts', 'reference/db/writerThread.ts'],
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outdir: dir,
+      entryNames: '[name]',
+      outExtension: { '.js': '.mjs' },
+      // an error's stack names the TypeScript file and line it came from
+      sourcemap: 'linked',
+      write: false,
+      logLevel: 'silent',
+    });
+    mkdirSync(dir, { recursive: true });
+    for (const file of outputFiles) {
+      const partial = `${file.path}.${process.pid}.tmp`;
+      writeFileSync(partial, file.contents);
+      renameSync(partial, file.path);
+    }
+    return ['--enable-source-maps', relative(REPO_ROOT, join(dir, 'main.mjs'))];
+  } catch {
+    return REFERENCE_FROM_SOURCE;
+  }
+}
+
 /** `node` arguments that start the bundled reference for a run, run from REPO_ROOT. */
-export function referenceArgs(source: ReferenceSource): string[] {
+export function referenceArgs(source: ReferenceSource, entry: readonly string[] = compiledReference()): string[] {
   return [
-    '--import', 'tsx', 'reference/main.ts',
+    ...entry,
     '--host', '127.0.0.1',
     '--port', String(source.port),
     '--db', referenceDatabase(source),
@@ -36,9 +97,12 @@ export function referenceArgs(source: ReferenceSource): string[] {
   ];
 }
 
-/** The same, as the shell command Playwright's webServer runs. */
+/**
+ * The same, as the shell command Playwright's webServer runs. From the sources: the config that
+ * holds it is loaded by every worker too, and none of them should write the compiled server.
+ */
 export function referenceCommand(source: ReferenceSource): string {
-  return ['node', ...referenceArgs(source)].map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return ['node', ...referenceArgs(source, REFERENCE_FROM_SOURCE)].map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
 /**

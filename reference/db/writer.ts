@@ -68,11 +68,13 @@ export class ThreadWriter implements Writer {
 
   /** Starts the thread and waits until its connection is open. */
   static async start(options: WriterThreadOptions, logger: Logger): Promise<ThreadWriter> {
-    // The thread runs TypeScript like the rest of the server: tsx's loader is registered inside
-    // the thread first (a loader given on the command line does not reach worker threads on Node 20).
-    const loader = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./writerThread.ts', import.meta.url).href;
-    const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+    // The thread runs as the rest of the server does. Compiled into one module (a run's reference:
+    // harness/embedded-reference.ts writes main.mjs beside writerThread.mjs), it imports its sibling.
+    // From the TypeScript sources, tsx's loader is registered inside the thread first (a loader
+    // given on the command line does not reach worker threads on Node 20).
+    const bootstrap = import.meta.url.endsWith('.mjs')
+      ? `import(${JSON.stringify(new URL('./writerThread.mjs', import.meta.url).href)});`
+      : `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./writerThread.ts', import.meta.url).href)}); });`;
     const worker = new Worker(bootstrap, { eval: true, workerData: options satisfies WriterThreadOptions, name: 'reference-writer' });
     try {
       await new Promise<void>((resolve, reject) => {

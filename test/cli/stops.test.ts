@@ -68,9 +68,9 @@ test('the bundled reference dying in the middle of a run is a harness error, nev
       stdout += chunk.toString();
       if (!/^preflight: /m.test(stdout) || done) return;
       done = true;
-      // certify's own child running reference/main.ts, found as a user would with ps
+      // certify's own child running the reference (compiled: reference/.compiled/main.mjs), found as a user would with ps
       const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(certify.pid)], { encoding: 'utf8' });
-      const line = children.split('\n').find((l) => l.includes('reference/main.ts'));
+      const line = children.split('\n').find((l) => /reference\/(\.compiled\/)?main\./.test(l));
       if (!line) return reject(new Error(`certify has no reference child:\n${children}`));
       process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
       resolve();

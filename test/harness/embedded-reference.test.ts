@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { awaitReference, referenceArgs, referenceCommand } from '../../harness/embedded-reference.ts';
+import { awaitReference, compileReference, REFERENCE_FROM_SOURCE, referenceArgs, referenceCommand } from '../../harness/embedded-reference.ts';
 import { REPO_ROOT, referenceFixturesFile, type TargetSource } from '../../harness/settings.ts';
 import { closedPort } from '../cli/helpers.ts';
 
@@ -14,7 +14,7 @@ const source = (dir: string, port = 4321, faults: string[] = []): ReferenceSourc
 
 test('the command line names the port, a fresh database in the run folder, the fixtures file and only the faults asked for', () => {
   const args = referenceArgs(source('/tmp/ref dir'));
-  expect(args.slice(0, 3)).toEqual(['--import', 'tsx', 'reference/main.ts']);
+  expect(args.slice(0, 2), 'certify starts the reference compiled').toEqual(['--enable-source-maps', 'reference/.compiled/main.mjs']);
   expect(args[args.indexOf('--port') + 1]).toBe('4321');
   expect(args[args.indexOf('--db') + 1]).toBe('/tmp/ref dir/reference.db');
   expect(args[args.indexOf('--fixtures-out') + 1]).toBe('/tmp/ref dir/fixtures.json');
@@ -23,6 +23,14 @@ test('the command line names the port, a fresh database in the run folder, the f
   expect(referenceArgs(source('/tmp/ref', 4321, ['send.status-not-queued', 'webhooks.unsigned']))).toEqual(expect.arrayContaining(['--faults', 'send.status-not-queued,webhooks.unsigned']));
   // the webServer's shell command keeps a path with a space in one argument
   expect(referenceCommand(source('/tmp/ref dir'))).toContain("--db '/tmp/ref dir/reference.db'");
+  // and from the sources: every worker loads the config that holds it
+  expect(referenceCommand(source('/tmp/ref dir'))).toMatch(/^node --import tsx reference\/main\.ts /);
+});
+
+test('where the compiled server cannot be written, the reference runs from its sources', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'embedded-reference-')), 'a-file');
+  writeFileSync(file, '');
+  expect(compileReference(join(file, 'compiled')), 'a folder under a file cannot be made').toEqual(REFERENCE_FROM_SOURCE);
 });
 
 test('the wait ends once the fixtures file is whole, and says what is missing when it never comes', async () => {
