@@ -21,7 +21,7 @@ import { renderJunit } from './junit.ts';
 import { REPO_ROOT } from '../harness/settings.ts';
 import { harnessInfo } from './meta.ts';
 import { redactText } from './redact.ts';
-import { reportSchemaErrors } from './schema.ts';
+import { prepareReportSchema, reportSchemaErrors } from './schema.ts';
 import { targetOf, type TargetInput } from './target.ts';
 import type { Catalogue, Report, Target } from './types.ts';
 
@@ -68,6 +68,8 @@ export default class ConformanceReporter implements Reporter {
   private readonly attempts = new Map<TestCase, CollectedAttempt[]>();
   private readonly errors: string[] = [];
   private progress = false;
+  /** The catalogue, read once: while the tests run if it can be, or when the report is built. */
+  private catalogue: { path: string; read: () => Catalogue } | undefined;
   /** `playwright test --list` (a dry run): nothing ran, so nothing to report or judge. */
   private readonly listOnly: boolean;
 
@@ -88,6 +90,44 @@ export default class ConformanceReporter implements Reporter {
     this.suite = suite;
     const others = config.reporter.filter(([name]) => !/reports[\\/]reporter(\.ts)?$/.test(name));
     this.progress = this.options.progress ?? others.every(([name]) => SILENT_REPORTERS.has(name));
+    // What the report needs and the run does not change is read while the first test starts (the
+    // runner waits on the workers then), not after the last. A problem with it is kept for the
+    // report to raise, as it would have reading it at the end.
+    setImmediate(() => {
+      try {
+        this.catalogueAt(this.cataloguePath());
+        prepareReportSchema();
+      } catch {
+        // raised again where the report is built, as the run's problem
+      }
+    });
+  }
+
+  /** An option's path: relative to the config file, as for Playwright's own reporters. */
+  private fromOption(path: string | undefined, fallback: string): string {
+    if (path === undefined) return fallback;
+    const configDir = this.config?.configFile ? dirname(this.config.configFile) : this.options.configDir ?? process.cwd();
+    return isAbsolute(path) ? path : resolve(configDir, path);
+  }
+
+  private cataloguePath(): string {
+    return this.fromOption(this.options.catalogue, join(REPO_ROOT, 'spec', 'requirements.yaml'));
+  }
+
+  private catalogueAt(path: string): Catalogue {
+    if (this.catalogue?.path !== path) {
+      let read: () => Catalogue;
+      try {
+        const loaded = loadCatalogue(path);
+        read = () => loaded;
+      } catch (e) {
+        read = () => {
+          throw e;
+        };
+      }
+      this.catalogue = { path, read };
+    }
+    return this.catalogue.read();
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -132,16 +172,12 @@ export default class ConformanceReporter implements Reporter {
 
   /** Builds, validates and writes the report; returns the exit code. */
   private finish(result: FullResult): 0 | 1 | 2 {
-    const configDir = this.config?.configFile ? dirname(this.config.configFile) : this.options.configDir ?? process.cwd();
-    // option paths are relative to the config file, as for Playwright's own reporters
-    const fromOption = (p: string | undefined, fallback: string): string => (p === undefined ? fallback : isAbsolute(p) ? p : resolve(configDir, p));
-
-    const outDir = fromOption(this.options.outDir, join(REPO_ROOT, 'reports', 'out'));
-    const cataloguePath = fromOption(this.options.catalogue, join(REPO_ROOT, 'spec', 'requirements.yaml'));
-    const baselinePath = this.options.baseline !== undefined ? fromOption(this.options.baseline, '') : undefined;
+    const outDir = this.fromOption(this.options.outDir, join(REPO_ROOT, 'reports', 'out'));
+    const cataloguePath = this.cataloguePath();
+    const baselinePath = this.options.baseline !== undefined ? this.fromOption(this.options.baseline, '') : undefined;
     const strict = this.options.strict ?? false;
 
-    const catalogue: Catalogue = loadCatalogue(cataloguePath);
+    const catalogue: Catalogue = this.catalogueAt(cataloguePath);
     const baseline: Baseline | null = baselinePath ? loadBaseline(baselinePath) : null;
     const targetInput = this.options.target;
     const target: Target = targetOf(targetInput);

@@ -25,6 +25,11 @@ function compiled(): ReturnType<Ajv2020['compile']> {
   return validator;
 }
 
+/** Compiles the validator ahead of use (the reporter does it while the tests run). */
+export function prepareReportSchema(): void {
+  compiled();
+}
+
 /** Schema violations as readable lines (empty when the report is valid). */
 export function reportSchemaErrors(value: unknown): string[] {
   const validate = compiled();

@@ -12,13 +12,16 @@ let strictPlain: FixtureRun;
 let passingOnly: FixtureRun;
 let listed: FixtureRun;
 let badBaseline: string;
-let errorRuns: { unknownTag: FixtureRun; noTests: FixtureRun; baseline: FixtureRun; target: FixtureRun };
+let badCatalogue: string;
+let errorRuns: { unknownTag: FixtureRun; noTests: FixtureRun; baseline: FixtureRun; target: FixtureRun; catalogue: FixtureRun };
 
 // Every child run starts at once: they are independent, and mostly wait on process start-up.
 test.beforeAll(async () => {
-  test.setTimeout(240_000); // eight child runs at once: slow on a loaded machine
+  test.setTimeout(240_000); // nine child runs at once: slow on a loaded machine
   badBaseline = join(tempDir(), 'baseline.yaml');
   writeFileSync(badBaseline, 'expectedFailures:\n  - { id: FIX-002 }\n');
+  badCatalogue = join(tempDir(), 'requirements.yaml');
+  writeFileSync(badCatalogue, 'interface: 9.9.9\nrequirements: {}\n');
   const grep = ['--grep', '@FIX-001|@NOPE'];
   const runs = await Promise.all([
     runFixture({ reporter: { seed: '1234' } }),
@@ -32,10 +35,11 @@ test.beforeAll(async () => {
     runFixture({ args: ['--grep', '@NOTHING-AT-ALL'] }),
     runFixture({ reporter: { baseline: badBaseline }, args: grep }),
     runFixture({ reporter: { target: { label: 5 } }, args: grep }),
+    runFixture({ reporter: { catalogue: badCatalogue }, args: grep }),
   ]);
-  const [main, strict, passing, list, unknownTag, noTests, baseline, target] = runs;
+  const [main, strict, passing, list, unknownTag, noTests, baseline, target, catalogue] = runs;
   [run, strictPlain, passingOnly, listed] = [main, strict, passing, list];
-  errorRuns = { unknownTag, noTests, baseline, target };
+  errorRuns = { unknownTag, noTests, baseline, target, catalogue };
 });
 
 const requirement = (id: string) => {
@@ -138,7 +142,7 @@ test('a run limited to passing requirements by a --grep on Playwright\'s own com
 });
 
 test('harness and configuration errors exit 2 with a clear message', () => {
-  const { unknownTag, noTests, baseline, target } = errorRuns;
+  const { unknownTag, noTests, baseline, target, catalogue } = errorRuns;
   expect(unknownTag.code).toBe(2);
   expect(unknownTag.stdout).toContain('harness error: alpha.fixture.ts:');
   expect(unknownTag.stdout).toContain('is tagged @NOPE-001, which is not in the requirement catalogue');
@@ -151,6 +155,11 @@ test('harness and configuration errors exit 2 with a clear message', () => {
   expect(baseline.stderr).not.toMatch(/\n\s+at /); // no stack trace for bad input
   expect(target.code).toBe(2);
   expect(target.stderr).toContain('target label must be a string');
+  // read while the tests run, raised when the report is built: the run still ends, with no report
+  expect(catalogue.code, catalogue.stdout + catalogue.stderr).toBe(2);
+  expect(catalogue.stderr).toContain(`conformance report: ${badCatalogue}`);
+  expect(catalogue.stderr).not.toMatch(/\n\s+at /);
+  expect(catalogue.report).toBeUndefined();
 });
 
 test('playwright test --list (a dry run) lists the tests and judges nothing', () => {
