@@ -143,9 +143,6 @@ if (values.baseline !== undefined) {
 }
 if (values.merge !== undefined && (values.shard !== undefined || values['dry-run'])) problems.push({ input: '--merge', message: 'merges finished shards: give it without --shard and --dry-run' });
 if (problems.length > 0 || !settings) fail(problems.map((p) => `${p.input}: ${p.message}`));
-// The bundled reference starts now, so that its start overlaps the plan below and Playwright's own.
-const { source } = settings.target;
-if (source.kind === 'reference' && values.merge === undefined && !values['dry-run']) reference = startReference(source);
 
 // The plan: what the selection runs and how many sends that needs, checked before anything is sent.
 const target = configTarget ?? referenceTargetPreview(settings.target.description.baseUrl);
@@ -176,6 +173,10 @@ process.stdout.write(`certify: ${describe(settings)}\n`);
 const started = Date.now();
 const command = values.merge !== undefined ? ['merge-reports', '-c', 'playwright.config.ts', resolve(cwd, values.merge)] : ['test', '-c', 'playwright.config.ts'];
 const playwright = spawn(process.execPath, [...PLAYWRIGHT_NODE_ARGS, ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });
+// The bundled reference starts next, beside Playwright's own start (which takes longer: the
+// global setup waits for the reference, harness/embedded-reference.ts).
+const { source } = settings.target;
+if (source.kind === 'reference' && values.merge === undefined) reference = startReference(source);
 // A terminal's Ctrl-C reaches Playwright (and the reference) itself; a SIGTERM is passed on.
 let interrupted = false;
 process.on('SIGINT', () => (interrupted = true));

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { HarnessStop, recordError } from './judgement.ts';
 
@@ -102,9 +102,17 @@ export const PROFILE_MEDIA_SAMPLE = [{ url: 'https://cdn.example.com/conformance
 export const FICTIONAL_NANP_PATTERN = '^\\+1[2-9]\\d{2}55501\\d{2}$';
 
 export const CONFIG_SCHEMA_PATH = new URL('./config.schema.json', import.meta.url);
-// validateSchema off: test/spec/schemas-meta.test.ts checks config.schema.json against the meta-schema once.
-const ajv = new Ajv2020({ allErrors: true, verbose: true, discriminator: true, validateSchema: false });
-const validateShape = ajv.compile(JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')));
+let compiledShape: ValidateFunction | undefined;
+
+/** The config schema's validator, compiled when a config is first checked (certify's default run checks none). */
+function shapeValidator(): ValidateFunction {
+  if (!compiledShape) {
+    // validateSchema off: test/spec/schemas-meta.test.ts checks config.schema.json against the meta-schema once.
+    const ajv = new Ajv2020({ allErrors: true, verbose: true, discriminator: true, validateSchema: false });
+    compiledShape = ajv.compile(JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')));
+  }
+  return compiledShape;
+}
 
 /**
  * Load a target config: a harness config file (YAML or JSON, see config.schema.json) or a
@@ -137,6 +145,7 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
   const interpolated = interpolate(raw, env, '', missing);
   if (missing.length > 0) throw new ConfigError(origin, missing);
   const withOverrides = applyEnvOverrides(interpolated, env);
+  const validateShape = shapeValidator();
   if (!validateShape(withOverrides)) throw new ConfigError(origin, shapeProblems(validateShape.errors ?? []));
   const c = withOverrides as RawConfig;
   const target: Target = {

@@ -1,10 +1,10 @@
 // The bundled reference as a run's target: how it is started (one command line, whoever starts
 // it), and how the global setup waits for one that certify started beside Playwright.
 //
-// certify starts it itself (cli/certify.ts) as soon as the settings are known, so its start
-// (loading the server, opening a fresh database, seeding) overlaps Playwright's own start and
-// the loading of the config; the global setup then waits for the fixtures file the reference
-// writes once it listens. A bare `npx playwright test` has no certify around it:
+// certify starts it itself (cli/certify.ts) right after it starts Playwright, so its start
+// (compiling and loading the server, opening a fresh database, seeding) overlaps Playwright's
+// own start and the loading of the config, which take longer; the global setup then waits for
+// the fixtures file the reference writes once it listens. A bare `npx playwright test` has no certify around it:
 // playwright.config.ts's webServer starts the same command, from the TypeScript sources.
 import { buildSync } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
