@@ -11,10 +11,12 @@ import { request } from 'undici';
 import { startChildServer, type RunningServer } from './childServer.ts';
 
 // Durable sends/s of the reference (SQLite synchronous=FULL, group commit in a writer thread)
-// side by side with a fastify hello-world on the same machine, then the delivery-webhook latency
+// side by side with a fastify hello-world on the same machine, and with the same send request
+// answered by that hello-world service without doing anything (the floor fastify and Node's HTTP
+// stack set for a POST of that shape), then the delivery-webhook latency
 // from acceptance to callback on loopback at a moderate, steady rate. Prints figures, including
 // where the CPU time goes; it is not a test and asserts nothing.
-// Both servers run throughout and are loaded in turns (hello, send, hello, send, ...): on a
+// The servers run throughout and are loaded in turns (hello, POST, send, hello, ...): on a
 // shared machine the speed drifts by a third within a minute, and a ratio of two measurements
 // taken seconds apart drifts much less than one of measurements taken far apart.
 //   npx tsx bench/reference-throughput.ts [--rounds 3] [--duration 5] [--connections 50] [--webhooks 2000] [--webhook-rate 200]
@@ -158,15 +160,20 @@ try {
     },
   };
   const helloOptions = { url: hello.baseUrl, connections, duration };
+  const postOptions = { url: hello.baseUrl, connections, duration, requests: [sendRequest] };
   const sendOptions = { url: reference.baseUrl, connections, duration, requests: [sendRequest] };
 
-  // 1 and 2. Hello-world and durable sends in turns, after a warm-up of each.
+  // 1 and 2. Hello-world, the send request answered by hello-world, and durable sends in turns,
+  // after a warm-up of each.
   await autocannon({ ...helloOptions, duration: 2 });
+  await autocannon({ ...postOptions, duration: 2 });
   await autocannon({ ...sendOptions, duration: 2 });
   const helloRuns: Round[] = [];
+  const postRuns: Round[] = [];
   const sendRuns: Round[] = [];
   for (let round = 0; round < rounds; round += 1) {
     helloRuns.push(await measure(hello, helloOptions));
+    postRuns.push(await measure(hello, postOptions));
     sendRuns.push(await measure(reference, sendOptions));
   }
   await hello.stop();
@@ -232,6 +239,7 @@ try {
   fromAcceptance.sort((a, b) => a - b);
 
   const helloSummary = summary(helloRuns);
+  const postSummary = summary(postRuns);
   const sendSummary = summary(sendRuns);
   const ratios = helloRuns.map((helloRound, i) => sendRuns[i]!.perSecond / helloRound.perSecond);
   console.log(`reference throughput benchmark (${connections} connections, ${rounds} rounds of ${duration} s per server, autocannon in this process)`);
@@ -242,6 +250,7 @@ try {
       `${name.padEnd(28)} ${fmt(r.perSecond, 0).padStart(7)}   ${fmt(r.p50).padStart(6)}   ${fmt(r.p99).padStart(6)}   ${String(r.non2xx).padStart(7)}  ${String(r.errors).padStart(6)}`,
     );
   row('fastify hello-world', helloSummary);
+  row('send request, no work', postSummary);
   row('durable send (sync=FULL)', sendSummary);
   console.log('');
   console.log(`rounds, sends/s : hello req/s: ${helloRuns.map((h, i) => `${fmt(sendRuns[i]!.perSecond, 0)} : ${fmt(h.perSecond, 0)} = ${fmt(ratios[i]! * 100)} %`).join(';  ')}`);
@@ -254,8 +263,12 @@ try {
       `${name.padEnd(28)} ${fmt(c.mainUs).padStart(12)}   ${`${fmt(c.busiestOtherUs)} + ${fmt(c.restUs)}`.padStart(20)}   ${fmt(c.loadGeneratorUs).padStart(13)}`,
     );
   cpuRow('fastify hello-world', helloSummary.cpu);
+  cpuRow('send request, no work', postSummary.cpu);
   cpuRow('durable send (sync=FULL)', sendSummary.cpu);
   console.log('  (other threads: the busiest one, for the send the writer thread, + the rest)');
+  const serverUs = (c: typeof helloSummary.cpu) => c.mainUs + c.busiestOtherUs + c.restUs;
+  const perHello = (c: typeof helloSummary.cpu) => fmt(serverUs(c) / serverUs(helloSummary.cpu), 2);
+  console.log(`server CPU per request (all threads) as a multiple of a hello-world request: durable send ${perHello(sendSummary.cpu)}x (target <= 3x), of which the send request's HTTP and framework floor ${perHello(postSummary.cpu)}x`);
   console.log('');
   console.log(`delivery webhooks: ${arrivals.size} of ${webhookCount} received (sends paced at ${webhookRate}/s)`);
   console.log(`  acceptance    -> callback:  p50 ${fmt(percentile(fromAcceptance, 50))} ms   p99 ${fmt(percentile(fromAcceptance, 99))} ms   (target p99 <= 50 ms)`);
