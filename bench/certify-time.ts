@@ -6,18 +6,16 @@
 // the part spent before and after the tests (starting the reference, preflight, writing the
 // report); the tests' own time split into time waiting on the
 // target's HTTP answers and everything else (waiting for webhooks, sleeps, the harness's own
-// CPU); the same per area; and the slowest tests. Targets (issue 15.6) are judged on these
-// figures, not by timed tests.
+// CPU); the same per area; and the slowest tests (reports/timing.ts, which the HTML report's
+// "Where the time went" shows too). Targets (issue 15.6) are judged on these figures, not by
+// timed tests.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-
-interface Exchange { response?: { durationMs?: number } }
-interface Attempt { durationMs: number; evidence: Exchange[]; evidenceOmitted?: number }
-interface Test { title: string; file: string; attempts: Attempt[] }
-interface Report { run: { durationMs: number }; requirements: Array<{ area: string; tests: Test[] }> }
+import { timingOf, type TimingRow } from '../reports/timing.ts';
+import type { Report } from '../reports/types.ts';
 
 const { values, positionals } = parseArgs({ options: { report: { type: 'string' }, top: { type: 'string', default: '15' } }, allowPositionals: true });
 
@@ -55,44 +53,22 @@ if (reportFile === undefined) {
 }
 const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
 
-// A test tagged with several requirements appears under each: count it once, under its file's area.
-const tests = new Map<string, { test: Test; area: string }>();
-for (const requirement of report.requirements) {
-  for (const test of requirement.tests) tests.set(`${test.file}\u0000${test.title}`, { test, area: test.file.split('/')[0] ?? requirement.area });
-}
-
-interface Split { tests: number; totalMs: number; httpMs: number }
-const split = (): Split => ({ tests: 0, totalMs: 0, httpMs: 0 });
-const all = split();
-const areas = new Map<string, Split>();
-const rows: Array<{ title: string; totalMs: number; httpMs: number }> = [];
-let omitted = 0;
-for (const { test, area } of tests.values()) {
-  const totalMs = test.attempts.reduce((sum, a) => sum + a.durationMs, 0);
-  const httpMs = test.attempts.reduce((sum, a) => sum + a.evidence.reduce((s, e) => s + (e.response?.durationMs ?? 0), 0), 0);
-  omitted += test.attempts.reduce((sum, a) => sum + (a.evidenceOmitted ?? 0), 0);
-  for (const s of [all, areas.get(area) ?? areas.set(area, split()).get(area)!]) {
-    s.tests += 1;
-    s.totalMs += totalMs;
-    s.httpMs += httpMs;
-  }
-  rows.push({ title: `${test.file} › ${test.title}`, totalMs, httpMs });
-}
+const timing = timingOf(report, Number(values.top));
 
 const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const line = (name: string, s: Split) => `${name.padEnd(16)}${String(s.tests).padStart(6)}${sec(s.totalMs).padStart(10)}${sec(s.httpMs).padStart(10)}${sec(s.totalMs - s.httpMs).padStart(10)}`;
+const line = (name: string, s: TimingRow) => `${name.padEnd(16)}${String(s.tests).padStart(6)}${sec(s.testMs).padStart(10)}${sec(s.httpMs).padStart(10)}${sec(s.testMs - s.httpMs).padStart(10)}`;
 if (wallMs !== null) console.log(`wall                ${sec(wallMs)}`);
 if (cpuSeconds !== null) console.log(`cpu                 ${cpuSeconds.toFixed(1)} s  (user + system, every process of the run: certify, Playwright, workers, the reference)`);
 console.log(`playwright run      ${sec(report.run.durationMs)}${wallMs !== null ? `  (before and after it: ${sec(wallMs - report.run.durationMs)})` : ''}`);
-console.log(`inside tests        ${sec(all.totalMs)}  (one worker: the rest of the run is fixtures, hooks and the reporter)`);
+console.log(`inside tests        ${sec(timing.all.testMs)}  (one worker: the rest of the run is fixtures, hooks and the reporter)`);
 console.log('');
 console.log(`${'area'.padEnd(16)}${'tests'.padStart(6)}${'total'.padStart(10)}${'HTTP'.padStart(10)}${'other'.padStart(10)}`);
-for (const [name, s] of [...areas].sort((a, b) => b[1].totalMs - a[1].totalMs)) console.log(line(name, s));
-console.log(line('all', all));
+for (const area of timing.areas) console.log(line(area.area, area));
+console.log(line('all', timing.all));
 console.log('(HTTP sums every exchange, so a test that sends concurrently can show more HTTP than total time)');
-if (omitted > 0) console.log(`(HTTP time excludes ${omitted} exchanges the report left out of long attempts)`);
+if (timing.omittedExchanges > 0) console.log(`(HTTP time excludes ${timing.omittedExchanges} exchanges the report left out of long attempts)`);
 console.log('');
 console.log(`slowest ${values.top} tests (total / HTTP / other):`);
-for (const r of rows.sort((a, b) => b.totalMs - a.totalMs).slice(0, Number(values.top))) {
-  console.log(`${sec(r.totalMs).padStart(8)}${sec(r.httpMs).padStart(8)}${sec(r.totalMs - r.httpMs).padStart(8)}  ${r.title.slice(0, 110)}`);
+for (const t of timing.slowest) {
+  console.log(`${sec(t.testMs).padStart(8)}${sec(t.httpMs).padStart(8)}${sec(t.testMs - t.httpMs).padStart(8)}  ${`${t.file} › ${t.title}`.slice(0, 110)}`);
 }

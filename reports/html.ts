@@ -3,6 +3,7 @@
 // each requirement expandable to its tests and evidence. Works without JS; prints expanded.
 import { esc, slug } from './escape.ts';
 import { summaryLine, type GateOptions } from './gate.ts';
+import { timingOf } from './timing.ts';
 import type { Attempt, Coverage, Exchange, Report, RequirementResult, TestRecord, Verdict } from './types.ts';
 import { LEVELS, VERDICTS } from './types.ts';
 
@@ -115,6 +116,24 @@ function coverageTable(coverage: Coverage | undefined): string {
     + `<table class="counts"><tr><th>Operation</th><th>Status</th><th>Exchanges</th><th>Requirements judged on it</th></tr>${rows.join('')}</table></details>`;
 }
 
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Where the tests' time went (reports/timing.ts): per area, then the slowest tests. Time beyond
+ * the HTTP answers is waiting for callbacks, quiet periods and the harness's own work.
+ */
+function timingTable(report: Report): string {
+  const timing = timingOf(report);
+  if (timing.all.tests === 0) return '';
+  const cells = (testMs: number, httpMs: number) => `<td class="n">${seconds(testMs)}</td><td class="n">${seconds(httpMs)}</td>`;
+  const areas = timing.areas.map((a) => `<tr><th>${esc(a.area)}</th><td class="n">${a.tests}</td>${cells(a.testMs, a.httpMs)}</tr>`);
+  const slowest = timing.slowest.map((t) => `<tr><td><a href="#${esc(slug(t.requirement))}">${esc(t.requirement)}</a> ${esc(t.file)} › ${esc(t.title)}</td>${cells(t.testMs, t.httpMs)}</tr>`);
+  return `<details class="coverage" id="timing"><summary>Where the time went: ${seconds(timing.all.testMs)} in ${timing.all.tests} tests; their HTTP answers took ${seconds(timing.all.httpMs)}, summed</summary>`
+    + `<p class="lvl">HTTP sums the response times of every request, so a test that sends concurrently can show more than its own time; the rest of a test's time is waiting for callbacks, quiet periods and the harness's own work.${timing.omittedExchanges > 0 ? ` ${timing.omittedExchanges} exchanges left out of long attempts' evidence are not counted.` : ''}</p>`
+    + `<table class="counts"><tr><th>Area</th><th>Tests</th><th>Time</th><th>HTTP</th></tr>${areas.join('')}<tr><th>all</th><td class="n">${timing.all.tests}</td>${cells(timing.all.testMs, timing.all.httpMs)}</tr></table>`
+    + `<table class="counts"><tr><th>Slowest tests</th><th>Time</th><th>HTTP</th></tr>${slowest.join('')}</table></details>`;
+}
+
 function countsTable(report: Report): string {
   const head = '<tr><th>Level</th><th>Total</th><th>pass</th><th>fail</th><th>non-strict fail</th><th>not testable here</th><th>not run</th></tr>';
   const rows = LEVELS.map((l) => {
@@ -133,7 +152,7 @@ export function renderHtml(report: Report, gate: GateOptions = {}): string {
     ['Interface version', `${report.interface.version} (${report.interface.catalogue})`],
     ['Harness', `${report.harness.name} ${report.harness.version}, revision ${report.harness.gitRevision ?? 'unknown'}${report.harness.gitDirty ? ' (uncommitted changes)' : ''}`],
     ['Started', report.run.startTime],
-    ['Duration', `${(report.run.durationMs / 1000).toFixed(1)} s`],
+    ['Duration', seconds(report.run.durationMs)],
     ['Seed', report.run.seed ?? 'none recorded'],
     ['Strict', report.run.strict ? 'yes: standard-level failures are failures' : 'no: standard-level failures are non-strict fails'],
   ];
@@ -158,6 +177,7 @@ ${(report.run.partial ?? []).length > 0 ? `<p class="partial"><strong>Partial ru
 <div class="summary" id="summary">${esc(summaryLine(report, gate))}</div>
 ${countsTable(report)}
 ${coverageTable(report.coverage)}
+${timingTable(report)}
 <dl class="meta">${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 ${errors}
 </header>
