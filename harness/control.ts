@@ -1,4 +1,22 @@
 import type { Target } from './config.ts';
+import { HarnessStop, recordError } from './judgement.ts';
+
+/**
+ * The target's test-control plane did not do what a trigger asked: a refusal (a wrong
+ * hooks.controlToken answers 401), a path it does not serve, a failure, or no answer. The plane
+ * is outside the interface, so this is the run's problem, never a failure of the requirement the
+ * test checks: the test is a harness error, and the run exits 2 with what to fix.
+ */
+export class ControlPlaneError extends HarnessStop {
+  override name = 'ControlPlaneError';
+  // Only the tests that reach a capability through the plane stop; the others still judge the server.
+  override readonly stopsRun = false;
+  constructor(what: string, answer: string) {
+    super(`the test-control plane failed: ${what}\n  answer: ${answer}\n  check:  hooks.controlUrl and hooks.controlToken in the target config, and that the plane offers this request (reference/README.md, The test-control plane)`);
+    this.stack = `${this.name}: ${this.message}`;
+    recordError(this);
+  }
+}
 
 /**
  * Client of the optional test-control plane (reference/README.md describes it so vendors can
@@ -34,17 +52,29 @@ export class ControlClient {
 
   private async post(method: string, path: string, body: unknown): Promise<unknown> {
     const base = this.target.hooks.controlUrl;
-    if (!base) throw new Error('the target offers no test-control plane (hooks.controlUrl)');
-    const res = await fetch(base.replace(/\/+$/, '') + path, {
-      method,
-      headers: {
-        'content-type': 'application/json',
-        ...(this.target.hooks.controlToken && { authorization: `Bearer ${this.target.hooks.controlToken}` }),
-      },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`control ${method} ${path} answered ${res.status}: ${text.slice(0, 200)}`);
-    return text ? JSON.parse(text) : undefined;
+    if (!base) throw new ControlPlaneError(`${method} ${path}: the target config names no hooks.controlUrl`, 'none (no request was made)');
+    const url = base.replace(/\/+$/, '') + path;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          ...(this.target.hooks.controlToken && { authorization: `Bearer ${this.target.hooks.controlToken}` }),
+        },
+        body: JSON.stringify(body),
+      });
+      text = await res.text();
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new ControlPlaneError(`${method} ${url} got no answer`, cause?.code ?? cause?.message ?? (e as Error).message);
+    }
+    if (!res.ok) throw new ControlPlaneError(`${method} ${url} was not done`, `${res.status} ${text.slice(0, 200)}`);
+    try {
+      return text ? JSON.parse(text) : undefined;
+    } catch {
+      throw new ControlPlaneError(`${method} ${url} answered ${res.status} with a body that is not JSON`, text.slice(0, 200));
+    }
   }
 }

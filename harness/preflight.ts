@@ -85,8 +85,9 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
   // client's first token. What was found, and the failure that stops the run, are still given in
   // role order, as if the clients had been checked one after another.
   const roles = (['primary', 'secondary', 'special'] as const).filter((r) => target.clients[r]);
-  const checks = await Promise.allSettled(
-    roles.map(async (role) => {
+  const expireToken = target.triggers.expireToken;
+  const checks = await Promise.allSettled([
+    ...roles.map(async (role) => {
       const own: PreflightResult = { checked: [], notes: [], clients: [] };
       const creds = target.clients[role]!;
       const token = await obtainToken(target, role, creds, timeoutMs, config, own);
@@ -95,24 +96,68 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
       own.clients.push(client);
       return own;
     }),
-  );
+    // The sandbox client of triggers.expireToken comes from the config too: a wrong secret is the
+    // run's problem, found now rather than as a failure of the tests that wait for its token.
+    ...(expireToken?.kind === 'wait'
+      ? [
+          (async () => {
+            const own: PreflightResult = { checked: [], notes: [], clients: [] };
+            await obtainToken(target, { name: 'expireToken trigger', fields: 'triggers.expireToken.client' }, expireToken.client, timeoutMs, config, own);
+            return own;
+          })(),
+        ]
+      : []),
+  ]);
   for (const check of checks) {
     if (check.status === 'rejected') throw check.reason;
     result.checked.push(...check.value.checked);
     result.notes.push(...check.value.notes);
     result.clients.push(...check.value.clients);
   }
+  checkConfiguredNumbers(target, result.clients, config);
   return result;
 }
 
+/**
+ * The numberIds the config names (numbers.sms, .mms, .foreign) against the lists the clients
+ * just returned: a number the primary client does not list cannot be sent from (the document:
+ * the listed numberIds are the ones to use as sendFrom), and a "foreign" number the primary
+ * client owns is no foreign number. Either would fail the send and ownership checks on the
+ * config's mistake; say so now instead.
+ */
+function checkConfiguredNumbers(target: Target, clients: readonly PreflightClient[], config: string): void {
+  const listed = (role: ClientRole) => clients.find((c) => c.role === role)?.numbers ?? null;
+  const primary = listed('primary');
+  const lists = (ids: readonly string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
+  for (const field of ['sms', 'mms'] as const) {
+    const numberId = target.numbers[field];
+    if (numberId === undefined || primary === null || primary.includes(numberId)) continue;
+    throw new PreflightError(`numbers.${field} (${numberId}) is not one of the primary client's numbers`, `the primary client lists: ${lists(primary)}`, `numbers.${field} ${config}: name a numberId the primary client's list returns, or leave it out to use one found there`);
+  }
+  const foreign = target.numbers.foreign;
+  if (foreign === undefined) return;
+  if (primary?.includes(foreign)) {
+    throw new PreflightError(`numbers.foreign (${foreign}) is one of the primary client's own numbers`, `the primary client lists: ${lists(primary)}`, `numbers.foreign ${config}: name a number of another client, which the primary client does not own`);
+  }
+  const secondary = listed('secondary');
+  if (secondary !== null && !secondary.includes(foreign)) {
+    throw new PreflightError(`numbers.foreign (${foreign}) is not one of the secondary client's numbers`, `the secondary client lists: ${lists(secondary)}`, `numbers.foreign ${config}: name a numberId the secondary client's list returns, or leave it out to use one found there`);
+  }
+}
+
+/** Whose credentials a token request presents: a configured client, or a trigger's own client (its name and config fields). */
+type TokenClient = ClientRole | { name: string; fields: string };
+
 export async function obtainToken(
   target: Target,
-  role: ClientRole,
+  client: TokenClient,
   creds: ClientCredentials,
   timeoutMs: number,
   config: string,
   result: PreflightResult,
 ): Promise<{ accessToken: string; by: Method } | null> {
+  const role = typeof client === 'string' ? client : client.name;
+  const fields = typeof client === 'string' ? `clients.${client}` : client.fields;
   const url = target.baseUrl + target.routes.token.path;
   const grant = { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret };
   // Every way the document allows to present the credentials: a server that refuses one of
@@ -153,7 +198,7 @@ export async function obtainToken(
   throw new PreflightError(
     `the ${role} client (${creds.clientId}) could not obtain a token: every way of presenting its credentials was refused`,
     `POST ${url}: ${refused.join('; ')}`,
-    `clients.${role}.clientId and clients.${role}.clientSecret ${config} (or the environment variables they name), and that the client is active on ${target.baseUrl}`,
+    `${fields}.clientId and ${fields}.clientSecret ${config} (or the environment variables they name), and that the client is active on ${target.baseUrl}`,
   );
 }
 
@@ -162,7 +207,7 @@ export async function obtainToken(
  * the token endpoint elsewhere (VER-001). A core route that answers tells them apart: then the
  * base URL is right and the suites judge the server.
  */
-async function tokenEndpointMissing(target: Target, role: ClientRole, answer: Answer, timeoutMs: number, config: string, result: PreflightResult): Promise<null> {
+async function tokenEndpointMissing(target: Target, role: string, answer: Answer, timeoutMs: number, config: string, result: PreflightResult): Promise<null> {
   const probe = await send(target.routes.whoami, target.baseUrl + target.routes.whoami.path, {}, undefined, timeoutMs);
   if (probe.status === 401 || probe.status === 403) {
     result.notes.push(`the token endpoint is not served at ${answer.request} (${answer.status}) although ${probe.request} answers ${probe.status}: tests that need a token will fail on VER-001`);

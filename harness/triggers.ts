@@ -10,12 +10,30 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api-client.ts';
 import type { Capability, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
+import { HarnessStop, recordError } from './judgement.ts';
 import type { KnownNumbers, NumberRecord } from './known-numbers.ts';
 import { expect } from './matchers.ts';
 import { reachedBy, reasonFor } from './plan.ts';
 import { RecordedChannel, type ClientWebhookKind } from './run-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import type { WebhookChannel } from './webhook-receiver.ts';
+
+/**
+ * A trigger's own credentials were refused: the sandbox client of triggers.expireToken (kind
+ * wait) could not obtain a token. That client comes from the target config, not from the
+ * interface, so this is the run's problem: the test that needed it is a harness error, never a
+ * failure of the requirement it checks. The preflight checks the same credentials first.
+ */
+export class TriggerError extends HarnessStop {
+  override name = 'TriggerError';
+  // Only the tests that need this trigger stop; the others still judge the server.
+  override readonly stopsRun = false;
+  constructor(message: string) {
+    super(message);
+    this.stack = `${this.name}: ${this.message}`;
+    recordError(this);
+  }
+}
 
 /** Statuses the control plane's upstream is made to answer: several, so a fixed providerStatus is caught. */
 const CONTROL_UPSTREAM_STATUSES = [503, 500, 429] as const;
@@ -231,7 +249,12 @@ export async function obtainExpiredToken(
   const client = trigger.kind === 'wait' ? trigger.client : target.clients.primary;
   const issued = await issue(client.clientId, client.clientSecret);
   const token: unknown = issued.body?.access_token;
-  if (issued.status >= 300 || typeof token !== 'string') throw new Error(`the expireToken trigger: the client ${client.clientId} could not obtain a token: ${issued.describe()} ${issued.text.slice(0, 200)}`);
+  if (issued.status >= 300 || typeof token !== 'string') {
+    const what = `the expireToken trigger: the client ${client.clientId} could not obtain a token: ${issued.describe()} ${issued.text.slice(0, 200)}`;
+    // The sandbox client is the config's; the primary client (kind control) obtained tokens in the preflight, so a refusal now is the server's.
+    if (trigger.kind === 'wait') throw new TriggerError(`${what}\n  check:  triggers.expireToken.client (clientId and clientSecret) in the target config`);
+    throw new Error(what);
+  }
   const acceptedBefore = (await whoami(token)).status;
   if (trigger.kind === 'control') {
     await control.expireTokens(client.clientId);

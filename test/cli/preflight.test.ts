@@ -4,13 +4,13 @@
 import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
 import { tempDir } from '../reports/run-fixture.ts';
-import { closedPort, fakeServer, referenceConfig, runCli, referenceForFile, type CliRun } from './helpers.ts';
+import { closedPort, fakeServer, referenceConfig, runCli, referenceForFile, startReference, type CliRun } from './helpers.ts';
 
 const shared = referenceForFile('preflight-');
 
-async function certify(config: string): Promise<CliRun> {
+async function certify(config: string, ...args: string[]): Promise<CliRun> {
   const out = join(shared.dir, `out-${Math.random().toString(36).slice(2)}`);
-  return runCli('cli/certify.ts', ['--config', config, '--out', out], { out });
+  return runCli('cli/certify.ts', ['--config', config, '--out', out, ...args], { out });
 }
 
 /** A run the preflight stopped: exit 2, a HARNESS ERROR line that says so, a report that is a harness error, no test run. */
@@ -77,5 +77,43 @@ test('a target that fails (5xx) on the first calls stops the run with the eviden
     expect(run.stdout).toContain('→ 503 application/json {"error":{"code":"UNAVAILABLE"}}');
   } finally {
     await failing.close();
+  }
+});
+
+test("the expireToken trigger's own client with a wrong secret stops the run, not AUTH-003", async () => {
+  const config = referenceConfig(shared.dir, 'wrong-brief', shared.reference.fixtures, (c) => {
+    c.triggers = { expireToken: { kind: 'wait', client: { clientId: 'demo-brief', clientSecret: 'not-the-brief-secret' }, maxWaitSeconds: 10 } };
+  });
+  const run = await certify(config, '--grep', '@AUTH-003');
+  expectStopped(run, /the expireToken trigger client \(demo-brief\) could not obtain a token/);
+  expect(run.stdout).toContain(`check:  triggers.expireToken.client.clientId and triggers.expireToken.client.clientSecret in ${config}`);
+});
+
+test('numbers.sms naming a number the primary client does not list stops the run, not the send requirements', async () => {
+  const foreign = shared.reference.fixtures.clients.find((c) => c.role === 'secondary')!.numbers[0]!.numberId;
+  const run = await certify(referenceConfig(shared.dir, 'wrong-sms', shared.reference.fixtures, (c) => (c.numbers = { sms: foreign })));
+  expectStopped(run, new RegExp(`numbers\\.sms \\(${foreign}\\) is not one of the primary client's numbers`));
+});
+
+test('a control plane that refuses the configured controlToken makes the tests that need it harness errors, never failures of the server', async () => {
+  test.setTimeout(120_000);
+  const dir = tempDir('control-token');
+  const reference = await startReference(dir, { args: ['--control', '--control-token', 'the-right-token'] });
+  try {
+    const config = referenceConfig(dir, 'wrong-control-token', reference.fixtures, (c) => {
+      c.hooks = { controlUrl: `${reference.baseUrl}/_control`, controlToken: 'a-wrong-token', offers: ['upstreamFailure', 'expireToken'] };
+    });
+    const out = join(dir, 'out');
+    const run = await runCli('cli/certify.ts', ['--config', config, '--out', out, '--grep', '@AUTH-003|@SEARCH-002|@SEARCH-001'], { out });
+    expect(run.code, run.stdout.slice(-3000)).toBe(2);
+    expect(run.summary).toMatch(/^HARNESS ERROR /);
+    const verdicts = Object.fromEntries(run.report!.requirements.filter((r) => ['AUTH-003', 'SEARCH-001', 'SEARCH-002'].includes(r.id)).map((r) => [r.id, r.verdict]));
+    // The tests that reach their requirement through the plane checked nothing; the rest judged the server.
+    expect(verdicts).toEqual({ 'AUTH-003': 'not run', 'SEARCH-001': 'pass', 'SEARCH-002': 'not run' });
+    expect(run.report!.run.errors.join('\n')).toMatch(/ControlPlaneError: the test-control plane failed: POST http:\/\/127\.0\.0\.1:\d+\/_control\/(tokens\/expire|upstream) was not done/);
+    expect(run.stdout).toContain('check:  hooks.controlUrl and hooks.controlToken in the target config');
+    expect(run.stdout + run.stderr).not.toContain('a-wrong-token');
+  } finally {
+    await reference.stop();
   }
 });

@@ -102,3 +102,51 @@ test('the clients are checked at once, but their lines and the failure that stop
     await failing.close();
   }
 });
+
+// The config's own mistakes found before any test runs, instead of as requirement failures of
+// the server (INTERPRETING.md: a verdict must be true).
+
+/** Tokens for whoever presents `secret`, and a numbers list per token. */
+const perClient = (secrets: Record<string, string>, lists: Record<string, string[]>): Route => (req, body) => {
+  if (req.url === '/api/auth/token') {
+    // Refused credentials are tried in every form the document allows (JSON, form, Basic): read the first two.
+    const grant = (body.startsWith('{') ? JSON.parse(body) : Object.fromEntries(new URLSearchParams(body))) as { client_id?: string; client_secret?: string };
+    return grant.client_id && secrets[grant.client_id] === grant.client_secret ? [200, { access_token: `tok-${grant.client_id}`, token_type: 'bearer', expires_in: 2 }] : [401, { error: 'invalid_client' }];
+  }
+  const owner = (req.headers.authorization ?? '').replace('Bearer tok-', '');
+  return numbers(req, { numbers: (lists[owner] ?? []).map((numberId) => ({ numberId })) });
+};
+const twoClients = { clients: { primary: { clientId: 'c1', clientSecret: 's1' }, secondary: { clientId: 'c2', clientSecret: 's2' } } };
+
+test('the expireToken trigger\'s own client with a wrong secret stops the run, naming the trigger\'s fields', async () => {
+  const triggers = { expireToken: { kind: 'wait', client: { clientId: 'brief', clientSecret: 'wrong' }, maxWaitSeconds: 10 } };
+  const { error } = await against(perClient({ c1: 's1', brief: 'right' }, { c1: ['n1'] }), { triggers });
+  expect(error).toBeInstanceOf(PreflightError);
+  expect(error?.what).toBe('the expireToken trigger client (brief) could not obtain a token: every way of presenting its credentials was refused');
+  expect(error?.check).toContain('triggers.expireToken.client.clientId and triggers.expireToken.client.clientSecret in test.yaml');
+  const { result } = await against(perClient({ c1: 's1', brief: 'right' }, { c1: ['n1'] }), { triggers: { expireToken: { ...triggers.expireToken, client: { clientId: 'brief', clientSecret: 'right' } } } });
+  expect(result?.checked).toContain('the expireToken trigger client (brief) obtained a token (JSON body)');
+});
+
+test('numbers.sms or numbers.mms that the primary client does not list stops the run, showing the list', async () => {
+  for (const field of ['sms', 'mms']) {
+    const { error } = await against(perClient({ c1: 's1' }, { c1: ['n1', 'n2'] }), { numbers: { [field]: 'n9' } });
+    expect(error?.what).toBe(`numbers.${field} (n9) is not one of the primary client's numbers`);
+    expect(error?.answer).toBe('the primary client lists: n1, n2');
+    expect(error?.check).toContain(`numbers.${field} in test.yaml`);
+  }
+  const { error } = await against(perClient({ c1: 's1' }, { c1: ['n1', 'n2'] }), { numbers: { sms: 'n2', mms: 'n1' } });
+  expect(error).toBeUndefined();
+});
+
+test('numbers.foreign must be another client\'s number: not the primary\'s own, and the secondary\'s when there is one', async () => {
+  const lists = { c1: ['n1'], c2: ['f1'] };
+  const own = await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { foreign: 'n1' } });
+  expect(own.error?.what).toBe("numbers.foreign (n1) is one of the primary client's own numbers");
+  const elsewhere = await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { foreign: 'x7' } });
+  expect(elsewhere.error?.what).toBe("numbers.foreign (x7) is not one of the secondary client's numbers");
+  expect(elsewhere.error?.answer).toBe('the secondary client lists: f1');
+  // Without a secondary client, any number the primary client does not own will do.
+  expect((await against(perClient({ c1: 's1' }, lists), { numbers: { foreign: 'x7' } })).error).toBeUndefined();
+  expect((await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { foreign: 'f1' } })).error).toBeUndefined();
+});

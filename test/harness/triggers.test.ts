@@ -3,15 +3,17 @@
 // the target does not declare names the config field that would reach it.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
 import { resolveTarget, type Target } from '../../harness/config.ts';
-import { ControlClient } from '../../harness/control.ts';
+import { ControlClient, ControlPlaneError } from '../../harness/control.ts';
+import { HarnessStop } from '../../harness/judgement.ts';
 import { reasonFor, suppliedBy } from '../../harness/plan.ts';
 import { clientWebhookUrl, RecordedChannel, startRunReceiver } from '../../harness/run-receiver.ts';
-import { obtainExpiredToken, TriggerSet, type TriggerContext } from '../../harness/triggers.ts';
+import { obtainExpiredToken, TriggerError, TriggerSet, type TriggerContext } from '../../harness/triggers.ts';
 
 const primary = { clientId: 'p', clientSecret: 'ps' };
 const minimal = { baseUrl: 'https://api.example.com', clients: { primary } };
@@ -101,6 +103,50 @@ test('expireToken by wait waits out expires_in once the token was accepted, and 
   expect(Date.now() - quick).toBeLessThan(1_000);
   const tooLong = await obtainExpiredToken(target, new ControlClient(target), issue(3600), whoami);
   expect(tooLong).toEqual({ unreachable: expect.stringMatching(/lives 3600 s, longer than triggers\.expireToken\.maxWaitSeconds \(5 s\)/) });
+});
+
+test("the expireToken trigger's own client refused is the run's problem, not a failure of the requirement that waits for its token", async () => {
+  const target = targetWith({ expireToken: { kind: 'wait', client: { clientId: 'brief', clientSecret: 'wrong' }, maxWaitSeconds: 5 } });
+  const refused = async () => answer(401, { error: 'invalid_client' });
+  const error = await obtainExpiredToken(target, new ControlClient(target), refused, async () => answer(200, {})).then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(TriggerError);
+  expect(error).toBeInstanceOf(HarnessStop);
+  expect((error as TriggerError).judgement).toEqual({ kind: 'harness', reason: expect.stringMatching(/^TriggerError: the expireToken trigger: the client brief could not obtain a token/), stopsRun: false });
+  expect((error as Error).message).toContain('check:  triggers.expireToken.client (clientId and clientSecret) in the target config');
+  // Through the control plane the primary client's token is the server's to issue: a refusal stays a failure of the test.
+  const byControl = targetWith({ expireToken: { kind: 'control' } }, { hooks: { controlUrl: 'http://127.0.0.1:9' } });
+  const primaryRefused = await obtainExpiredToken(byControl, new ControlClient(byControl), refused, async () => answer(200, {})).then(() => undefined, (e: unknown) => e);
+  expect(primaryRefused).not.toBeInstanceOf(HarnessStop);
+});
+
+test('a control plane that refuses, fails or cannot be reached is the run\'s problem, naming hooks.controlToken and hooks.controlUrl', async () => {
+  const server = await new Promise<Server>((resolve) => {
+    const s = createHttpServer((req, res) => {
+      const authorized = req.headers.authorization === 'Bearer right';
+      res.writeHead(authorized ? (req.url === '/_control/tokens/expire' ? 200 : 404) : 401, { 'content-type': 'application/json' }).end(authorized && req.url === '/_control/tokens/expire' ? '{"expired":1}' : '{"error":{"code":"UNAUTHORIZED"}}');
+    });
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const controlUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/_control`;
+  const plane = (controlToken: string | undefined, url = controlUrl) => new ControlClient(targetWith({}, { hooks: { controlUrl: url, ...(controlToken && { controlToken }) } }));
+  try {
+    expect(await plane('right').expireTokens('p')).toEqual({ expired: 1 });
+    const failures = [
+      await plane('wrong').expireTokens('p').catch((e: unknown) => e),
+      await plane('right').upstream('fail', 503).catch((e: unknown) => e),
+      await plane('right', `http://127.0.0.1:${await freePort()}/_control`).expireTokens('p').catch((e: unknown) => e),
+    ];
+    for (const failure of failures) {
+      expect(failure).toBeInstanceOf(ControlPlaneError);
+      expect((failure as ControlPlaneError).judgement).toMatchObject({ kind: 'harness', stopsRun: false });
+      expect((failure as Error).message).toContain('check:  hooks.controlUrl and hooks.controlToken in the target config');
+    }
+    expect((failures[0] as Error).message).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/_control\/tokens\/expire was not done\n  answer: 401 /);
+    expect((failures[1] as Error).message).toMatch(/\/_control\/upstream was not done\n  answer: 404 /);
+    expect((failures[2] as Error).message).toMatch(/got no answer\n  answer: ECONNREFUSED/);
+  } finally {
+    server.close();
+  }
 });
 
 test('the run receiver records declared client webhooks for the tests of every worker, and refuses other paths', async () => {
