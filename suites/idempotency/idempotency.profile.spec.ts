@@ -1,5 +1,5 @@
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, expectQueued, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
 
 // The reference profile's answers for rule 8 (spec/profile.yaml send.unsafeRetry, send.replay).
 test.beforeEach(({ target }) => profileOnly(target));
@@ -8,7 +8,7 @@ test.describe('profile send.unsafeRetry', () => {
   test('an unsafe retry is 409 CONFLICT', { tag: ['@IDEM-201'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'conflict');
-    expectQueued(await send(api, key, body), 'IDEM-201: the first send');
+    expectQueuedFor(await send(api, key, body), 'IDEM-201', 'the first send');
     const changed = await send(api, key, { ...body, text: `${body.text} (changed)` });
     expect(changed).toBeCoreError(409, 'CONFLICT', 'IDEM-201: the same key with a changed payload is 409 CONFLICT');
   });
@@ -19,7 +19,7 @@ test.describe('profile send.replay', () => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'replayed-header');
     const first = await send(api, key, body);
-    expectQueued(first, 'IDEM-202: the first send');
+    expectQueuedFor(first, 'IDEM-202', 'the first send');
     expect(first.headers['idempotent-replayed'], 'IDEM-202: a first answer carries no Idempotent-Replayed header').toBeUndefined();
     const replay = await send(api, key, body);
     expect(replay.headers['idempotent-replayed'], 'IDEM-202: a replay carries Idempotent-Replayed: true').toBe('true');
@@ -32,7 +32,7 @@ test.describe('profile send.replay', () => {
     expect(rejected).toBeCoreError(400, 'INVALID_REQUEST', 'IDEM-202: precondition: an empty to array is rejected');
     expect(rejected.headers['idempotent-replayed'], 'IDEM-202: a rejection is a first answer').toBeUndefined();
     const corrected = await send(api, key, body);
-    expectQueued(corrected, 'IDEM-202: the corrected send');
+    expectQueued(corrected, 'IDEM-203: the corrected send after a rejection, under its key, is a first attempt');
     expect(corrected.headers['idempotent-replayed'], 'IDEM-202: the corrected send is a first answer, with no Idempotent-Replayed header').toBeUndefined();
   });
 });

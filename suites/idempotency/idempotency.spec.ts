@@ -1,5 +1,5 @@
 import { expect, test } from '../../harness/fixtures.ts';
-import { BURST, deliveredRecipients, expectQueued, externalRef, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
+import { BURST, deliveredRecipients, expectQueued, expectQueuedFor, externalRef, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
 // Section 4.6 rule 8 and section 7.3: the same key with the same payload is the safe retry;
 // the same key with a changed payload is an unsafe retry. The document shows neither the
@@ -11,7 +11,7 @@ test.describe('4.6 rule 8: the safe retry', () => {
   test('a retry with the same key and payload answers the same messageIds', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target, 2), 'safe-retry');
-    const first = expectQueued(await send(api, key, body), 'IDEM-001: the first send');
+    const first = expectQueuedFor(await send(api, key, body), 'IDEM-001', 'the first send');
     const retry = await send(api, key, body);
     expect(retry).toSucceed('IDEM-001: the safe retry succeeds as the first did');
     expect(sorted(messageIdsOf(retry)), 'IDEM-001: the safe retry reports the same messageIds, so nothing new was queued').toEqual(sorted(first));
@@ -20,7 +20,7 @@ test.describe('4.6 rule 8: the safe retry', () => {
   test('several retries with the same key and payload all answer the first messageIds', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'safe-retries');
-    const first = expectQueued(await send(api, key, body), 'IDEM-001: the first send');
+    const first = expectQueuedFor(await send(api, key, body), 'IDEM-001', 'the first send');
     for (let attempt = 2; attempt <= 4; attempt++) {
       const retry = await send(api, key, body);
       expect(retry).toSucceed(`IDEM-001: retry ${attempt} succeeds`);
@@ -32,7 +32,7 @@ test.describe('4.6 rule 8: the safe retry', () => {
     // The key, not the payload, identifies the operation: without this, "same messageIds on
     // retry" could come from a server that de-duplicates payloads and ignores keys.
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'same-payload-new-key');
-    const first = expectQueued(await send(api, newKey(), body), 'IDEM-001: the first send');
+    const first = expectQueuedFor(await send(api, newKey(), body), 'IDEM-001', 'the first send');
     const second = expectQueued(await send(api, newKey(), body), 'IDEM-001: the same payload under another key');
     expect(second.filter((id) => first.includes(id)), 'IDEM-001: a new key queues a new message').toEqual([]);
   });
@@ -51,7 +51,7 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
       const delivered = deliveredRecipients(target, 2);
       const key = newKey();
       const body = smsPayload(smsNumber(knownNumbers), [delivered[0]!], 'unsafe-retry');
-      const first = expectQueued(await send(api, key, body), 'IDEM-002: the first send');
+      const first = expectQueuedFor(await send(api, key, body), 'IDEM-002', 'the first send');
       const changed = await send(api, key, changeIt({ ...body }, { delivered }));
       expect(changed).not.toSucceed(`IDEM-002: the same key with ${change} is an unsafe retry, never a 2xx`);
       expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the unsafe retry is refused as a request defect or 409 CONFLICT`);

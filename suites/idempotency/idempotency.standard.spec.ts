@@ -1,5 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { BURST, deliveredRecipients, expectQueued, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
+import { BURST, deliveredRecipients, expectQueued, expectQueuedFor, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
 // What the Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header-07) adds where
 // rule 8 leaves the answers open. Level standard.
@@ -9,7 +9,7 @@ test.describe('Idempotency-Key draft 2.6: a retry after completion', () => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target, 2), 'replay-body');
     const first = await send(api, key, body);
-    expectQueued(first, 'IDEM-101: the first send');
+    expectQueuedFor(first, 'IDEM-101', 'the first send');
     const replay = await send(api, key, body);
     expect(replay).toHaveStatus(first.status, 'IDEM-101: the replay has the status of the first answer');
     expect(replay.body, 'IDEM-101: the replay has the body of the first answer').toEqual(first.body);
@@ -20,7 +20,7 @@ test.describe('Idempotency-Key draft 2.7: the unsafe retry', () => {
   test('the same key with a changed payload is answered 409 or 422', { tag: ['@IDEM-102'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'unsafe-status');
-    expectQueued(await send(api, key, body), 'IDEM-102: the first send');
+    expectQueuedFor(await send(api, key, body), 'IDEM-102', 'the first send');
     const changed = await send(api, key, { ...body, text: `${body.text} (changed)` });
     expect([409, 422], `IDEM-102: an unsafe retry is 409 or 422, got ${changed.describe()} ${changed.text.slice(0, 200)}`).toContain(changed.status);
   });
@@ -33,7 +33,7 @@ test.describe('Idempotency-Key draft 5: keys are scoped per client', () => {
     const key = newKey();
     const to = deliveredRecipients(target);
     const primaryBody = smsPayload(smsNumber(knownNumbers), to, 'scope-primary');
-    const mine = expectQueued(await send(api, key, primaryBody), 'IDEM-103: the primary client sends');
+    const mine = expectQueuedFor(await send(api, key, primaryBody), 'IDEM-103', "the primary client's send");
     // A different payload under the same key: were keys global, this would be an unsafe retry.
     const theirs = await send(api, key, smsPayload(knownNumbers.foreign, to, 'scope-secondary'), 'secondary');
     const theirIds = expectQueued(theirs, 'IDEM-103: the second client sends under the same key as a first attempt');

@@ -158,7 +158,7 @@ test.describe('4.6 rule 7, generated: valid payloads are queued', () => {
       const ids = messageIdsOf(res);
       check(ids.length > 0, `SEND-008: the answer names no messageId in results[*].messageId: ${res.text.slice(0, 300)}`);
       check(new Set(ids).size === ids.length, `SEND-008: messageIds are distinct: ${ids.join(', ')}`);
-      check(reportsQueued(res), `SEND-008: the answer reports QUEUED (top-level or on each result item): ${res.text.slice(0, 300)}`);
+      check(reportsQueued(res), `SEND-008: the answer reports QUEUED (a property of the answer, or of each result item with a messageId, whose value is QUEUED): ${res.text.slice(0, 300)}`);
     });
     recordRun(await checkProperty('SEND-008', property, { independentCases: true }));
   });

@@ -3,7 +3,7 @@ import type { Target } from '../../harness/config.ts';
 import { expect } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
-import { deliveredRecipients, expectQueued, send, smsPayload } from './sends.ts';
+import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.ts';
 
 /**
  * Delivery callbacks, for the suites that check them (send, webhooks): point a number's
@@ -74,7 +74,7 @@ export async function expectNoStrayCallbacks(
   what: string,
 ): Promise<void> {
   const controlSent = Date.now();
-  const controlIds = expectQueued(await send(api, key, smsPayload(numberId, deliveredRecipients(target), 'control')), `${id}: the control send`);
+  const controlIds = expectQueuedFor(await send(api, key, smsPayload(numberId, deliveredRecipients(target), 'control')), id, 'the control send');
   for (const messageId of controlIds) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, `${id}: the control send is reported, so callbacks reach the receiver`);
   await quietPeriod(Date.now() - controlSent);
   const stray = channel.unique().filter((c) => c.text.includes(rejectedRef) || !controlIds.some((messageId) => c.text.includes(messageId)));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
 import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
-import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { deliverTo, expectCallbacks } from '../support/callbacks.ts';
 import { inboundTo, reportsMessage, settle } from './webhook-support.ts';
 
@@ -26,7 +26,7 @@ test.describe('profile webhook.payload: delivery events', () => {
     const to = deliveredRecipients(target, 2);
     const body = smsPayload(numberId, to, 'wh-profile');
     const res = await send(api, newKey(), body);
-    expectQueued(res, 'WH-201: the send');
+    expectQueuedFor(res, 'WH-201');
     const byRecipient = new Map<string, string>(res.body.results.map((r: { to: string; messageId: string }) => [r.to, r.messageId]));
     for (const recipient of to) {
       const messageId = byRecipient.get(recipient);
@@ -55,7 +55,7 @@ test.describe('profile message.testOutcomes', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('profile-failed');
     await deliverTo(settings, numberId, channel.url, 'WH-202');
-    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, [failing!], 'wh-failed')), 'WH-202: the send');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, [failing!], 'wh-failed')), 'WH-202');
     const event = await deliveryEventFor(channel, messageId!, 'WH-202', target.webhooks.timeoutMs);
     expect(event.json?.data?.status, `WH-202: ${failing} ends FAILED`).toBe('FAILED');
     expect(event.json?.data?.errorCode, `WH-202: ${failing} fails with errorCode UNDELIVERABLE`).toBe('UNDELIVERABLE');
@@ -66,7 +66,7 @@ test.describe('profile message.testOutcomes', () => {
     const channel = webhooks.channel('profile-delivered');
     await deliverTo(settings, numberId, channel.url, 'WH-202');
     const [recipient] = deliveredRecipients(target);
-    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, [recipient!], 'wh-delivered')), 'WH-202: the send');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, [recipient!], 'wh-delivered')), 'WH-202');
     const event = await deliveryEventFor(channel, messageId!, 'WH-202', target.webhooks.timeoutMs);
     expect(event.json?.data?.status, `WH-202: ${recipient} ends DELIVERED`).toBe('DELIVERED');
     expect(event.json?.data?.errorCode, `WH-202: a delivered message carries no errorCode`).toBeUndefined();

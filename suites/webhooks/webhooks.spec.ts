@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 
@@ -15,7 +15,7 @@ test.describe('6 delivery outcomes by webhook', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('override');
     await deliverTo(settings, numberId, channel.url, 'WH-001');
-    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-override')), 'WH-001: the send');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-override')), 'WH-001');
     const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-001');
     expect(callback.method, 'WH-001: the outcome is reported by a POST').toBe('POST');
     expect(channel.unique().filter(namesMessage(messageId!)).length, 'WH-001: the override received the outcome').toBeGreaterThan(0);
@@ -25,7 +25,7 @@ test.describe('6 delivery outcomes by webhook', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('override-many');
     await deliverTo(settings, numberId, channel.url, 'WH-001');
-    const ids = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target, 2), 'wh-override-many')), 'WH-001: the send');
+    const ids = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target, 2), 'wh-override-many')), 'WH-001');
     for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-001');
   });
 
@@ -34,14 +34,14 @@ test.describe('6 delivery outcomes by webhook', () => {
     const override = webhooks.channel('override');
     await deliverTo(settings, numberId, override.url, 'WH-001');
     await triggers.withClientWebhook('delivery', 'WH-001', async (clientHook) => {
-      const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence')), 'WH-001: the send');
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence')), 'WH-001');
       await awaitCallback(override, messageId!, target.webhooks.timeoutMs, 'WH-001');
       // A copy wrongly sent to the client's webhook goes out with the override's. A control
       // message sent now with the override cleared is reported to that webhook (WH-002) after
       // the copy by a server that delivers in order, so its callback bounds the wait, which is
       // never longer than the one second this check used to wait.
       await deliverTo(settings, numberId, null, 'WH-001');
-      const [controlId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence-control')), 'WH-001: the control send');
+      const [controlId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence-control')), 'WH-001', 'the control send');
       await untilControlCallback(clientHook, controlId!, 1_000);
       expect(clientHook.received.filter(namesMessage(messageId!)), "WH-001: the client's delivery webhook gets nothing when the number overrides it").toEqual([]);
     });
@@ -51,7 +51,7 @@ test.describe('6 delivery outcomes by webhook', () => {
     const numberId = smsNumber(knownNumbers);
     await deliverTo(settings, numberId, null, 'WH-002');
     await triggers.withClientWebhook('delivery', 'WH-002', async (channel) => {
-      const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-client')), 'WH-002: the send');
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-client')), 'WH-002');
       const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-002');
       expect(callback.method, 'WH-002: the outcome is reported by a POST').toBe('POST');
     });
@@ -63,7 +63,7 @@ test.describe('6 what a delivery callback carries', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('payload');
     await deliverTo(settings, numberId, channel.url, 'WH-003');
-    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-payload')), 'WH-003: the send');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-payload')), 'WH-003');
     const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-003');
     expect(callback.json, `WH-003: the callback body is JSON; got ${callback.text.slice(0, 200)}`).not.toBeUndefined();
     expect(reportsMessage(messageId!)(callback), `WH-003: the JSON body holds the messageId ${messageId} as a value; got ${callback.text.slice(0, 300)}`).toBe(true);
@@ -73,7 +73,7 @@ test.describe('6 what a delivery callback carries', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('payload-many');
     await deliverTo(settings, numberId, channel.url, 'WH-003');
-    const ids = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target, 2), 'wh-payload-many')), 'WH-003: the send');
+    const ids = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target, 2), 'wh-payload-many')), 'WH-003');
     for (const messageId of ids) {
       await expectCallbacks(channel, 'WH-003', `a JSON callback holding ${messageId}`, reportsMessage(messageId), { timeoutMs: target.webhooks.timeoutMs });
     }

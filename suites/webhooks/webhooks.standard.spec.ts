@@ -1,6 +1,6 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
-import { deliveredRecipients, expectQueued, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
 
 // What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
@@ -13,7 +13,7 @@ test.describe('Standard Webhooks: signature', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('signed');
     await deliverTo(settings, numberId, channel.url, 'WH-101');
-    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-signed')), 'WH-101: the send');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-signed')), 'WH-101');
     const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-101');
     for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
       expect(callback.headers[header], `WH-101: the callback carries ${header}`).toBeTruthy();
@@ -35,7 +35,7 @@ test.describe('Standard Webhooks: timestamp tolerance', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('timestamp');
     await deliverTo(settings, numberId, channel.url, 'WH-102');
-    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-timestamp')), 'WH-102: the send');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-timestamp')), 'WH-102');
     const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-102');
     const timestamp = callback.headers['webhook-timestamp'] ?? '';
     expect(timestamp, 'WH-102: webhook-timestamp is an integer number of Unix seconds').toMatch(/^\d+$/);
@@ -49,7 +49,7 @@ test.describe('Standard Webhooks: retries', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('retry').respondWith(500);
     await deliverTo(settings, numberId, channel.url, 'WH-103');
-    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-retry')), 'WH-103: the send');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-retry')), 'WH-103');
     const [failed, retried] = await expectCallbacks(channel, 'WH-103', `a callback naming ${messageId} and its retry`, namesMessage(messageId!), {
       timeoutMs: target.webhooks.timeoutMs,
       count: 2,
@@ -64,7 +64,7 @@ test.describe('Standard Webhooks: retries', () => {
     const numberId = smsNumber(knownNumbers);
     const late = await webhooks.unreachable('unreachable');
     await deliverTo(settings, numberId, late.url, 'WH-104');
-    const [messageId] = expectQueued(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-unreachable')), 'WH-104: the send');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-unreachable')), 'WH-104');
     // The channel resets every connection until it opens: the first attempt fails before any
     // HTTP answer, as on a closed port, and is seen, so the test knows the retry is a retry.
     await late.attempted(target.webhooks.timeoutMs).catch((error: Error) => {

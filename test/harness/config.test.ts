@@ -155,3 +155,17 @@ test('a reference fixtures file is a complete target, with its hooks', () => {
   expect(target.triggers.upstreamFailure).toEqual({ kind: 'control' });
   expect(target.triggers.failedDelivery).toEqual({ kind: 'request', recipients: ['+12025550150', '+12025550151'] });
 });
+
+test('the primary client\'s webhook secret given twice, differently, is an error; the environment overrides both', () => {
+  const clients = { primary: { clientId: 'a', clientSecret: 'b', webhookSecret: 'whsec_one' } };
+  const error = (() => {
+    try {
+      resolveTarget({ baseUrl: 'https://api.example.com', clients, webhooks: { secret: 'whsec_two' } }, 'x.yaml', {});
+    } catch (e) {
+      return e as ConfigError;
+    }
+  })();
+  expect(error?.problems).toContain("/webhooks/secret and /clients/primary/webhookSecret differ: they name the same secret (the primary client's webhook signing secret), so give it once");
+  expect(resolveTarget({ baseUrl: 'https://api.example.com', clients, webhooks: { secret: 'whsec_one' } }, 'x.yaml', {}).webhooks.secret).toBe('whsec_one');
+  expect(resolveTarget({ baseUrl: 'https://api.example.com', clients, webhooks: { secret: 'whsec_two' } }, 'x.yaml', { CONFORMANCE_WEBHOOK_SECRET: 'whsec_env' }).webhooks.secret).toBe('whsec_env');
+});
