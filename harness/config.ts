@@ -184,7 +184,7 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
   // Two homes for one secret in the file: the signature check would silently use webhooks.secret.
   // (CONFORMANCE_WEBHOOK_SECRET overrides both.)
   const inFile = interpolated as RawConfig;
-  const clientSecret = inFile.clients.primary.webhookSecret;
+  const clientSecret = inFile.clients?.primary?.webhookSecret;
   if (!env.CONFORMANCE_WEBHOOK_SECRET && inFile.webhooks?.secret !== undefined && clientSecret !== undefined && inFile.webhooks.secret !== clientSecret) {
     problems.push('/webhooks/secret and /clients/primary/webhookSecret differ: they name the same secret (the primary client\'s webhook signing secret), so give it once');
   }
