@@ -13,7 +13,7 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { RATE_LIMITED, REACHED_BY, RUN_STOPPED, SENDS } from './annotations.ts';
+import { RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
@@ -224,8 +224,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       // A stopped run starts no more tests: each would fail the same way and check nothing.
       const stopped = runState.stopped();
       if (stopped !== null) {
-        testInfo.annotations.push({ type: RUN_STOPPED, description: stopped });
-        testInfo.skip(true, `not run: ${stopped}`);
+        testInfo.annotations.push({ type: RUN_STOPPED, description: stopped.reason });
+        if (stopped.failedOn.length > 0) testInfo.annotations.push({ type: RUN_STOPPED_ON, description: stopped.failedOn.join(', ') });
+        testInfo.skip(true, `not run: ${stopped.reason}`);
       }
       startRecording();
       const sendsBefore = runState.sends;
@@ -249,8 +250,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
       const failed = testInfo.status === 'failed' || testInfo.status === 'timedOut';
       const ids = judgements.flatMap((j) => (j.kind === 'requirements' ? j.ids : []));
-      const reason = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message), STOP_AFTER));
-      if (reason !== null) runState.stop(reason);
+      const stop = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message), STOP_AFTER));
+      if (stop !== null) runState.stop(stop.reason, stop.failedOn);
     },
     { auto: true, box: 'self' },
   ],
