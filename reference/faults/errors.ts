@@ -56,6 +56,19 @@ export const ERRORS_FAULTS = {
       if (status === 200) reply.type('text/plain; charset=utf-8');
     },
   },
+  'errors.stack-trace-on-mistyped-recipient': {
+    breaks: ['ERR-101'],
+    description: 'a send whose `to` holds a recipient of another JSON type than string is answered 500 with the stack of the failure in error.message',
+    route: 'POST /api/core/messages/send',
+    // As an unguarded recipients loop fails (recipient.startsWith is not a function) under a handler that shows the error it caught.
+    answer(answer) {
+      const to = (answer.request.body as { to?: unknown } | undefined)?.to;
+      if (!Array.isArray(to) || to.every((recipient) => typeof recipient === 'string')) return;
+      const failure = new TypeError('recipient.startsWith is not a function');
+      answer.status = 500;
+      answer.body = coreErrorBody(new CoreError('SERVER_ERROR', failure.stack ?? failure.message), answer.request.id);
+    },
+  },
   'errors.request-id-per-route': {
     breaks: ['ERR-006'],
     description: 'every CORE error of a route carries the same requestId (the route name), in the body and in x-request-id',

@@ -1,5 +1,7 @@
 import type { CallOptions } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
+import { CASES_AT_ONCE } from '../../harness/property.ts';
+import { applyFieldDefect, fieldDefects, SEARCH_FIELDS, SEND_FIELDS, UPDATE_FIELDS, type FieldTable } from '../../generators/field-type-defects.ts';
 import { requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
 import { anyOwnNumber } from '../support/sends.ts';
 import { ERROR_PROBES, type ErrorProbe } from './error-probes.ts';
@@ -58,13 +60,49 @@ const HOSTILE_PROBES: readonly ErrorProbe[] = [
   },
 ];
 
+/** Soft: every leak of one answer is reported, each naming what it is. */
+function expectNoLeak(text: string, what: string): void {
+  for (const [kind, pattern] of LEAKS) {
+    const leak = pattern.exec(text)?.[0];
+    expect.soft(leak, `ERR-101: ${what}: the body carries ${kind}: ${JSON.stringify(leak)}`).toBeUndefined();
+  }
+}
+
 test.describe('Errors and tenancy: no stack traces or internals in error bodies', () => {
   for (const probe of [...ERROR_PROBES, ...HOSTILE_PROBES]) {
     test(`the answer to ${probe.name} carries no stack trace or internals`, { tag: ['@ERR-101'] }, async ({ api, target, knownNumbers, newKey }) => {
       const res = await api.call(probe.op, await probe.build({ api, target, knownNumbers, newKey }));
-      for (const [what, pattern] of LEAKS) {
-        const leak = pattern.exec(res.text)?.[0];
-        expect.soft(leak, `ERR-101: ${probe.name} (${res.describe()}): the body carries ${what}: ${JSON.stringify(leak)}`).toBeUndefined();
+      expectNoLeak(res.text, `${probe.name} (${res.describe()})`);
+    });
+  }
+});
+
+/**
+ * Every single-field type defect of a route's body (generators/field-type-defects.ts), and for
+ * the send recipients of another JSON type inside `to`: the values a server is likeliest to
+ * meet with an unguarded path (`recipient.startsWith is not a function`). Whatever the route
+ * answers, and whatever the document says of the defect (the fields suites judge that), the
+ * body carries no internals.
+ */
+const TYPED_FIELDS: ReadonlyArray<[CoreOperation, FieldTable]> = [
+  ['send', SEND_FIELDS],
+  ['update', UPDATE_FIELDS],
+  ['search', SEARCH_FIELDS],
+];
+const RECIPIENTS_OF_ANOTHER_TYPE: readonly unknown[] = [12025550100, null, true, {}, ['+12025550100']];
+
+test.describe('Errors and tenancy: no internals in the answer to a body field of another JSON type', () => {
+  for (const [op, table] of TYPED_FIELDS) {
+    test(`no answer to a ${op} whose body has a field of another JSON type carries a stack trace or internals`, { tag: ['@ERR-101'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const valid = await requestFor(op, { api, target, knownNumbers, newKey });
+      const base = valid.json as Record<string, unknown>;
+      const bodies = fieldDefects(table, base).map((defect) => ({ label: defect.label, body: applyFieldDefect(base, defect) }));
+      if (op === 'send') bodies.push(...RECIPIENTS_OF_ANOTHER_TYPE.map((element) => ({ label: `to: ${JSON.stringify([element])} (a recipient of another JSON type)`, body: { ...base, to: [element] } })));
+      // A few at a time, each with its own Idempotency-Key: every answer is judged on its own.
+      for (let i = 0; i < bodies.length; i += CASES_AT_ONCE) {
+        const batch = bodies.slice(i, i + CASES_AT_ONCE);
+        const answers = await Promise.all(batch.map(({ body }) => api.call(op, { ...valid, ...(op === 'send' && { headers: { ...valid.headers, 'idempotency-key': newKey() } }), json: body })));
+        answers.forEach((res, j) => expectNoLeak(res.text, `${op} with ${batch[j]!.label} (${res.describe()})`));
       }
     });
   }

@@ -242,6 +242,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.status === 403 && res.body.error.code === 'FORBIDDEN';
   },
   'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
+  'errors.stack-trace-on-mistyped-recipient': async (s) => !/\.ts:\d+:\d+/.test(JSON.stringify((await send(s, sendBody(primaryNumber(s).numberId, { to: [12025550100] }))).body)),
   'errors.request-id-per-route': async (s) => {
     const [a, b] = [await call(s, 'GET', '/api/core/numbers', { token: null }), await call(s, 'GET', '/api/core/numbers', { token: null })];
     return a.body.requestId !== b.body.requestId;
