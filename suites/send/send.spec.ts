@@ -248,23 +248,31 @@ test.describe('4.6 request fields', () => {
 // callbacks flow, and its callback arriving bounds the wait for the rejected ones: the control
 // is sent after the rejected sends and takes the same path. A server that does not deliver its
 // callbacks in order gets as long again as the control took (quietPeriod) before the check.
+// Each rejected send carries its own externalReference, so a callback names the one it reports.
 test.describe('7.3 a rejected send queues nothing', () => {
-  const defects: Array<[string, (valid: Record<string, unknown>) => Record<string, unknown>]> = [
+  const defects: Array<[string, (valid: Record<string, unknown>) => Record<string, unknown>, { withoutKey?: true }?]> = [
     ['an invalid recipient', (valid) => ({ ...valid, to: ['2025550100'] })],
+    // Rule 6 makes the whole request invalid: the valid recipients beside the bad one are not sent either.
+    ['one invalid recipient among valid ones', (valid) => ({ ...valid, to: [...(valid.to as string[]), '2025550100'] })],
     ['an E.164 sendFrom', (valid) => ({ ...valid, sendFrom: '+12025550199' })],
     ['an unknown messageType', (valid) => ({ ...valid, messageType: 'TEXT' })],
     ['a missing externalReference', ({ externalReference: _dropped, ...rest }) => rest],
+    // Rule 1: a valid payload without the key is refused, so it is not sent either.
+    ['no Idempotency-Key', (valid) => valid, { withoutKey: true }],
   ];
-  // One control bounds the wait for all four: the rejected sends go first, then the control.
-  test('sends rejected for an invalid recipient, an E.164 sendFrom, an unknown messageType or a missing externalReference are never reported by a delivery callback', { tag: ['@SEND-015'] }, async ({ api, target, knownNumbers, newKey, settings, webhooks }) => {
+  // One control bounds the wait for all of them: the rejected sends go first, then the control.
+  test('sends rejected for an invalid recipient (alone or among valid ones), an E.164 sendFrom, an unknown messageType, a missing externalReference or a missing Idempotency-Key are never reported by a delivery callback', { tag: ['@SEND-015'] }, async ({ api, target, knownNumbers, newKey, settings, webhooks }) => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('rejected');
     await deliverTo(settings, numberId, channel.url, 'SEND-015');
-    const rejectedRef = externalRef('rejected');
-    for (const [defect, breakIt] of defects) {
-      const rejected = await send(api, newKey(), breakIt({ ...smsPayload(numberId, deliveredRecipients(target), 'rejected'), externalReference: rejectedRef }));
+    const rejectedRefs: string[] = [];
+    for (const [defect, breakIt, how] of defects) {
+      const rejectedRef = externalRef('rejected');
+      rejectedRefs.push(rejectedRef);
+      const payload = breakIt({ ...smsPayload(numberId, deliveredRecipients(target), 'rejected'), externalReference: rejectedRef });
+      const rejected = await send(api, how?.withoutKey ? undefined : newKey(), payload);
       expect(rejected).toBeRejected(`SEND-015: precondition: the send with ${defect} is rejected`);
     }
-    await expectNoStrayCallbacks(api, target, channel, numberId, newKey(), rejectedRef, 'SEND-015', 'a rejected send');
+    await expectNoStrayCallbacks(api, target, channel, numberId, newKey(), rejectedRefs, 'SEND-015', 'a rejected send');
   });
 });

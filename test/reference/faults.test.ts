@@ -145,20 +145,30 @@ async function routerRefusal(server: TestServer): Promise<Reply> {
  * One probe per fault: true when the server does what the requirement asks. A clean server
  * passes every probe; a server with one fault fails that fault's probe.
  */
-/** A send refused for its recipient is never reported, however late a callback would come. */
-async function rejectedSendNeverReported(server: TestServer): Promise<boolean> {
+/** The externalReference of the sends a probe expects refused and never reported. */
+const REFUSED_REFERENCE = 'refused-order';
+
+/**
+ * A send refused by the server (what `refuse` sends from the number, with the externalReference
+ * REFUSED_REFERENCE) is never reported, however late a callback would come, while a valid send
+ * after it is; callbacks of sends `refuse` made accepted before it may arrive too.
+ */
+async function refusedSendNeverReported(server: TestServer, refuse: (numberId: string) => Promise<Reply>): Promise<boolean> {
   const receiver = await startReceiver();
   try {
     await overrideTo(server, receiver.url);
-    const rejected = await send(server, sendBody(primaryNumber(server).numberId, { to: ['2025550100'] }));
+    const refused = await refuse(primaryNumber(server).numberId);
     await send(server, sendBody(primaryNumber(server).numberId));
     await receiver.waitFor(1, 2_000).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    return rejected.status === 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes('2025550100'));
+    return refused.status >= 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes(REFUSED_REFERENCE));
   } finally {
     await receiver.close();
   }
 }
+
+/** A send refused for its recipient is never reported. */
+const rejectedSendNeverReported = (s: TestServer) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['2025550100'], externalReference: REFUSED_REFERENCE })));
 
 const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.missing-key-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), null)).status === 400,
@@ -189,6 +199,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'send.rejected-still-queued': rejectedSendNeverReported,
   'send.rejected-reported-late': rejectedSendNeverReported,
+  'send.partial-recipients-queued': (s) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['+12025550123', '2025550100'], externalReference: REFUSED_REFERENCE }))),
+  'send.missing-key-still-queued': (s) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { externalReference: REFUSED_REFERENCE }), null)),
   'send.scalar-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: '+12025550123' }))).status === 400,
   'send.text-required': async (s) => {
     const { text: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
