@@ -4,6 +4,7 @@ import { callerOf } from '../auth/bearer.ts';
 import { CoreError, coreErrorBody } from '../errors.ts';
 import { buildAcceptance } from '../send/accept.ts';
 import { PHONE_NUMBER_LIKE } from '../send/checks.ts';
+import { payloadFingerprint } from '../send/fingerprint.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { RequestSchemas } from '../spec/requestSchemas.ts';
 import type { ReferenceContext } from '../context.ts';
@@ -13,8 +14,8 @@ import { replaceMember, type Answer, type FaultDefinition, type RequestHook } fr
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
 // schema sees the body, one wraps a scalar in a list, one refuses a body in the wrong class, two make a key up (one
-// still answering 400); from the answer, two rewrite it and three queue the callbacks of a refused send (all its
-// recipients, or its valid ones).
+// still answering 400), one answers as the owner of another client's number; from the answer, two rewrite it and three
+// queue the callbacks of a refused send (all its recipients, or its valid ones).
 
 const SEND = 'POST /api/core/messages/send';
 
@@ -94,6 +95,19 @@ export const SEND_FAULTS = {
       if (!numbers.byId(request.sendFrom) && !PHONE_NUMBER_LIKE.test(request.sendFrom)) throw new CoreError('NOT_FOUND', 'No number has this numberId.', { field: 'sendFrom' });
       return resolveSendFrom(request, client, numbers);
     }),
+  },
+  'send.foreign-send-from-replayed': {
+    breaks: ['SEND-004'],
+    description: "a send whose sendFrom is another client's number, with that client's exact payload under a key it used, is answered with that client's send, messageIds included (records are looked up by sendFrom and key, not by caller)",
+    route: SEND,
+    preHandler(request, { stores }) {
+      const send = request.body as SendRequest;
+      const owner = stores.numbers.byId(send.sendFrom)?.apiClientId;
+      if (owner === undefined || owner === callerOf(request).apiClientId) return;
+      const record = stores.idempotency.find(owner, request.idempotencyKey!, Date.now());
+      // The send goes on as the number's owner, whose record it then replays.
+      if (record?.fingerprint === payloadFingerprint(send)) request.apiClient = stores.clients.byApiClientId(owner) ?? null;
+    },
   },
   'send.no-campaign-accepted': {
     breaks: ['SEND-005'],

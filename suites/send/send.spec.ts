@@ -5,6 +5,7 @@ import {
   anyOwnNumber,
   deliveredRecipients,
   expectQueued,
+  expectQueuedFor,
   externalRef,
   messageIdsOf,
   send,
@@ -54,6 +55,22 @@ test.describe('4.6 rule 4: sendFrom ownership', () => {
     if (!knownNumbers.foreign) notTestable("needs a number of a second client (clients.secondary or numbers.foreign in the target config)");
     const res = await send(api, newKey(), smsPayload(knownNumbers.foreign, deliveredRecipients(target), 'foreign-send-from'));
     expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom not owned by the client is 403 FORBIDDEN');
+  });
+});
+
+test.describe('4.6 rule 4: ownership is checked whatever Idempotency-Key a send carries', () => {
+  test("another client's exact send, under that client's Idempotency-Key, is 403 FORBIDDEN and gets none of its messageIds", { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey, secondClient }) => {
+    // Rule 4 holds for every send: the key the secondary client gives (the same string the
+    // primary used, with the primary's body and so its sendFrom) does not make the number its
+    // own. A server that files its idempotency records by sendFrom and key instead of by client
+    // answers it with the primary's send, messageIds included.
+    void secondClient; // the fixture reports the test not testable without a second client
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'owner-send');
+    const mine = expectQueuedFor(await send(api, key, body), 'SEND-004', "the primary client's send");
+    const theirs = await send(api, key, body, 'secondary');
+    expect(messageIdsOf(theirs).filter((id) => mine.includes(id)), "SEND-004: the secondary client is not answered with the primary client's messageIds").toEqual([]);
+    expect(theirs).toBeCoreError(403, 'FORBIDDEN', "SEND-004: the primary's sendFrom, sent by the secondary client under the primary's key, is not owned: 403 FORBIDDEN");
   });
 });
 

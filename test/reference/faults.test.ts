@@ -176,6 +176,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
   'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
   'send.foreign-send-from-accepted': async (s) => (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId))).status === 403,
+  'send.foreign-send-from-replayed': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    await send(s, body, key);
+    return (await send(s, body, key, await s.token('secondary'))).status === 403;
+  },
   'send.unknown-send-from-not-found': async (s) => (await send(s, sendBody('num_0000000000000000000000000000dead'))).status === 403,
   'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
