@@ -3,13 +3,16 @@ import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
+import { buildAcceptance } from '../send/accept.ts';
 import { payloadFingerprint } from '../send/fingerprint.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
-// fresh key of its own where the client's key should have decided the answer, so the send is
-// queued as a new operation; one refuses a send whose key is in flight with the wrong answer.
+// key other than the client's (a fresh one, or one that names the sendFrom too) where the
+// client's key should have decided the answer, so the send is queued as a new operation; one
+// refuses a send whose key is in flight with the wrong answer; one queues the changed payload of
+// an unsafe retry that its answer refuses.
 
 const SEND = 'POST /api/core/messages/send';
 
@@ -68,6 +71,32 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler(request, ctx) {
       if (earlierRecord(request, ctx) === 'changed') request.idempotencyKey = freshKey(request);
+    },
+  },
+  'idempotency.unsafe-retry-still-queued': {
+    breaks: ['IDEM-002'],
+    description: 'a reused key with a changed payload is refused 409 CONFLICT, but the changed payload, when valid, is still handed to the dispatcher (its delivery callbacks are sent)',
+    route: SEND,
+    preHandler(request, ctx) {
+      if (earlierRecord(request, ctx) !== 'changed') return;
+      const client = callerOf(request);
+      const body = request.body as SendRequest;
+      try {
+        const number = ctx.behaviour.send.resolveSendFrom(body, client, ctx.stores.numbers);
+        ctx.dispatcher.dispatch(buildAcceptance(ctx.behaviour.webhooks, client, number, body, '', Date.now(), ctx.options.wire).webhooks);
+      } catch (error) {
+        // A changed payload the checks refuse is not queued; the answer is the 409 all the same.
+        if (!(error instanceof CoreError)) throw error;
+      }
+    },
+  },
+  'idempotency.keys-scoped-by-sendfrom': {
+    breaks: ['IDEM-002'],
+    description: "the idempotency record is filed under the key and the sendFrom number, so a key reused with another of the client's numbers as sendFrom is accepted as a new send",
+    route: SEND,
+    preHandler(request) {
+      // A header value cannot contain NUL, so key and sendFrom stay apart.
+      request.idempotencyKey = `${request.idempotencyKey}\u0000${(request.body as SendRequest).sendFrom}`;
     },
   },
   'idempotency.concurrent-duplicates': {

@@ -240,6 +240,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s).numberId), key);
     return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'changed' }), key)).status === 409;
   },
+  'idempotency.unsafe-retry-still-queued': (s) =>
+    refusedSendNeverReported(s, async (numberId) => {
+      const key = newKey();
+      await send(s, sendBody(numberId), key);
+      return send(s, sendBody(numberId, { externalReference: REFUSED_REFERENCE }), key);
+    }),
+  'idempotency.keys-scoped-by-sendfrom': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s, 0).numberId), key);
+    return (await send(s, sendBody(primaryNumber(s, 1).numberId), key)).status === 409;
+  },
   'idempotency.concurrent-duplicates': async (s) => {
     const key = newKey();
     const bearer = await s.token();
