@@ -3,26 +3,51 @@ import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
+import { newId } from '../ids.ts';
 import { buildAcceptance } from '../send/accept.ts';
 import { payloadFingerprint } from '../send/fingerprint.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
+import type { IdempotencyRecord } from '../store/idempotency.ts';
+import type { DueWebhook } from '../store/outbox.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
 // key other than the client's (a fresh one, or one that names the sendFrom too) where the
 // client's key should have decided the answer, so the send is queued as a new operation; one
-// refuses a send whose key is in flight with the wrong answer; one queues the changed payload of
-// an unsafe retry that its answer refuses.
+// refuses a send whose key is in flight with the wrong answer; two queue what the answer says
+// was not: the changed payload of a refused unsafe retry, or the messages of a replay once more.
 
 const SEND = 'POST /api/core/messages/send';
 
 const freshKey = (request: FastifyRequest): string => `${request.idempotencyKey}#${randomUUID()}`;
 
+/** The record of this send's key, if it has one. */
+function recordOf(request: FastifyRequest, { stores }: ReferenceContext): IdempotencyRecord | undefined {
+  return stores.idempotency.find(callerOf(request).apiClientId, request.idempotencyKey!, Date.now());
+}
+
 /** Whether the key of this send has a record, and whether that record is for the same payload. */
-function earlierRecord(request: FastifyRequest, { stores }: ReferenceContext): 'same' | 'changed' | undefined {
-  const record = stores.idempotency.find(callerOf(request).apiClientId, request.idempotencyKey!, Date.now());
+function earlierRecord(request: FastifyRequest, ctx: ReferenceContext): 'same' | 'changed' | undefined {
+  const record = recordOf(request, ctx);
   if (!record) return undefined;
   return record.fingerprint === payloadFingerprint(request.body as SendRequest) ? 'same' : 'changed';
+}
+
+/** The messageIds an accepted send's record reports (none for a stored refusal). */
+function messageIdsOf(record: IdempotencyRecord): string[] {
+  const results: unknown = (JSON.parse(record.body) as { results?: unknown }).results;
+  return Array.isArray(results) ? results.flatMap((item) => (typeof item?.messageId === 'string' ? [item.messageId as string] : [])) : [];
+}
+
+/** The delivery events stored for these messages, each with a new webhook-id: sent again, they are new events. */
+function deliveryEventsAgain({ db }: ReferenceContext, messageIds: readonly string[]): DueWebhook[] {
+  const stored = db.prepare<[string], Pick<DueWebhook, 'targetUrl' | 'payload' | 'webhookSecret'>>(
+    `SELECT o.target_url AS targetUrl, o.payload, c.webhook_secret AS webhookSecret
+     FROM webhook_outbox o JOIN clients c USING (api_client_id)
+     WHERE o.message_id = ? AND o.kind = 'message.delivery' AND o.target_url IS NOT NULL`,
+  );
+  const nowMs = Date.now();
+  return messageIds.flatMap((messageId) => stored.all(messageId).map((event) => ({ ...event, webhookId: newId('evt'), attempts: 0, nextAttemptAt: nowMs })));
 }
 
 // How long the first of several concurrent sends with one key holds it under
@@ -63,6 +88,16 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler(request, ctx) {
       if (earlierRecord(request, ctx) === 'same') request.idempotencyKey = freshKey(request);
+    },
+  },
+  'idempotency.replay-requeues': {
+    breaks: ['IDEM-001'],
+    description: 'a retry with the same key and payload answers the first messageIds, but their delivery events are sent again, as new events (new webhook-ids)',
+    route: SEND,
+    // The enqueue step sits outside the idempotent part: the replay hands the stored events over once more.
+    preHandler(request, ctx) {
+      const record = recordOf(request, ctx);
+      if (record && record.fingerprint === payloadFingerprint(request.body as SendRequest)) ctx.dispatcher.dispatch(deliveryEventsAgain(ctx, messageIdsOf(record)));
     },
   },
   'idempotency.changed-payload-accepted': {

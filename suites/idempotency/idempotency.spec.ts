@@ -1,5 +1,6 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliverTo, expectNoStrayCallbacks } from '../support/callbacks.ts';
+import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
+import { awaitCallback, deliverTo, expectNoStrayCallbacks, quietPeriod } from '../support/callbacks.ts';
 import {
   BURST,
   deliveredRecipients,
@@ -49,6 +50,39 @@ test.describe('4.6 rule 8: the safe retry', () => {
     const first = expectQueuedFor(await send(api, newKey(), body), 'IDEM-001', 'the first send');
     const second = expectQueued(await send(api, newKey(), body), 'IDEM-001: the same payload under another key');
     expect(second.filter((id) => first.includes(id)), 'IDEM-001: a new key queues a new message').toEqual([]);
+  });
+});
+
+// "Queues nothing new": the same messageIds in the answer do not prove it, since a server may
+// queue the message again under its old messageId, and each queueing is reported by webhook
+// (rule 7). How many events a message gets is not shown (a status before the final one is
+// possible), so the check is a comparison: a message retried safely gets no more distinct
+// events (by webhook-id, or by body where the server sends none) than one sent once to the
+// same recipient from the same number, once both are reported and a quiet period has passed.
+test.describe('4.6 rule 8: the safe retry queues nothing new', () => {
+  test('a message retried safely is reported by no more delivery events than one sent once', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey, settings, webhooks }) => {
+    const numberId = smsNumber(knownNumbers);
+    const to = deliveredRecipients(target);
+    const channel = webhooks.channel('safe-retry-events');
+    await deliverTo(settings, numberId, channel.url, 'IDEM-001');
+    const started = Date.now();
+    const once = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, to, 'sent-once')), 'IDEM-001', 'the message sent once');
+    const key = newKey();
+    const body = smsPayload(numberId, to, 'retried');
+    const retried = expectQueuedFor(await send(api, key, body), 'IDEM-001', 'the message retried');
+    for (let attempt = 2; attempt <= 4; attempt++) {
+      const retry = await send(api, key, body);
+      expect(retry).toSucceed(`IDEM-001: retry ${attempt} succeeds`);
+      expect(sorted(messageIdsOf(retry)), `IDEM-001: retry ${attempt} reports the first messageIds`).toEqual(sorted(retried));
+    }
+    for (const messageId of [...once, ...retried]) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'IDEM-001: precondition: both messages are reported, so callbacks reach the receiver');
+    await quietPeriod(Date.now() - started);
+    const eventsOf = (ids: string[]): ReceivedCallback[] => channel.unique().filter((c) => ids.some((id) => c.text.includes(id)));
+    const [onceEvents, retriedEvents] = [eventsOf(once), eventsOf(retried)];
+    expect(
+      retriedEvents.length,
+      `IDEM-001: the message retried 3 times got ${retriedEvents.length} distinct delivery events, the one sent once ${onceEvents.length}: a retry queued it again\n  retried: ${retriedEvents.map((c) => `${c.headers['webhook-id'] ?? ''} ${c.text.slice(0, 160)}`).join('\n           ')}`,
+    ).toBeLessThanOrEqual(onceEvents.length);
   });
 });
 

@@ -170,6 +170,23 @@ async function refusedSendNeverReported(server: TestServer, refuse: (numberId: s
 /** A send refused for its recipient is never reported. */
 const rejectedSendNeverReported = (s: TestServer) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['2025550100'], externalReference: REFUSED_REFERENCE })));
 
+/** Delivery callbacks a send gets within a quiet second after it was retried twice with its key and payload (1 when a retry queues nothing). */
+async function callbacksAfterRetries(server: TestServer): Promise<number> {
+  const receiver = await startReceiver();
+  try {
+    await overrideTo(server, receiver.url);
+    const key = newKey();
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await receiver.waitFor(1, 2_000).catch(() => undefined);
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return receiver.received.length;
+  } finally {
+    await receiver.close();
+  }
+}
+
 const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.missing-key-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), null)).status === 400,
   'send.sms-with-media-accepted': async (s) =>
@@ -235,6 +252,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const replay = await send(s, sendBody(primaryNumber(s).numberId), key);
     return replay.status === 202 && replay.body.results[0].messageId === first.body.results[0].messageId;
   },
+  'idempotency.replay-requeues': async (s) => (await callbacksAfterRetries(s)) === 1,
   'idempotency.changed-payload-accepted': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId), key);
