@@ -14,8 +14,9 @@ import type { FaultDefinition } from './fault.ts';
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
 // key other than the client's (a fresh one, or one that names the sendFrom too) where the
 // client's key should have decided the answer, so the send is queued as a new operation; one
-// refuses a send whose key is in flight with the wrong answer; two queue what the answer says
-// was not: the changed payload of a refused unsafe retry, or the messages of a replay once more.
+// refuses a send whose key is in flight with the wrong answer; one checks a retry again instead
+// of replaying it; two queue what the answer says was not: the changed payload of a refused
+// unsafe retry, or the messages of a replay once more.
 
 const SEND = 'POST /api/core/messages/send';
 
@@ -98,6 +99,17 @@ export const IDEMPOTENCY_FAULTS = {
     preHandler(request, ctx) {
       const record = recordOf(request, ctx);
       if (record && record.fingerprint === payloadFingerprint(request.body as SendRequest)) ctx.dispatcher.dispatch(deliveryEventsAgain(ctx, messageIdsOf(record)));
+    },
+  },
+  'idempotency.replay-revalidates': {
+    breaks: ['IDEM-101'],
+    description: "a retry with the same key and payload runs the sendFrom checks again before replaying, so it is refused 400 once the number has lost its campaignregId",
+    route: SEND,
+    preHandler(request, ctx) {
+      if (earlierRecord(request, ctx) !== 'same') return;
+      const body = request.body as SendRequest;
+      const number = ctx.behaviour.send.resolveSendFrom(body, callerOf(request), ctx.stores.numbers);
+      ctx.behaviour.send.checkNumberCapability(body, number);
     },
   },
   'idempotency.changed-payload-accepted': {

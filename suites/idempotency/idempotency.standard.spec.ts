@@ -14,6 +14,21 @@ test.describe('Idempotency-Key draft 2.6: a retry after completion', () => {
     expect(replay).toHaveStatus(first.status, 'IDEM-101: the replay has the status of the first answer');
     expect(replay.body, 'IDEM-101: the replay has the body of the first answer').toEqual(first.body);
   });
+
+  test('the safe retry returns the earlier result even after the sendFrom number lost its campaignregId', { tag: ['@IDEM-101'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    // The draft returns the earlier result, not a new run of the checks: a retry is answered
+    // from the key's record, whatever state changed since (here, rule 5's registration).
+    const sendFrom = smsNumber(knownNumbers);
+    const key = newKey();
+    const body = smsPayload(sendFrom, deliveredRecipients(target), 'replay-after-change');
+    const first = await send(api, key, body);
+    const ids = expectQueuedFor(first, 'IDEM-101', 'the first send');
+    const cleared = await settings.change(sendFrom, { campaignregId: null });
+    expect(cleared).toSucceed('IDEM-101: precondition: clearing campaignregId through the update route');
+    const replay = await send(api, key, body);
+    expect(replay).toHaveStatus(first.status, 'IDEM-101: the retry after the number lost its campaignregId has the status of the first answer, not that of a new check');
+    expect(sorted(messageIdsOf(replay)), 'IDEM-101: the retry after the number lost its campaignregId reports the first messageIds').toEqual(sorted(ids));
+  });
 });
 
 test.describe('Idempotency-Key draft 2.7: the unsafe retry', () => {

@@ -253,6 +253,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return replay.status === 202 && replay.body.results[0].messageId === first.body.results[0].messageId;
   },
   'idempotency.replay-requeues': async (s) => (await callbacksAfterRetries(s)) === 1,
+  'idempotency.replay-revalidates': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    const key = newKey();
+    const first = await send(s, sendBody(numberId), key);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
+    try {
+      const replay = await send(s, sendBody(numberId), key);
+      return replay.status === 202 && replay.body.results[0].messageId === first.body.results[0].messageId;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    }
+  },
   'idempotency.changed-payload-accepted': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId), key);
