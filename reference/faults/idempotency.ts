@@ -12,11 +12,11 @@ import type { DueWebhook } from '../store/outbox.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
-// key other than the client's (a fresh one, or one that names the sendFrom too) where the
-// client's key should have decided the answer, so the send is queued as a new operation; one
-// refuses a send whose key is in flight with the wrong answer; one checks a retry again instead
-// of replaying it; two queue what the answer says was not: the changed payload of a refused
-// unsafe retry, or the messages of a replay once more.
+// key other than the client's (a fresh one, one that names the sendFrom too, one lower-cased)
+// where the client's key should have decided the answer, so the send is queued as a new
+// operation or answered as another's; one refuses a send whose key is in flight with the wrong
+// answer; one checks a retry again instead of replaying it; two queue what the answer says was
+// not: the changed payload of a refused unsafe retry, or the messages of a replay once more.
 
 const SEND = 'POST /api/core/messages/send';
 
@@ -144,6 +144,14 @@ export const IDEMPOTENCY_FAULTS = {
     preHandler(request) {
       // A header value cannot contain NUL, so key and sendFrom stay apart.
       request.idempotencyKey = `${request.idempotencyKey}\u0000${(request.body as SendRequest).sendFrom}`;
+    },
+  },
+  'idempotency.keys-case-insensitive': {
+    breaks: ['IDEM-105'],
+    description: 'Idempotency-Key values are compared without regard to letter case (stored lower-cased), so a key differing from a used one only in case is answered as that key: a replay or a conflict',
+    route: SEND,
+    preHandler(request) {
+      request.idempotencyKey = request.idempotencyKey!.toLowerCase();
     },
   },
   'idempotency.concurrent-duplicates': {

@@ -60,6 +60,19 @@ test.describe('Idempotency-Key draft 5: keys are scoped per client', () => {
   });
 });
 
+test.describe('Idempotency-Key draft 2.1: the key is a string, and distinct strings are distinct keys', () => {
+  test('a key differing from a used one only in letter case is a new operation', { tag: ['@IDEM-105'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // A Structured Field string is compared as it is: "Idem-x" and "idem-x" are two keys, so
+    // the second send, with its own payload, is a first attempt and not an unsafe retry.
+    const key = `Idem-${newKey()}`;
+    const to = deliveredRecipients(target);
+    const first = expectQueuedFor(await send(api, key, smsPayload(smsNumber(knownNumbers), to, 'key-case-upper')), 'IDEM-105', 'the send under the mixed-case key');
+    const other = await send(api, key.toLowerCase(), smsPayload(smsNumber(knownNumbers), to, 'key-case-lower'));
+    const ids = expectQueued(other, `IDEM-105: the send under the lower-cased key ${key.toLowerCase()}, another key, is accepted as a new operation`);
+    expect(ids.filter((id) => first.includes(id)), 'IDEM-105: the send under the lower-cased key gets messageIds of its own').toEqual([]);
+  });
+});
+
 test.describe('Idempotency-Key draft 2.6 and 2.7: concurrent requests with one key', () => {
   test('a send arriving while the first with its key is in flight is answered 409 or with the replay', { tag: ['@IDEM-104'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Whether one operation was queued is the document's rule (IDEM-003, idempotency.spec.ts);

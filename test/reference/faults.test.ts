@@ -281,6 +281,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s, 0).numberId), key);
     return (await send(s, sendBody(primaryNumber(s, 1).numberId), key)).status === 409;
   },
+  'idempotency.keys-case-insensitive': async (s) => {
+    const key = `Case-${newKey()}`;
+    await send(s, sendBody(primaryNumber(s).numberId), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'another operation' }), key.toLowerCase())).status === 202;
+  },
   'idempotency.concurrent-duplicates': async (s) => {
     const key = newKey();
     const bearer = await s.token();
