@@ -57,11 +57,12 @@ export async function quietPeriod(latencyMs: number): Promise<void> {
 }
 
 /**
- * After sends that must never be reported (refused ones, their externalReference
- * `rejectedRef`): send a control message from `numberId`, whose callbacks reach `channel`, wait
- * for them and a quiet period as long again, then fail if any callback on the channel names
- * `rejectedRef` or is about anything but the control messages (payload fields are open,
- * section 6, so anything else is stray).
+ * After sends that must never be reported (refused ones, their externalReferences
+ * `rejectedRefs`): send a control message from `numberId`, whose callbacks reach `channel`, wait
+ * for them and a quiet period as long again, then fail if any callback on the channel names one
+ * of `rejectedRefs` or is about anything but the control messages and the messages `expected`
+ * (messageIds of sends the test made accepted before, whose callbacks belong there). Payload
+ * fields are open (section 6), so a callback naming none of those messages is stray.
  */
 export async function expectNoStrayCallbacks(
   api: ApiClient,
@@ -69,14 +70,17 @@ export async function expectNoStrayCallbacks(
   channel: WebhookChannel,
   numberId: string,
   key: string,
-  rejectedRef: string,
+  rejectedRefs: string | readonly string[],
   id: string,
   what: string,
+  expected: readonly string[] = [],
 ): Promise<void> {
+  const refs = typeof rejectedRefs === 'string' ? [rejectedRefs] : rejectedRefs;
   const controlSent = Date.now();
   const controlIds = expectQueuedFor(await send(api, key, smsPayload(numberId, deliveredRecipients(target), 'control')), id, 'the control send');
   for (const messageId of controlIds) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, `${id}: the control send is reported, so callbacks reach the receiver`);
   await quietPeriod(Date.now() - controlSent);
-  const stray = channel.unique().filter((c) => c.text.includes(rejectedRef) || !controlIds.some((messageId) => c.text.includes(messageId)));
-  expect(stray.map((c) => c.text.slice(0, 200)), `${id}: no callback reports ${what} (externalReference ${rejectedRef})`).toEqual([]);
+  const known = [...controlIds, ...expected];
+  const stray = channel.unique().filter((c) => refs.some((ref) => c.text.includes(ref)) || !known.some((messageId) => c.text.includes(messageId)));
+  expect(stray.map((c) => c.text.slice(0, 200)), `${id}: no callback reports ${what} (externalReference ${refs.join(', ')})`).toEqual([]);
 }

@@ -145,16 +145,43 @@ async function routerRefusal(server: TestServer): Promise<Reply> {
  * One probe per fault: true when the server does what the requirement asks. A clean server
  * passes every probe; a server with one fault fails that fault's probe.
  */
-/** A send refused for its recipient is never reported, however late a callback would come. */
-async function rejectedSendNeverReported(server: TestServer): Promise<boolean> {
+/** The externalReference of the sends a probe expects refused and never reported. */
+const REFUSED_REFERENCE = 'refused-order';
+
+/**
+ * A send refused by the server (what `refuse` sends from the number, with the externalReference
+ * REFUSED_REFERENCE) is never reported, however late a callback would come, while a valid send
+ * after it is; callbacks of sends `refuse` made accepted before it may arrive too.
+ */
+async function refusedSendNeverReported(server: TestServer, refuse: (numberId: string) => Promise<Reply>): Promise<boolean> {
   const receiver = await startReceiver();
   try {
     await overrideTo(server, receiver.url);
-    const rejected = await send(server, sendBody(primaryNumber(server).numberId, { to: ['2025550100'] }));
+    const refused = await refuse(primaryNumber(server).numberId);
     await send(server, sendBody(primaryNumber(server).numberId));
     await receiver.waitFor(1, 2_000).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    return rejected.status === 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes('2025550100'));
+    return refused.status >= 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes(REFUSED_REFERENCE));
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** A send refused for its recipient is never reported. */
+const rejectedSendNeverReported = (s: TestServer) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['2025550100'], externalReference: REFUSED_REFERENCE })));
+
+/** Delivery callbacks a send gets within a quiet second after it was retried twice with its key and payload (1 when a retry queues nothing). */
+async function callbacksAfterRetries(server: TestServer): Promise<number> {
+  const receiver = await startReceiver();
+  try {
+    await overrideTo(server, receiver.url);
+    const key = newKey();
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await receiver.waitFor(1, 2_000).catch(() => undefined);
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return receiver.received.length;
   } finally {
     await receiver.close();
   }
@@ -166,6 +193,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
   'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
   'send.foreign-send-from-accepted': async (s) => (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId))).status === 403,
+  'send.foreign-send-from-replayed': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    await send(s, body, key);
+    return (await send(s, body, key, await s.token('secondary'))).status === 403;
+  },
   'send.unknown-send-from-not-found': async (s) => (await send(s, sendBody('num_0000000000000000000000000000dead'))).status === 403,
   'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
@@ -189,6 +222,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'send.rejected-still-queued': rejectedSendNeverReported,
   'send.rejected-reported-late': rejectedSendNeverReported,
+  'send.partial-recipients-queued': (s) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['+12025550123', '2025550100'], externalReference: REFUSED_REFERENCE }))),
+  'send.missing-key-still-queued': (s) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { externalReference: REFUSED_REFERENCE }), null)),
   'send.scalar-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: '+12025550123' }))).status === 400,
   'send.text-required': async (s) => {
     const { text: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
@@ -217,10 +252,39 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const replay = await send(s, sendBody(primaryNumber(s).numberId), key);
     return replay.status === 202 && replay.body.results[0].messageId === first.body.results[0].messageId;
   },
+  'idempotency.replay-requeues': async (s) => (await callbacksAfterRetries(s)) === 1,
+  'idempotency.replay-revalidates': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    const key = newKey();
+    const first = await send(s, sendBody(numberId), key);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
+    try {
+      const replay = await send(s, sendBody(numberId), key);
+      return replay.status === 202 && replay.body.results[0].messageId === first.body.results[0].messageId;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    }
+  },
   'idempotency.changed-payload-accepted': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId), key);
     return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'changed' }), key)).status === 409;
+  },
+  'idempotency.unsafe-retry-still-queued': (s) =>
+    refusedSendNeverReported(s, async (numberId) => {
+      const key = newKey();
+      await send(s, sendBody(numberId), key);
+      return send(s, sendBody(numberId, { externalReference: REFUSED_REFERENCE }), key);
+    }),
+  'idempotency.keys-scoped-by-sendfrom': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s, 0).numberId), key);
+    return (await send(s, sendBody(primaryNumber(s, 1).numberId), key)).status === 409;
+  },
+  'idempotency.keys-case-insensitive': async (s) => {
+    const key = `Case-${newKey()}`;
+    await send(s, sendBody(primaryNumber(s).numberId), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'another operation' }), key.toLowerCase())).status === 202;
   },
   'idempotency.concurrent-duplicates': async (s) => {
     const key = newKey();
