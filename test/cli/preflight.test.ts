@@ -117,3 +117,17 @@ test('a control plane that refuses the configured controlToken makes the tests t
     await reference.stop();
   }
 });
+
+test("a webhook receiver port another program holds stops the run as a harness error, not as the webhook requirements' failures", async () => {
+  const holder = await fakeServer(() => undefined);
+  try {
+    const port = Number(new URL(holder.url).port);
+    const config = referenceConfig(shared.dir, 'receiver-port-taken', shared.reference.fixtures, (c) => (c.webhooks = { listenHost: '127.0.0.1', listenPort: port }));
+    const run = await certify(config, '--grep', '@WH-001|@SEND-008');
+    expect(run.code, run.stdout.slice(-2000)).toBe(2);
+    expect(run.summary).toMatch(new RegExp(`^HARNESS ERROR \\(stopped: ReceiverListenError: the harness's webhook receiver cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)\\)`));
+    expect(run.report?.requirements.find((r) => r.id === 'WH-001')?.verdict).not.toBe('fail');
+  } finally {
+    await holder.close();
+  }
+});
