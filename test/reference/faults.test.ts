@@ -268,6 +268,16 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'token.json-credentials-refused': async (s) => typeof (await token(s, credentials(s))).body.access_token === 'string',
   'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
   'token.missing-credential-wrong-code': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId })).body.error === 'invalid_request',
+  'token.secret-prefix-accepted': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
+    const [body, form, header] = [
+      await token(s, { ...credentials(s), client_secret: `${clientSecret}x` }),
+      await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: `${clientSecret}x` }).toString()),
+      await token(s, 'grant_type=client_credentials', { authorization: basic }),
+    ];
+    return [body, form, header].every((r) => r.body.error === 'invalid_client');
+  },
   'token.invalid-client-status-200': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).status === 401,
 
   'auth.malformed-bearer-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).status === 401,
