@@ -288,6 +288,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'auth.missing-token-accepted-on-numbers': async (s) => (await call(s, 'GET', '/api/core/numbers', { token: null })).status === 401,
   'auth.unknown-token-forbidden': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: 'never-issued-token-0123456789' })).status === 401,
+  'auth.token-case-insensitive': async (s) => {
+    const issued = await s.token();
+    const swapped = issued.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+    return (await call(s, 'GET', '/api/core/whoami', { token: swapped })).status === 401 && (await call(s, 'GET', '/api/core/whoami', { token: issued })).status === 200;
+  },
   'auth.update-refuses-tokens': async (s) => {
     const { numberId, smsEnabled } = primaryNumber(s);
     return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } })).status === 200;
