@@ -246,6 +246,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const [a, b] = [await call(s, 'GET', '/api/core/numbers', { token: null }), await call(s, 'GET', '/api/core/numbers', { token: null })];
     return a.body.requestId !== b.body.requestId;
   },
+  'errors.json-charset-refused': async (s) => {
+    const charset = { 'content-type': 'application/json; charset=utf-8' };
+    const search = await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa":"202"}', headers: charset });
+    return search.status === 200 && (await token(s, credentials(s), charset)).status === 200;
+  },
   'errors.text-plain-content-type': async (s) => String((await call(s, 'GET', '/api/core/numbers')).headers['content-type']).startsWith('application/json'),
 
   'token.form-credentials-refused': async (s) => {
