@@ -2,6 +2,13 @@ import { basicCredentials } from '../../harness/basic-auth.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 
 /**
+ * How much sooner than its expires_in says a token may be refused, counted from the moment it
+ * was requested: a server may keep expiry times in whole seconds (a token then lives up to a
+ * second less than expires_in) and round expires_in up to the next second.
+ */
+const LIFETIME_TOLERANCE_MS = 2_000;
+
+/**
  * Secrets one character away from `secret`, each named without showing it: with a character
  * appended, without its last character (when one is left: an empty secret is a missing one,
  * TOKEN-009), and with its first letter's case flipped (when it has a letter whose case can be).
@@ -32,6 +39,21 @@ test.describe('4.1 Issue an access token', () => {
     expect(res.body.access_token, 'TOKEN-002: access_token is a non-empty string').toEqual(expect.stringMatching(/.+/));
     expect(String(res.body.token_type).toLowerCase(), 'TOKEN-002: token_type is bearer (compared case-insensitively, RFC 6749 5.1)').toBe('bearer');
     expect(Number.isInteger(res.body.expires_in) && res.body.expires_in > 0, `TOKEN-002: expires_in is a positive integer lifetime, got ${res.body.expires_in}`).toBe(true);
+  });
+
+  test('a token is accepted until the lifetime its expires_in reports is out', { tag: ['@TOKEN-002'] }, async ({ triggers }) => {
+    // Section 5 rule 4: expires_in is the token's lifetime. Seen where the target declares a
+    // client whose tokens live briefly (triggers.expireToken, kind wait): the harness watches
+    // such a token until the server refuses it, the wait AUTH-003 needs anyway, and the token is
+    // then AUTH-003's expired token. A target that expires tokens otherwise has no lifetime
+    // waited out, and a token never accepted (AUTH-003's precondition) none to measure.
+    const lifetime = await triggers.tokenLifetime();
+    if (lifetime === undefined || lifetime.refusedAfterMs === null || lifetime.acceptedBefore >= 300) return;
+    const { clientId, reportedSeconds, refusedAfterMs } = lifetime;
+    expect(
+      refusedAfterMs,
+      `TOKEN-002: the token of ${clientId} (triggers.expireToken) reported expires_in ${reportedSeconds} s, but was refused ${(refusedAfterMs / 1000).toFixed(1)} s after it was requested: expires_in is not its lifetime`,
+    ).toBeGreaterThanOrEqual(reportedSeconds * 1000 - LIFETIME_TOLERANCE_MS);
   });
 
   test('accepts client credentials in a JSON body', { tag: ['@TOKEN-003'] }, async ({ api, target }) => {
