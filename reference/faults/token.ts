@@ -120,6 +120,14 @@ export const TOKEN_FAULTS = {
       if (status === 200) delete body.expires_in;
     },
   },
+  'token.expires-in-milliseconds': {
+    breaks: ['TOKEN-002'],
+    description: 'the token response reports expires_in in milliseconds (2000 for a token that lives 2 s), while the token expires when its lifetime in seconds is out',
+    route: TOKEN,
+    answer({ status, body }) {
+      if (status === 200 && typeof body.expires_in === 'number') body.expires_in *= 1000;
+    },
+  },
   'token.json-credentials-refused': {
     breaks: ['TOKEN-003'],
     description: 'client credentials in a JSON body are refused (invalid_request)',

@@ -270,6 +270,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'token.bearer-token-required': async (s) => (await token(s, credentials(s))).status === 200,
   'token.expires-in-missing': async (s) => Number.isInteger((await token(s, credentials(s))).body.expires_in),
+  // The demo's brief client: its tokens live 2 s.
+  'token.expires-in-milliseconds': async (s) => {
+    const { clientId, clientSecret } = s.client('brief');
+    return (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.expires_in === 2;
+  },
   'token.json-credentials-refused': async (s) => typeof (await token(s, credentials(s))).body.access_token === 'string',
   'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
   'token.missing-credential-wrong-code': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId })).body.error === 'invalid_request',
