@@ -380,7 +380,7 @@ export interface FixturesFile {
  */
 export function referenceTargetPreview(baseUrl: string): Target {
   const client = (role: string) => ({ role, clientId: `${role}-client`, clientSecret: 'not-yet-known', webhookSecret: 'whsec_not-yet-known' });
-  const raw = fromFixturesFile({ baseUrl, controlUrl: `${baseUrl}/_control`, profile: 'reference', clients: ['primary', 'secondary', 'special'].map(client) }, 'the bundled reference');
+  const raw = fromFixturesFile({ baseUrl, controlUrl: `${baseUrl}/_control`, profile: 'reference', clients: ['primary', 'secondary', 'special', 'brief'].map(client) }, 'the bundled reference');
   return resolveTarget(raw, 'the bundled reference', {});
 }
 
@@ -396,6 +396,7 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
     return c && { clientId: c.clientId, clientSecret: c.clientSecret, ...(c.webhookSecret && { webhookSecret: c.webhookSecret }) };
   };
   const primary = creds('primary');
+  const brief = creds('brief');
   if (!primary) throw new ConfigError(origin, ['/clients: no client with role "primary" (a reference fixtures file)']);
   return {
     label: 'reference server',
@@ -409,17 +410,18 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
     recipients: { delivered: ['+12025550100', '+12025550101', '+12025550102'] },
     // The bundled reference is a local, disposable server: deep property runs may send freely.
     sendCap: 100_000,
-    // The reference's recipients that end FAILED (reference/README.md); without its control
-    // plane, its short-lived client's tokens expire by waiting.
+    // The reference's recipients that end FAILED (reference/README.md). Its short-lived
+    // client's tokens expire by waiting, control plane or not: the wait also sees whether a
+    // token lives as long as its expires_in says (TOKEN-002), which expiring one at once cannot.
     triggers: {
       failedDelivery: { kind: 'request', recipients: ['+12025550150', '+12025550151'] },
-      ...(!f.controlUrl && creds('brief') && { expireToken: { kind: 'wait', client: creds('brief') } }),
+      ...(brief && { expireToken: { kind: 'wait', client: brief } }),
     },
     ...(f.controlUrl && {
       hooks: {
         controlUrl: f.controlUrl,
         ...(f.controlToken && { controlToken: f.controlToken }),
-        offers: [...HOOK_NAMES],
+        offers: HOOK_NAMES.filter((hook) => !(brief && hook === 'expireToken')),
       },
     }),
   };

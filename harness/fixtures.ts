@@ -46,7 +46,7 @@ interface WorkerFixtures {
   tokens: Partial<Record<ClientRole, TokenManager>>;
   receiver: WebhookReceiver;
   knownNumbers: KnownNumbers;
-  /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks. */
+  /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks, with what the wait showed of its lifetime. */
   expiredTokenOnce: () => Promise<ExpiredTokenOutcome>;
   /** The worker's share of the run's request rate, and the 429s it waited out (the tally needs no target: the automatic judgement reads it). */
   rateLimit: { pacer: RequestPacer; tally: RateLimitTally };
@@ -176,8 +176,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   expiredTokenOnce: [
-    async ({ target, validator, guard, transport, tokens }, use) => {
-      const fetcher = new ApiClient({ target, transport, validator, guard, evidence: new EvidenceLog(), tokens });
+    async ({ target, validator, guard, transport, tokens, rateLimit }, use) => {
+      // Paced like the tests' requests: watching a token expire asks whoami every half second.
+      const fetcher = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
       let outcome: Promise<ExpiredTokenOutcome> | undefined;
       await use(() =>
         (outcome ??= obtainExpiredToken(

@@ -311,6 +311,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const [a, b] = [await call(s, 'GET', '/api/core/numbers', { token: null }), await call(s, 'GET', '/api/core/numbers', { token: null })];
     return a.body.requestId !== b.body.requestId;
   },
+  'errors.json-charset-refused': async (s) => {
+    const charset = { 'content-type': 'application/json; charset=utf-8' };
+    const search = await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa":"202"}', headers: charset });
+    return search.status === 200 && (await token(s, credentials(s), charset)).status === 200;
+  },
   'errors.text-plain-content-type': async (s) => String((await call(s, 'GET', '/api/core/numbers')).headers['content-type']).startsWith('application/json'),
 
   'token.form-credentials-refused': async (s) => {
@@ -330,9 +335,24 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'token.bearer-token-required': async (s) => (await token(s, credentials(s))).status === 200,
   'token.expires-in-missing': async (s) => Number.isInteger((await token(s, credentials(s))).body.expires_in),
+  // The demo's brief client: its tokens live 2 s.
+  'token.expires-in-milliseconds': async (s) => {
+    const { clientId, clientSecret } = s.client('brief');
+    return (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.expires_in === 2;
+  },
   'token.json-credentials-refused': async (s) => typeof (await token(s, credentials(s))).body.access_token === 'string',
   'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
   'token.missing-credential-wrong-code': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId })).body.error === 'invalid_request',
+  'token.secret-prefix-accepted': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
+    const [body, form, header] = [
+      await token(s, { ...credentials(s), client_secret: `${clientSecret}x` }),
+      await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: `${clientSecret}x` }).toString()),
+      await token(s, 'grant_type=client_credentials', { authorization: basic }),
+    ];
+    return [body, form, header].every((r) => r.body.error === 'invalid_client');
+  },
   'token.invalid-client-status-200': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).status === 401,
 
   'auth.malformed-bearer-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).status === 401,
@@ -343,6 +363,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'auth.missing-token-accepted-on-numbers': async (s) => (await call(s, 'GET', '/api/core/numbers', { token: null })).status === 401,
   'auth.unknown-token-forbidden': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: 'never-issued-token-0123456789' })).status === 401,
+  'auth.token-case-insensitive': async (s) => {
+    const issued = await s.token();
+    const swapped = issued.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+    return (await call(s, 'GET', '/api/core/whoami', { token: swapped })).status === 401 && (await call(s, 'GET', '/api/core/whoami', { token: issued })).status === 200;
+  },
   'auth.update-refuses-tokens': async (s) => {
     const { numberId, smsEnabled } = primaryNumber(s);
     return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } })).status === 200;
