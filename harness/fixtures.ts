@@ -20,7 +20,7 @@ import { RunState } from './run-state.ts';
 import { RunLock } from './run-lock.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
-import { obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
+import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
 
 /** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
 const DEFAULT_SEND_CAP = 2000;
@@ -176,7 +176,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   expiredTokenOnce: [
-    async ({ target, validator, guard, transport, tokens, rateLimit }, use) => {
+    async ({ target, validator, guard, transport, tokens, rateLimit, runSettings }, use) => {
       // Paced like the tests' requests: watching a token expire asks whoami every half second.
       const fetcher = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
       let outcome: Promise<ExpiredTokenOutcome> | undefined;
@@ -186,6 +186,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
           new ControlClient(target),
           (clientId, clientSecret) => fetcher.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
           (token) => fetcher.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } }),
+          // The preflight's token for the client, whose lifetime has run since the run started.
+          loadTokenIssuedEarly(runSettings.runDir),
         ).finally(() => {
           // The control plane expires every token of the client, the worker's managed one too.
           if (target.triggers.expireToken?.kind === 'control') tokens.primary?.invalidate();

@@ -6,6 +6,8 @@
 // here, naming the field to set (harness/plan.ts, reasonFor), and one it does declare is
 // recorded on the test as how its requirements were reached.
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api-client.ts';
 import type { Capability, Target, Triggers } from './config.ts';
@@ -89,6 +91,37 @@ export interface ObservedLifetime {
  * for kind wait, what the wait showed of the token's lifetime either way.
  */
 export type ExpiredTokenOutcome = (ExpiredToken | { unreachable: string }) & { lifetime?: ObservedLifetime };
+
+/**
+ * A token of triggers.expireToken's client (kind wait) obtained before the tests: the preflight
+ * obtains one to check the client's credentials, and keeps it, so that the token's lifetime runs
+ * beside the run's start instead of from the first test that needs it. The global setup writes
+ * it under the run's folder, where every worker reads it.
+ */
+export interface TokenIssuedEarly {
+  clientId: string;
+  token: string;
+  /** expires_in of the token response, as it came. */
+  expiresIn: unknown;
+  /** When the token request was sent and its answer came (ms since the epoch). */
+  requestedAt: number;
+  receivedAt: number;
+  /** whoami's status with the token right after it was issued. */
+  acceptedBefore: number;
+}
+
+const ISSUED_EARLY_FILE = 'expire-token.json';
+
+export function saveTokenIssuedEarly(runDir: string, issued: TokenIssuedEarly): void {
+  mkdirSync(runDir, { recursive: true });
+  // A bearer token, if a short-lived one: readable by this user only.
+  writeFileSync(join(runDir, ISSUED_EARLY_FILE), JSON.stringify(issued), { mode: 0o600 });
+}
+
+export function loadTokenIssuedEarly(runDir: string): TokenIssuedEarly | null {
+  const file = join(runDir, ISSUED_EARLY_FILE);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as TokenIssuedEarly) : null;
+}
 
 /** A refusal of a bearer token: a 4xx other than 408 and 429, which say nothing of the token. */
 function refuses(status: number): boolean {
@@ -288,34 +321,51 @@ export async function obtainExpiredToken(
   control: ControlClient,
   issue: (clientId: string, clientSecret: string) => Promise<ApiResponse>,
   whoami: (token: string) => Promise<ApiResponse>,
+  issuedEarly: TokenIssuedEarly | null = null,
 ): Promise<ExpiredTokenOutcome> {
   const trigger = target.triggers.expireToken;
   if (!trigger) return { unreachable: reasonFor('expireToken') };
   const client = trigger.kind === 'wait' ? trigger.client : target.clients.primary;
-  const requested = Date.now();
-  const issued = await issue(client.clientId, client.clientSecret);
-  const token: unknown = issued.body?.access_token;
-  if (issued.status >= 300 || typeof token !== 'string') {
-    const what = `the expireToken trigger: the client ${client.clientId} could not obtain a token: ${issued.describe()} ${issued.text.slice(0, 200)}`;
-    // The sandbox client is the config's; the primary client (kind control) obtained tokens in the preflight, so a refusal now is the server's.
-    if (trigger.kind === 'wait') throw new TriggerError(`${what}\n  check:  triggers.expireToken.client (clientId and clientSecret) in the target config`);
-    throw new Error(what);
+  const early = trigger.kind === 'wait' && issuedEarly?.clientId === client.clientId ? issuedEarly : null;
+  let token: string;
+  let requested: number;
+  let received: number;
+  let acceptedBefore: number;
+  let expiresIn: unknown;
+  // Issued by the preflight when the run started (its answer was not a test's, so it is not validated here).
+  if (early) {
+    ({ token, requestedAt: requested, receivedAt: received, acceptedBefore, expiresIn } = early);
+  } else {
+    requested = Date.now();
+    const issued = await issue(client.clientId, client.clientSecret);
+    const accessToken: unknown = issued.body?.access_token;
+    if (issued.status >= 300 || typeof accessToken !== 'string') {
+      const what = `the expireToken trigger: the client ${client.clientId} could not obtain a token: ${issued.describe()} ${issued.text.slice(0, 200)}`;
+      // The sandbox client is the config's; the primary client (kind control) obtained tokens in the preflight, so a refusal now is the server's.
+      if (trigger.kind === 'wait') throw new TriggerError(`${what}\n  check:  triggers.expireToken.client (clientId and clientSecret) in the target config`);
+      throw new Error(what);
+    }
+    token = accessToken;
+    received = Date.now();
+    expiresIn = issued.body.expires_in;
+    acceptedBefore = (await whoami(token)).status;
   }
-  const received = Date.now();
-  const acceptedBefore = (await whoami(token)).status;
   if (trigger.kind === 'control') {
     await control.expireTokens(client.clientId);
     return { token, acceptedBefore };
   }
-  const reportedSeconds = Number(issued.body.expires_in);
-  if (!Number.isFinite(reportedSeconds) || reportedSeconds < 0) return { unreachable: `the token of ${client.clientId} reports no usable expires_in (${JSON.stringify(issued.body.expires_in)}), so the harness cannot tell when it expires (triggers.expireToken, kind wait)` };
+  const reportedSeconds = Number(expiresIn);
+  if (!Number.isFinite(reportedSeconds) || reportedSeconds < 0) return { unreachable: `the token of ${client.clientId} reports no usable expires_in (${JSON.stringify(expiresIn)}), so the harness cannot tell when it expires (triggers.expireToken, kind wait)` };
   const maxWaitMs = trigger.maxWaitSeconds * 1000;
   // Until its expires_in is out, or the longest the config lets the harness wait, and the margin.
   const expiresAt = received + reportedSeconds * 1000;
   const giveUp = received + Math.min(reportedSeconds * 1000, maxWaitMs) + EXPIRY_MARGIN_MS;
-  let refusedAfterMs: number | null = refuses(acceptedBefore) ? Date.now() - requested : null;
+  // whoami was asked right after the token came.
+  let refusedAfterMs: number | null = refuses(acceptedBefore) ? received - requested : null;
   while (refusedAfterMs === null && Date.now() < giveUp) {
-    await sleep(Math.max(0, Math.min(Date.now() < expiresAt ? LIFETIME_POLL_MS : EXPIRY_POLL_MS, giveUp - Date.now())));
+    // Coarsely while the token should live, never past the moment it should expire, then finely.
+    const now = Date.now();
+    await sleep(Math.max(0, Math.min(now < expiresAt ? Math.min(LIFETIME_POLL_MS, expiresAt - now) : EXPIRY_POLL_MS, giveUp - now)));
     if (refuses((await whoami(token)).status)) refusedAfterMs = Date.now() - requested;
   }
   const lifetime: ObservedLifetime = { clientId: client.clientId, reportedSeconds, acceptedBefore, refusedAfterMs, watchedMs: Date.now() - requested };

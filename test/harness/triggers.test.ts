@@ -13,7 +13,7 @@ import { ControlClient, ControlPlaneError } from '../../harness/control.ts';
 import { HarnessStop } from '../../harness/judgement.ts';
 import { reasonFor, suppliedBy } from '../../harness/plan.ts';
 import { clientWebhookUrl, RecordedChannel, startRunReceiver } from '../../harness/run-receiver.ts';
-import { obtainExpiredToken, TriggerError, TriggerSet, type TriggerContext } from '../../harness/triggers.ts';
+import { loadTokenIssuedEarly, obtainExpiredToken, saveTokenIssuedEarly, TriggerError, TriggerSet, type TriggerContext } from '../../harness/triggers.ts';
 
 const primary = { clientId: 'p', clientSecret: 'ps' };
 const minimal = { baseUrl: 'https://api.example.com', clients: { primary } };
@@ -198,6 +198,27 @@ test('a control plane that refuses, fails or cannot be reached is the run\'s pro
   } finally {
     server.close();
   }
+});
+
+test("the preflight's token of the expireToken client is used, its lifetime counted from when the preflight asked for it", async () => {
+  const brief = { clientId: 'brief', clientSecret: 'bs' };
+  const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
+  let issued = 0;
+  const issue = async () => (issued++, answer(200, { access_token: 'tok-new', token_type: 'bearer', expires_in: 2 }));
+  const refused = async () => answer(401, {});
+  const runDir = mkdtempSync(join(tmpdir(), 'issued-early-'));
+  // Issued 2.5 s ago with a lifetime of 2 s: already refused, so nothing is waited.
+  const requestedAt = Date.now() - 2_500;
+  saveTokenIssuedEarly(runDir, { clientId: 'brief', token: 'tok-early', expiresIn: 2, requestedAt, receivedAt: requestedAt + 20, acceptedBefore: 200 });
+  const started = Date.now();
+  const outcome = await obtainExpiredToken(target, new ControlClient(target), issue, refused, loadTokenIssuedEarly(runDir));
+  expect(Date.now() - started).toBeLessThan(500);
+  expect(issued).toBe(0);
+  expect(outcome).toEqual({ token: 'tok-early', acceptedBefore: 200, lifetime: expect.objectContaining({ reportedSeconds: 2, acceptedBefore: 200, refusedAfterMs: expect.any(Number) }) });
+  expect(outcome.lifetime!.refusedAfterMs!).toBeGreaterThanOrEqual(2_500);
+  // Another client's token, or none kept, and the token is asked for as before.
+  expect(await obtainExpiredToken(target, new ControlClient(target), issue, refused, { ...loadTokenIssuedEarly(runDir)!, clientId: 'someone-else' })).toMatchObject({ token: 'tok-new' });
+  expect(loadTokenIssuedEarly(mkdtempSync(join(tmpdir(), 'issued-early-')))).toBeNull();
 });
 
 test('the run receiver records declared client webhooks for the tests of every worker, and refuses other paths', async () => {
