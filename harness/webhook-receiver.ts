@@ -39,6 +39,21 @@ export class ReceiverListenError extends HarnessStop {
 }
 
 /**
+ * The target refused the harness's own receiver as a webhook target, as a request defect: a
+ * server may rightly refuse loopback, private or plain-http addresses (OWASP API7), and the
+ * address is the config's (webhooks.publicUrl), so no callback test can run until it names one
+ * the target accepts. The run's problem, never the tests' requirements.
+ */
+export class ReceiverRefused extends HarnessStop {
+  override name = 'ReceiverRefused';
+  constructor(field: string, url: string, answer: string) {
+    super(`the target refused the harness's webhook receiver ${url} as ${field}: ${answer}\n  check:  webhooks.publicUrl in the target config: an address of the receiver the target accepts as a webhook target (webhooks.listenHost and listenPort say where it listens)`);
+    this.stack = `${this.name}: ${this.message}`;
+    recordError(this);
+  }
+}
+
+/**
  * A real HTTP server that records callbacks. One runs per worker; each test takes its own
  * channel (a unique path), so callbacks for one test can never satisfy another's assertions.
  */

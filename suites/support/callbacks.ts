@@ -1,8 +1,9 @@
 import type { ApiClient } from '../../harness/api-client.ts';
+import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
-import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { ReceiverRefused, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.ts';
 
 /**
@@ -11,10 +12,21 @@ import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.
  * message, with failures that start with the requirement ID.
  */
 
+/**
+ * Point a number's `field` override at `url` (null clears it), for test `id`; the settings
+ * fixture restores the old target. A refusal of the receiver's URL as a request defect is the
+ * run's problem (ReceiverRefused); any other failure is the update's, judged on UPD-001, and the
+ * test stops before its own requirement.
+ */
+export async function pointOverride(settings: SettingsGuard, numberId: string, field: 'webhookDeliveryOverride' | 'webhookInboundOverride', url: string | null, id: string): Promise<void> {
+  const res = await settings.change(numberId, { [field]: url });
+  if (url !== null && isRequestDefectAnswer(res.status)) throw new ReceiverRefused(field, url, `${res.describe()} ${res.text.slice(0, 200)}`);
+  expect(res).toSucceed(`UPD-001: setting ${field} of ${numberId}, which ${id} needs`);
+}
+
 /** Point a number's delivery callbacks at `url`; the settings fixture restores the old target. */
 export async function deliverTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
-  const res = await settings.change(numberId, { webhookDeliveryOverride: url });
-  expect(res).toSucceed(`${id}: precondition: setting webhookDeliveryOverride of ${numberId}`);
+  await pointOverride(settings, numberId, 'webhookDeliveryOverride', url, id);
 }
 
 /** A callback whose raw body names `messageId` (the document shows no payload fields). */

@@ -131,3 +131,13 @@ test("a webhook receiver port another program holds stops the run as a harness e
     await holder.close();
   }
 });
+
+test("a target that refuses the receiver's public URL as a webhook target stops the run: the config's address, not the webhook requirements", async () => {
+  // The reference refuses private addresses it was not told to allow (profile webhook.targets), as a careful server does.
+  const config = referenceConfig(shared.dir, 'receiver-refused', shared.reference.fixtures, (c) => (c.webhooks = { listenHost: '127.0.0.1', listenPort: 0, publicUrl: 'http://10.255.255.1:{port}' }));
+  const run = await certify(config, '--grep', '@WH-001');
+  expect(run.code, run.stdout.slice(-2000)).toBe(2);
+  expect(run.summary).toMatch(/^HARNESS ERROR \(stopped: ReceiverRefused: the target refused the harness's webhook receiver http:\/\/10\.255\.255\.1:\d+\/hooks\/\S+ as webhookDeliveryOverride: /);
+  expect(run.stdout).toContain('check:  webhooks.publicUrl in the target config');
+  expect(run.report?.requirements.find((r) => r.id === 'WH-001')?.verdict).toBe('not run');
+});
