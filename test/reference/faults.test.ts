@@ -325,11 +325,30 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
     return res.status === 400;
   },
+  'update.partial-apply-before-rejection': async (s) => {
+    const { numberId, smsEnabled } = primaryNumber(s, 1);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: !smsEnabled, mmsEnabled: 'true' } });
+    const after = (await listed(s)).find((n) => n.numberId === numberId)!;
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
+    return res.status === 400 && after.smsEnabled === smsEnabled;
+  },
   'update.unknown-number-accepted': async (s) => (await call(s, 'PATCH', '/api/core/numbers/num_0000000000000000000000000000dead', { payload: { smsEnabled: true } })).status === 404,
   'update.other-fields-reset': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 0);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     return res.body.smsEnabled === true && res.body.mmsEnabled === true;
+  },
+  'update.null-clears-other-override': async (s) => {
+    const receiver = await startReceiver();
+    const numberId = primaryNumber(s).numberId;
+    try {
+      await overrideTo(s, `${receiver.url}/delivery`);
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
+      return (await listed(s)).find((n) => n.numberId === numberId)!.webhookDeliveryOverride === `${receiver.url}/delivery`;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
   },
   'update.null-refused': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 1);
