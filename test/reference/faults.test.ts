@@ -383,6 +383,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await clientWebhook(s, null);
     return callback !== undefined && atClient === 0;
   },
+  'webhooks.mms-ignores-override': async (s) => {
+    const override = await startReceiver();
+    try {
+      await overrideTo(s, override.url);
+      const mms = await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }));
+      const callbacks = await override.waitFor(1, 2_000).catch(() => []);
+      return mms.status === 202 && callbacks.length === 1;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await override.close();
+    }
+  },
   'webhooks.message-id-missing': async (s) => {
     const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));
     return JSON.parse(callback!.body).data.messageId === messageId;
