@@ -1,6 +1,7 @@
-import type { FaultDefinition } from './fault.ts';
+import { currentClientAfterAwait, type FaultDefinition } from './fault.ts';
 
-// Faults of the client context (sections 2, 4.2): each rewrites the whoami answer.
+// Faults of the client context (sections 2, 4.2): each rewrites the whoami answer, but one that
+// reads it for the wrong caller.
 
 const WHOAMI = 'GET /api/core/whoami';
 
@@ -28,6 +29,12 @@ export const CONTEXT_FAULTS = {
     answer({ status, body }, { seeded }) {
       if (status === 200) body.apiClientId = seeded[0]!.apiClientId;
     },
+  },
+  'ctx.client-race': {
+    breaks: ['CTX-002'],
+    description: "the client context keeps the caller in a module-level variable across an await, so requests of two clients at once may each get the other's context",
+    route: WHOAMI,
+    preHandler: currentClientAfterAwait(),
   },
   'ctx.delivery-flag-always-true': {
     breaks: ['CTX-003'],

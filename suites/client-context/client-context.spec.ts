@@ -17,6 +17,9 @@ const CONTEXT_FIELDS: ReadonlyArray<{ field: string; type: 'string' | 'array' | 
   { field: 'deliveryWebhookConfigured', type: 'boolean' },
 ];
 
+/** How many whoami requests of the two clients, interleaved, are sent at once. */
+const CONCURRENT_CONTEXTS = 20;
+
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -40,6 +43,20 @@ test.describe('4.2 Return the API client context', () => {
     expect(primary).toSucceed('CTX-002: the primary client reads its context');
     expect(secondary).toSucceed('CTX-002: the secondary client reads its context');
     expect(secondary.body.apiClientId, 'CTX-002: the context names the authenticated client, so two clients see different apiClientIds').not.toBe(primary.body.apiClientId);
+  });
+
+  test('requests of two clients sent at once each get the context of their own client', { tag: ['@CTX-002'] }, async ({ api, secondClient }) => {
+    // The context describes the authenticated client however many requests are in flight.
+    const alone = { primary: await api.call('whoami'), secondary: await api.call('whoami', { as: 'secondary' }) };
+    expect(alone.primary).toSucceed('CTX-002: the primary client reads its context');
+    expect(alone.secondary).toSucceed('CTX-002: the secondary client reads its context');
+    const who = { primary: 'the primary client', secondary: `the second client (${secondClient.clientId})` };
+    const roles = Array.from({ length: CONCURRENT_CONTEXTS }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
+    const answers = await Promise.all(roles.map(async (as) => ({ as, res: await api.call('whoami', { as }) })));
+    for (const [i, { as, res }] of answers.entries()) {
+      expect.soft(res).toSucceed(`CTX-002: request ${i + 1} of ${roles.length} sent at once, by ${who[as]}, is answered 2xx`);
+      expect.soft(res.body?.apiClientId, `CTX-002: request ${i + 1} of ${roles.length} sent at once, by ${who[as]}, gets the apiClientId it gets alone`).toBe(alone[as].body?.apiClientId);
+    }
   });
 
   test('one client sees the same apiClientId with every token it is issued', { tag: ['@CTX-002'] }, async ({ api, target }) => {

@@ -288,6 +288,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'whoami.field-mistyped': async (s) => Array.isArray((await call(s, 'GET', '/api/core/whoami')).body.capabilities),
   'ctx.same-id-for-every-client': async (s) =>
     (await call(s, 'GET', '/api/core/whoami')).body.apiClientId !== (await call(s, 'GET', '/api/core/whoami', { token: await s.token('secondary') })).body.apiClientId,
+  'ctx.client-race': async (s) => {
+    const tokens = { primary: await s.token(), secondary: await s.token('secondary') };
+    const roles = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
+    const answers = await Promise.all(roles.map(async (role) => ({ role, id: (await call(s, 'GET', '/api/core/whoami', { token: tokens[role] })).body.apiClientId })));
+    return answers.every(({ role, id }) => id === s.client(role).apiClientId);
+  },
   'ctx.delivery-flag-always-true': async (s) => {
     await clientWebhook(s, null);
     return (await call(s, 'GET', '/api/core/whoami')).body.deliveryWebhookConfigured === false;
@@ -296,6 +302,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'numbers.list-leaks-other-clients': async (s) => {
     const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
     return !(await call(s, 'GET', '/api/core/numbers')).body.numbers.some((n: { numberId: string }) => theirs.has(n.numberId));
+  },
+  'numbers.client-race': async (s) => {
+    const tokens = { primary: await s.token(), secondary: await s.token('secondary') };
+    const roles = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
+    const answers = await Promise.all(roles.map(async (role) => ({ role, ids: (await call(s, 'GET', '/api/core/numbers', { token: tokens[role] })).body.numbers.map((n: { numberId: string }) => n.numberId) })));
+    return answers.every(({ role, ids }) => ids.every((id: string) => s.client(role).numbers.some((n) => n.numberId === id)));
   },
   'numbers.id-missing-when-unregistered': async (s) => (await listed(s)).every((n) => typeof n.numberId === 'string'),
   'numbers.sms-only-number-refused': async (s) => (await send(s, sendBody(primaryNumber(s, 1).numberId))).status === 202,
