@@ -44,4 +44,12 @@ export const CONTEXT_FAULTS = {
       if (status === 200) body.deliveryWebhookConfigured = true;
     },
   },
+  'ctx.webhook-flags-swapped': {
+    breaks: ['CTX-003'],
+    description: 'inboundWebhookConfigured tells whether the delivery webhook is configured, and deliveryWebhookConfigured the inbound one',
+    route: WHOAMI,
+    answer({ status, body }) {
+      if (status === 200) [body.inboundWebhookConfigured, body.deliveryWebhookConfigured] = [body.deliveryWebhookConfigured, body.inboundWebhookConfigured];
+    },
+  },
 } satisfies Record<string, FaultDefinition>;

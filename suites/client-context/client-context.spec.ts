@@ -101,12 +101,15 @@ test.describe('2 and 6: the context shows whether the client webhooks are config
       const trigger = triggers.require('clientWebhooks');
       if (trigger.kind === 'declared') {
         // The target declares the primary client's webhooks configured (at the run's receiver)
-        // and, when it says so, the secondary client's not: the flags are read, not moved.
+        // and, when it says so, which the secondary client has: the flags are read, not moved.
+        // A client declared with one kind only is what tells the two flags apart.
         const primary = await context(api);
         expect(primary.body[flag], `CTX-003: ${flag} is true for the primary client, whose ${kind} webhook is declared configured (triggers.clientWebhooks)`).toBe(true);
-        if (trigger.secondaryHasNone && target.clients.secondary) {
+        if (trigger.secondary && target.clients.secondary) {
+          const configured = trigger.secondary.includes(kind);
+          const declared = trigger.secondary.length === 0 ? 'no webhook' : trigger.secondary.length === 1 ? `a ${trigger.secondary[0]} webhook only` : 'both webhooks';
           const secondary = await context(api, 'secondary');
-          expect(secondary.body[flag], `CTX-003: ${flag} is false for the secondary client, declared to have no webhook (triggers.clientWebhooks.secondaryHasNone)`).toBe(false);
+          expect(secondary.body[flag], `CTX-003: ${flag} is ${configured} for the secondary client, declared to have ${declared} (triggers.clientWebhooks.secondary)`).toBe(configured);
         }
         return;
       }

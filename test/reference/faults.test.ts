@@ -298,6 +298,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await clientWebhook(s, null);
     return (await call(s, 'GET', '/api/core/whoami')).body.deliveryWebhookConfigured === false;
   },
+  'ctx.webhook-flags-swapped': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await clientWebhook(s, receiver.url);
+      const context = (await call(s, 'GET', '/api/core/whoami')).body;
+      return context.deliveryWebhookConfigured === true && context.inboundWebhookConfigured === false;
+    } finally {
+      await clientWebhook(s, null);
+      await receiver.close();
+    }
+  },
 
   'numbers.list-leaks-other-clients': async (s) => {
     const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
