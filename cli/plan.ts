@@ -105,7 +105,6 @@ export function planFor(settings: RunSettings, target: Target, tests: readonly L
   return planOf(tests, target, loadCatalogue(), settings);
 }
 
-/** The dry run's text. */
 /** Where the declared client webhooks must point, and what the secondary client is declared to have. */
 function declaredClientWebhooks(target: Target, secondary: readonly ClientWebhookKind[] | undefined): string {
   const primary = `Client webhooks (declared): the primary client's must point at ${clientWebhookUrl(target, 'primary', 'delivery')} and ${clientWebhookUrl(target, 'primary', 'inbound')}, where the run's receiver listens`;
@@ -114,6 +113,7 @@ function declaredClientWebhooks(target: Target, secondary: readonly ClientWebhoo
   return `${primary}; the secondary client is declared to have ${has} (CTX-003 checks its flags against that).`;
 }
 
+/** The dry run's text. */
 export function renderPlan(plan: Plan, settings: RunSettings, target: Target): string[] {
   const { source, description } = settings.target;
   const lines = [

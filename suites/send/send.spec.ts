@@ -1,5 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { awaitCallback, deliverTo, expectNoStrayCallbacks, quietPeriod } from '../support/callbacks.ts';
+import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import {
   anyOwnNumber,
@@ -187,7 +187,12 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
     const ids = expectQueued(await send(api, newKey(), payload), 'SEND-008');
     // The arrival of the named messages' outcomes bounds the wait for those of messages the answer
     // did not name, with as long again (quietPeriod) for a server that does not deliver in order.
-    for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, "WH-001: the outcome of each message reaches the number's webhookDeliveryOverride");
+    const unreported: string[] = [];
+    for (const messageId of ids) {
+      const arrived = await channel.waitFor(`a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs: target.webhooks.timeoutMs }).then(() => true, () => false);
+      if (!arrived) unreported.push(messageId);
+    }
+    expect(unreported, `WH-001: the outcome of each message of the send reaches the number's webhookDeliveryOverride within ${target.webhooks.timeoutMs} ms`).toEqual([]);
     await quietPeriod(Date.now() - sent);
     const unnamed = channel.unique().filter((c) => c.text.includes(payload.externalReference) && !ids.some((id) => c.text.includes(id)));
     expect(
