@@ -49,6 +49,10 @@ export interface UpstreamFailureRequest {
 
 type Control = { kind: 'control' };
 
+/** The two webhook kinds a client has (section 6): where its delivery outcomes and its inbound traffic go. */
+export type ClientWebhookKind = 'delivery' | 'inbound';
+export const CLIENT_WEBHOOK_KINDS: readonly ClientWebhookKind[] = ['delivery', 'inbound'];
+
 /**
  * How the target reaches each hard path (config.schema.json, triggers), after the shorthands
  * (hooks.offers, recipients.failed) are folded in. An absent capability is not reachable.
@@ -56,7 +60,11 @@ type Control = { kind: 'control' };
 export interface Triggers {
   upstreamFailure?: { kind: 'request'; requests: UpstreamFailureRequest[] } | Control;
   expireToken?: { kind: 'wait'; client: ClientCredentials; maxWaitSeconds: number } | Control;
-  clientWebhooks?: { kind: 'declared'; secondaryHasNone: boolean } | Control;
+  /**
+   * declared: the primary client has both kinds, pointing at the run receiver; `secondary`, when
+   * the config says, the kinds the secondary client has configured ([] for none).
+   */
+  clientWebhooks?: { kind: 'declared'; secondary?: ClientWebhookKind[] } | Control;
   inbound?: { kind: 'loopback'; to: { phoneNumber: string; numberId?: string } } | Control;
   failedDelivery?: { kind: 'request'; recipients: string[] };
 }
@@ -211,8 +219,15 @@ function resolveTriggers(c: RawConfig, target: Target, problems: string[]): Trig
     triggers.expireToken =
       raw.expireToken.kind === 'wait' ? { kind: 'wait', client: raw.expireToken.client ?? target.clients.primary, maxWaitSeconds: raw.expireToken.maxWaitSeconds ?? 30 } : raw.expireToken;
   }
-  if (raw.clientWebhooks) {
-    triggers.clientWebhooks = raw.clientWebhooks.kind === 'declared' ? { kind: 'declared', secondaryHasNone: raw.clientWebhooks.secondaryHasNone ?? false } : raw.clientWebhooks;
+  if (raw.clientWebhooks?.kind === 'declared') {
+    // secondaryHasNone: true is the older way to say secondary: [].
+    const { secondary, secondaryHasNone } = raw.clientWebhooks;
+    if (secondary !== undefined && secondaryHasNone !== undefined) problems.push('/triggers/clientWebhooks gives both secondary and secondaryHasNone: keep secondary ([] for none)');
+    if (secondary !== undefined && !target.clients.secondary) problems.push('/triggers/clientWebhooks/secondary says which webhooks the secondary client has, but /clients/secondary is missing');
+    const stated = secondary ?? (secondaryHasNone === true ? [] : undefined);
+    triggers.clientWebhooks = { kind: 'declared', ...(stated !== undefined && { secondary: CLIENT_WEBHOOK_KINDS.filter((kind) => stated.includes(kind)) }) };
+  } else if (raw.clientWebhooks) {
+    triggers.clientWebhooks = raw.clientWebhooks;
   }
   if (raw.inbound) triggers.inbound = raw.inbound;
   if (raw.failedDelivery && c.recipients?.failed) problems.push('/recipients/failed and /triggers/failedDelivery both name failing recipients: keep one');
@@ -357,7 +372,7 @@ interface RawConfig {
   triggers?: {
     upstreamFailure?: Triggers['upstreamFailure'];
     expireToken?: { kind: 'wait'; client?: ClientCredentials; maxWaitSeconds?: number } | Control;
-    clientWebhooks?: { kind: 'declared'; secondaryHasNone?: boolean } | Control;
+    clientWebhooks?: { kind: 'declared'; secondary?: ClientWebhookKind[]; secondaryHasNone?: boolean } | Control;
     inbound?: Triggers['inbound'];
     failedDelivery?: Triggers['failedDelivery'];
   };

@@ -1,5 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliverTo, expectNoStrayCallbacks } from '../support/callbacks.ts';
+import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import {
   anyOwnNumber,
@@ -188,6 +188,34 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
     // Whether two recipients make one message or two is not shown; the identifiers given must
     // each name one message.
     expect(new Set(ids).size, `SEND-008: messageIds are distinct, got ${ids.join(', ')}`).toBe(ids.length);
+  });
+
+  test('every message a send queues is in its answer: each delivery callback of the send names a messageId it returned', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    // The answer gives "a messageId for each accepted message"; its outcome, reported later by
+    // webhook (rule 7), names the message. Whether two recipients make one message or two is
+    // not shown, so this asks no count: a callback about this send (it carries the send's unique
+    // externalReference) names a messageId the answer returned, or the answer left a message out.
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('every-message');
+    // Setting the override is UPD-001's business, as the callbacks' arrival is WH-001's below.
+    await deliverTo(settings, numberId, channel.url, 'UPD-001');
+    const payload = smsPayload(numberId, deliveredRecipients(target, 2), 'every-message');
+    const sent = Date.now();
+    const ids = expectQueued(await send(api, newKey(), payload), 'SEND-008');
+    // The arrival of the named messages' outcomes bounds the wait for those of messages the answer
+    // did not name, with as long again (quietPeriod) for a server that does not deliver in order.
+    const unreported: string[] = [];
+    for (const messageId of ids) {
+      const arrived = await channel.waitFor(`a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs: target.webhooks.timeoutMs }).then(() => true, () => false);
+      if (!arrived) unreported.push(messageId);
+    }
+    expect(unreported, `WH-001: the outcome of each message of the send reaches the number's webhookDeliveryOverride within ${target.webhooks.timeoutMs} ms`).toEqual([]);
+    await quietPeriod(Date.now() - sent);
+    const unnamed = channel.unique().filter((c) => c.text.includes(payload.externalReference) && !ids.some((id) => c.text.includes(id)));
+    expect(
+      unnamed.map((c) => c.text.slice(0, 300)),
+      `SEND-008: every delivery callback of the send (externalReference ${payload.externalReference}) names a messageId its answer returned (${ids.join(', ')})`,
+    ).toEqual([]);
   });
 
   test('two sends with different keys are two operations with different messageIds', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {

@@ -206,6 +206,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.00-prefix-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['0012025550123'] }))).status === 400,
   'send.long-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+1202555012345678'] }))).status === 400,
   'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
+  'send.last-result-dropped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.results.length === 2,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
   'send.empty-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [] }))).status === 400,
   'send.text-type-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'TEXT' }))).status === 400,
@@ -377,14 +378,37 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'whoami.field-mistyped': async (s) => Array.isArray((await call(s, 'GET', '/api/core/whoami')).body.capabilities),
   'ctx.same-id-for-every-client': async (s) =>
     (await call(s, 'GET', '/api/core/whoami')).body.apiClientId !== (await call(s, 'GET', '/api/core/whoami', { token: await s.token('secondary') })).body.apiClientId,
+  'ctx.client-race': async (s) => {
+    const tokens = { primary: await s.token(), secondary: await s.token('secondary') };
+    const roles = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
+    const answers = await Promise.all(roles.map(async (role) => ({ role, id: (await call(s, 'GET', '/api/core/whoami', { token: tokens[role] })).body.apiClientId })));
+    return answers.every(({ role, id }) => id === s.client(role).apiClientId);
+  },
   'ctx.delivery-flag-always-true': async (s) => {
     await clientWebhook(s, null);
     return (await call(s, 'GET', '/api/core/whoami')).body.deliveryWebhookConfigured === false;
+  },
+  'ctx.webhook-flags-swapped': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await clientWebhook(s, receiver.url);
+      const context = (await call(s, 'GET', '/api/core/whoami')).body;
+      return context.deliveryWebhookConfigured === true && context.inboundWebhookConfigured === false;
+    } finally {
+      await clientWebhook(s, null);
+      await receiver.close();
+    }
   },
 
   'numbers.list-leaks-other-clients': async (s) => {
     const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
     return !(await call(s, 'GET', '/api/core/numbers')).body.numbers.some((n: { numberId: string }) => theirs.has(n.numberId));
+  },
+  'numbers.client-race': async (s) => {
+    const tokens = { primary: await s.token(), secondary: await s.token('secondary') };
+    const roles = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
+    const answers = await Promise.all(roles.map(async (role) => ({ role, ids: (await call(s, 'GET', '/api/core/numbers', { token: tokens[role] })).body.numbers.map((n: { numberId: string }) => n.numberId) })));
+    return answers.every(({ role, ids }) => ids.every((id: string) => s.client(role).numbers.some((n) => n.numberId === id)));
   },
   'numbers.id-missing-when-unregistered': async (s) => (await listed(s)).every((n) => typeof n.numberId === 'string'),
   'numbers.sms-only-number-refused': async (s) => (await send(s, sendBody(primaryNumber(s, 1).numberId))).status === 202,
@@ -415,11 +439,30 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
     return res.status === 400;
   },
+  'update.partial-apply-before-rejection': async (s) => {
+    const { numberId, smsEnabled } = primaryNumber(s, 1);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: !smsEnabled, mmsEnabled: 'true' } });
+    const after = (await listed(s)).find((n) => n.numberId === numberId)!;
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
+    return res.status === 400 && after.smsEnabled === smsEnabled;
+  },
   'update.unknown-number-accepted': async (s) => (await call(s, 'PATCH', '/api/core/numbers/num_0000000000000000000000000000dead', { payload: { smsEnabled: true } })).status === 404,
   'update.other-fields-reset': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 0);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     return res.body.smsEnabled === true && res.body.mmsEnabled === true;
+  },
+  'update.null-clears-other-override': async (s) => {
+    const receiver = await startReceiver();
+    const numberId = primaryNumber(s).numberId;
+    try {
+      await overrideTo(s, `${receiver.url}/delivery`);
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
+      return (await listed(s)).find((n) => n.numberId === numberId)!.webhookDeliveryOverride === `${receiver.url}/delivery`;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
   },
   'update.null-refused': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 1);
@@ -453,6 +496,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     });
     await clientWebhook(s, null);
     return callback !== undefined && atClient === 0;
+  },
+  'webhooks.mms-ignores-override': async (s) => {
+    const override = await startReceiver();
+    try {
+      await overrideTo(s, override.url);
+      const mms = await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }));
+      const callbacks = await override.waitFor(1, 2_000).catch(() => []);
+      return mms.status === 202 && callbacks.length === 1;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await override.close();
+    }
   },
   'webhooks.message-id-missing': async (s) => {
     const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));
