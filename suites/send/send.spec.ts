@@ -197,8 +197,8 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
     // externalReference) names a messageId the answer returned, or the answer left a message out.
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('every-message');
-    // Setting the override is UPD-001's business, as the callbacks' arrival is WH-001's below.
-    await deliverTo(settings, numberId, channel.url, 'UPD-001');
+    // Setting the override is UPD-001's business (deliverTo judges it there), as the callbacks' arrival is WH-001's below.
+    await deliverTo(settings, numberId, channel.url, 'SEND-008');
     const payload = smsPayload(numberId, deliveredRecipients(target, 2), 'every-message');
     const sent = Date.now();
     const ids = expectQueued(await send(api, newKey(), payload), 'SEND-008');
