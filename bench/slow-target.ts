@@ -124,6 +124,8 @@ const reference = spawn(
     '--token-failures-per-source', '100000', '--token-failures-per-client', '100000', '--token-requests-per-minute', '100000',
     '--client-webhook', `primary:delivery=${receiverViaRelay}/clients/primary/delivery`,
     '--client-webhook', `primary:inbound=${receiverViaRelay}/clients/primary/inbound`,
+    // As examples/reference-triggers.yaml declares: the secondary client has a delivery webhook only (CTX-003).
+    '--client-webhook', `secondary:delivery=${receiverViaRelay}/clients/secondary/delivery`,
   ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );

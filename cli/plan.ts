@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { loadCatalogue } from '../harness/catalogue.ts';
-import type { Target } from '../harness/config.ts';
+import type { ClientWebhookKind, Target } from '../harness/config.ts';
 import { planOf, testsOfList, type ListedTest, type Plan } from '../harness/plan.ts';
 import { clientWebhookUrl } from '../harness/run-receiver.ts';
 import { encodeSettings, grepOf, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
@@ -105,6 +105,14 @@ export function planFor(settings: RunSettings, target: Target, tests: readonly L
   return planOf(tests, target, loadCatalogue(), settings);
 }
 
+/** Where the declared client webhooks must point, and what the secondary client is declared to have. */
+function declaredClientWebhooks(target: Target, secondary: readonly ClientWebhookKind[] | undefined): string {
+  const primary = `Client webhooks (declared): the primary client's must point at ${clientWebhookUrl(target, 'primary', 'delivery')} and ${clientWebhookUrl(target, 'primary', 'inbound')}, where the run's receiver listens`;
+  if (secondary === undefined || !target.clients.secondary) return `${primary}.`;
+  const has = secondary.length === 0 ? 'none' : secondary.length === 1 ? `a ${secondary[0]} webhook only` : 'both';
+  return `${primary}; the secondary client is declared to have ${has} (CTX-003 checks its flags against that).`;
+}
+
 /** The dry run's text. */
 export function renderPlan(plan: Plan, settings: RunSettings, target: Target): string[] {
   const { source, description } = settings.target;
@@ -131,9 +139,7 @@ export function renderPlan(plan: Plan, settings: RunSettings, target: Target): s
     `Number settings: ${settingsTests} tests change campaignregId, smsEnabled, mmsEnabled, webhookInboundOverride or webhookDeliveryOverride of the primary client's numbers (numbers.sms / numbers.mms, else the ones the list shows) and put every changed field back after each test, pass or fail.`,
     `Triggers used: ${triggers.length ? triggers.join(', ') : 'none'}${triggers.some((t) => t.endsWith(': control')) ? ` (control plane at ${target.hooks.controlUrl})` : ''}`,
     `Webhooks: ${plan.tests.some((t) => t.receivesWebhooks) ? `the target calls the harness's receiver at ${target.webhooks.publicUrl ?? `http://${target.webhooks.listenHost}:${target.webhooks.listenPort || '<a free port>'}`}` : 'none expected'}`,
-    ...(target.triggers.clientWebhooks?.kind === 'declared'
-      ? [`Client webhooks (declared): the primary client's must point at ${clientWebhookUrl(target, 'primary', 'delivery')} and ${clientWebhookUrl(target, 'primary', 'inbound')}, where the run's receiver listens.`]
-      : []),
+    ...(target.triggers.clientWebhooks?.kind === 'declared' ? [declaredClientWebhooks(target, target.triggers.clientWebhooks.secondary)] : []),
     `Sends: about ${plan.sendsNeeded} (${plan.runs} cases per property, with room to spare), only to recipients matching ${target.recipients.allowPattern}; ` +
       (cap === null ? `sendCap is not set: the run may send ${plan.sendsNeeded}.` : cap >= plan.sendsNeeded ? `sendCap ${cap} is enough.` : `sendCap ${cap} is too low: set sendCap to at least ${plan.sendsNeeded}.`),
     '',

@@ -11,6 +11,8 @@ export const FAILED_ON = 'failed-on';
 export const HARNESS_STOP = 'harness-stop';
 /** The test never started: the run had stopped (the stop rule, the send cap). */
 export const RUN_STOPPED = 'run-stopped';
+/** Beside RUN_STOPPED, when the stop rule stopped the run on a requirement failure: those requirements, comma-separated. */
+export const RUN_STOPPED_ON = 'run-stopped-on';
 /** How many sends the test made (the send guard's count): what the run's send budget is measured from. */
 export const SENDS = 'sends';
 /** How the test reached a capability its requirements need (harness/triggers.ts): "expireToken: wait". */

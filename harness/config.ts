@@ -49,6 +49,10 @@ export interface UpstreamFailureRequest {
 
 type Control = { kind: 'control' };
 
+/** The two webhook kinds a client has (section 6): where its delivery outcomes and its inbound traffic go. */
+export type ClientWebhookKind = 'delivery' | 'inbound';
+export const CLIENT_WEBHOOK_KINDS: readonly ClientWebhookKind[] = ['delivery', 'inbound'];
+
 /**
  * How the target reaches each hard path (config.schema.json, triggers), after the shorthands
  * (hooks.offers, recipients.failed) are folded in. An absent capability is not reachable.
@@ -56,7 +60,11 @@ type Control = { kind: 'control' };
 export interface Triggers {
   upstreamFailure?: { kind: 'request'; requests: UpstreamFailureRequest[] } | Control;
   expireToken?: { kind: 'wait'; client: ClientCredentials; maxWaitSeconds: number } | Control;
-  clientWebhooks?: { kind: 'declared'; secondaryHasNone: boolean } | Control;
+  /**
+   * declared: the primary client has both kinds, pointing at the run receiver; `secondary`, when
+   * the config says, the kinds the secondary client has configured ([] for none).
+   */
+  clientWebhooks?: { kind: 'declared'; secondary?: ClientWebhookKind[] } | Control;
   inbound?: { kind: 'loopback'; to: { phoneNumber: string; numberId?: string } } | Control;
   failedDelivery?: { kind: 'request'; recipients: string[] };
 }
@@ -211,8 +219,15 @@ function resolveTriggers(c: RawConfig, target: Target, problems: string[]): Trig
     triggers.expireToken =
       raw.expireToken.kind === 'wait' ? { kind: 'wait', client: raw.expireToken.client ?? target.clients.primary, maxWaitSeconds: raw.expireToken.maxWaitSeconds ?? 30 } : raw.expireToken;
   }
-  if (raw.clientWebhooks) {
-    triggers.clientWebhooks = raw.clientWebhooks.kind === 'declared' ? { kind: 'declared', secondaryHasNone: raw.clientWebhooks.secondaryHasNone ?? false } : raw.clientWebhooks;
+  if (raw.clientWebhooks?.kind === 'declared') {
+    // secondaryHasNone: true is the older way to say secondary: [].
+    const { secondary, secondaryHasNone } = raw.clientWebhooks;
+    if (secondary !== undefined && secondaryHasNone !== undefined) problems.push('/triggers/clientWebhooks gives both secondary and secondaryHasNone: keep secondary ([] for none)');
+    if (secondary !== undefined && !target.clients.secondary) problems.push('/triggers/clientWebhooks/secondary says which webhooks the secondary client has, but /clients/secondary is missing');
+    const stated = secondary ?? (secondaryHasNone === true ? [] : undefined);
+    triggers.clientWebhooks = { kind: 'declared', ...(stated !== undefined && { secondary: CLIENT_WEBHOOK_KINDS.filter((kind) => stated.includes(kind)) }) };
+  } else if (raw.clientWebhooks) {
+    triggers.clientWebhooks = raw.clientWebhooks;
   }
   if (raw.inbound) triggers.inbound = raw.inbound;
   if (raw.failedDelivery && c.recipients?.failed) problems.push('/recipients/failed and /triggers/failedDelivery both name failing recipients: keep one');
@@ -357,7 +372,7 @@ interface RawConfig {
   triggers?: {
     upstreamFailure?: Triggers['upstreamFailure'];
     expireToken?: { kind: 'wait'; client?: ClientCredentials; maxWaitSeconds?: number } | Control;
-    clientWebhooks?: { kind: 'declared'; secondaryHasNone?: boolean } | Control;
+    clientWebhooks?: { kind: 'declared'; secondary?: ClientWebhookKind[]; secondaryHasNone?: boolean } | Control;
     inbound?: Triggers['inbound'];
     failedDelivery?: Triggers['failedDelivery'];
   };
@@ -380,7 +395,7 @@ export interface FixturesFile {
  */
 export function referenceTargetPreview(baseUrl: string): Target {
   const client = (role: string) => ({ role, clientId: `${role}-client`, clientSecret: 'not-yet-known', webhookSecret: 'whsec_not-yet-known' });
-  const raw = fromFixturesFile({ baseUrl, controlUrl: `${baseUrl}/_control`, profile: 'reference', clients: ['primary', 'secondary', 'special'].map(client) }, 'the bundled reference');
+  const raw = fromFixturesFile({ baseUrl, controlUrl: `${baseUrl}/_control`, profile: 'reference', clients: ['primary', 'secondary', 'special', 'brief'].map(client) }, 'the bundled reference');
   return resolveTarget(raw, 'the bundled reference', {});
 }
 
@@ -396,6 +411,7 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
     return c && { clientId: c.clientId, clientSecret: c.clientSecret, ...(c.webhookSecret && { webhookSecret: c.webhookSecret }) };
   };
   const primary = creds('primary');
+  const brief = creds('brief');
   if (!primary) throw new ConfigError(origin, ['/clients: no client with role "primary" (a reference fixtures file)']);
   return {
     label: 'reference server',
@@ -409,17 +425,18 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
     recipients: { delivered: ['+12025550100', '+12025550101', '+12025550102'] },
     // The bundled reference is a local, disposable server: deep property runs may send freely.
     sendCap: 100_000,
-    // The reference's recipients that end FAILED (reference/README.md); without its control
-    // plane, its short-lived client's tokens expire by waiting.
+    // The reference's recipients that end FAILED (reference/README.md). Its short-lived
+    // client's tokens expire by waiting, control plane or not: the wait also sees whether a
+    // token lives as long as its expires_in says (TOKEN-002), which expiring one at once cannot.
     triggers: {
       failedDelivery: { kind: 'request', recipients: ['+12025550150', '+12025550151'] },
-      ...(!f.controlUrl && creds('brief') && { expireToken: { kind: 'wait', client: creds('brief') } }),
+      ...(brief && { expireToken: { kind: 'wait', client: brief } }),
     },
     ...(f.controlUrl && {
       hooks: {
         controlUrl: f.controlUrl,
         ...(f.controlToken && { controlToken: f.controlToken }),
-        offers: [...HOOK_NAMES],
+        offers: HOOK_NAMES.filter((hook) => !(brief && hook === 'expireToken')),
       },
     }),
   };

@@ -13,14 +13,14 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { RATE_LIMITED, REACHED_BY, RUN_STOPPED, SENDS } from './annotations.ts';
+import { RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
 import { RunLock } from './run-lock.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
-import { obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
+import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
 
 /** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
 const DEFAULT_SEND_CAP = 2000;
@@ -46,7 +46,7 @@ interface WorkerFixtures {
   tokens: Partial<Record<ClientRole, TokenManager>>;
   receiver: WebhookReceiver;
   knownNumbers: KnownNumbers;
-  /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks. */
+  /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks, with what the wait showed of its lifetime. */
   expiredTokenOnce: () => Promise<ExpiredTokenOutcome>;
   /** The worker's share of the run's request rate, and the 429s it waited out (the tally needs no target: the automatic judgement reads it). */
   rateLimit: { pacer: RequestPacer; tally: RateLimitTally };
@@ -176,8 +176,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   expiredTokenOnce: [
-    async ({ target, validator, guard, transport, tokens }, use) => {
-      const fetcher = new ApiClient({ target, transport, validator, guard, evidence: new EvidenceLog(), tokens });
+    async ({ target, validator, guard, transport, tokens, rateLimit, runSettings }, use) => {
+      // Paced like the tests' requests: watching a token expire asks whoami every half second.
+      const fetcher = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
       let outcome: Promise<ExpiredTokenOutcome> | undefined;
       await use(() =>
         (outcome ??= obtainExpiredToken(
@@ -185,6 +186,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
           new ControlClient(target),
           (clientId, clientSecret) => fetcher.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
           (token) => fetcher.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } }),
+          // The preflight's token for the client, whose lifetime has run since the run started.
+          loadTokenIssuedEarly(runSettings.runDir),
         ).finally(() => {
           // The control plane expires every token of the client, the worker's managed one too.
           if (target.triggers.expireToken?.kind === 'control') tokens.primary?.invalidate();
@@ -224,8 +227,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       // A stopped run starts no more tests: each would fail the same way and check nothing.
       const stopped = runState.stopped();
       if (stopped !== null) {
-        testInfo.annotations.push({ type: RUN_STOPPED, description: stopped });
-        testInfo.skip(true, `not run: ${stopped}`);
+        testInfo.annotations.push({ type: RUN_STOPPED, description: stopped.reason });
+        if (stopped.failedOn.length > 0) testInfo.annotations.push({ type: RUN_STOPPED_ON, description: stopped.failedOn.join(', ') });
+        testInfo.skip(true, `not run: ${stopped.reason}`);
       }
       startRecording();
       const sendsBefore = runState.sends;
@@ -249,8 +253,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
       const failed = testInfo.status === 'failed' || testInfo.status === 'timedOut';
       const ids = judgements.flatMap((j) => (j.kind === 'requirements' ? j.ids : []));
-      const reason = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message), STOP_AFTER));
-      if (reason !== null) runState.stop(reason);
+      const stop = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message), STOP_AFTER));
+      if (stop !== null) runState.stop(stop.reason, stop.failedOn);
     },
     { auto: true, box: 'self' },
   ],

@@ -11,6 +11,7 @@ import { awaitReference } from './embedded-reference.ts';
 import { preflight } from './preflight.ts';
 import { startRunLock } from './run-lock.ts';
 import { startRunReceiver } from './run-receiver.ts';
+import { saveTokenIssuedEarly } from './triggers.ts';
 import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
 
 export default async function globalSetup(_config: FullConfig): Promise<(() => Promise<void>) | undefined> {
@@ -23,6 +24,7 @@ export default async function globalSetup(_config: FullConfig): Promise<(() => P
     process.stdout.write(`preflight: ${result.checked.join('; ')}\n`);
     for (const note of result.notes) process.stdout.write(`preflight note: ${note}\n`);
   }
+  if (result.tokenIssuedEarly) saveTokenIssuedEarly(settings.runDir, result.tokenIssuedEarly);
   const stops: Array<() => Promise<void>> = [];
   if (settings.workers > 1) stops.push(await startRunLock(settings.runDir));
   if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir));

@@ -12,6 +12,7 @@ import { basicCredentials } from './basic-auth.ts';
 import type { ClientCredentials, Route, Target } from './config.ts';
 import { redactBody } from './evidence.ts';
 import { HarnessStop, recordError } from './judgement.ts';
+import type { TokenIssuedEarly } from './triggers.ts';
 
 type Method = 'JSON body' | 'form body' | 'HTTP Basic';
 
@@ -41,6 +42,8 @@ export interface PreflightResult {
   /** What a person should know that does not stop the run (no numbers, a token endpoint off its path). */
   notes: string[];
   clients: PreflightClient[];
+  /** The token the preflight obtained for triggers.expireToken's client (kind wait), for the tests that wait it out. */
+  tokenIssuedEarly?: TokenIssuedEarly;
 }
 
 /** The run cannot go on: `what` failed, `answer` is the evidence, `check` says what to fix. */
@@ -102,7 +105,14 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
       ? [
           (async () => {
             const own: PreflightResult = { checked: [], notes: [], clients: [] };
-            await obtainToken(target, { name: 'expireToken trigger', fields: 'triggers.expireToken.client' }, expireToken.client, timeoutMs, config, own);
+            const requestedAt = Date.now();
+            const token = await obtainToken(target, { name: 'expireToken trigger', fields: 'triggers.expireToken.client' }, expireToken.client, timeoutMs, config, own);
+            // Kept: its lifetime runs from now, beside the run's start, not from the first test that needs it expired.
+            if (token) {
+              const receivedAt = Date.now();
+              const whoami = await send(target.routes.whoami, target.baseUrl + target.routes.whoami.path, { authorization: `Bearer ${token.accessToken}` }, undefined, timeoutMs);
+              if (whoami.status !== undefined) own.tokenIssuedEarly = { clientId: expireToken.client.clientId, token: token.accessToken, expiresIn: token.expiresIn, requestedAt, receivedAt, acceptedBefore: whoami.status };
+            }
             return own;
           })(),
         ]
@@ -113,6 +123,7 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
     result.checked.push(...check.value.checked);
     result.notes.push(...check.value.notes);
     result.clients.push(...check.value.clients);
+    if (check.value.tokenIssuedEarly) result.tokenIssuedEarly = check.value.tokenIssuedEarly;
   }
   checkConfiguredNumbers(target, result.clients, config);
   return result;
@@ -155,7 +166,7 @@ export async function obtainToken(
   timeoutMs: number,
   config: string,
   result: PreflightResult,
-): Promise<{ accessToken: string; by: Method } | null> {
+): Promise<{ accessToken: string; by: Method; expiresIn: unknown } | null> {
   const role = typeof client === 'string' ? client : client.name;
   const fields = typeof client === 'string' ? `clients.${client}` : client.fields;
   const url = target.baseUrl + target.routes.token.path;
@@ -187,7 +198,7 @@ export async function obtainToken(
       const accessToken = (answer.json as { access_token?: unknown } | null)?.access_token;
       if (typeof accessToken === 'string' && accessToken !== '') {
         result.checked.push(`the ${role} client (${creds.clientId}) obtained a token (${by})`);
-        return { accessToken, by };
+        return { accessToken, by, expiresIn: (answer.json as { expires_in?: unknown }).expires_in };
       }
       // Accepted without a usable token: the suites judge the token response (TOKEN-002).
       result.notes.push(`the ${role} client's token request was accepted without an access_token (${shown(answer)}); tests that need a token will fail on the token response`);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isReplayableStep, type HttpRequest, type ScenarioState } from '../generators/http-request.ts';
 import { SEND_PATH } from '../generators/send-payload.ts';
-import { isJudged, recordError, type Judged, type Judgement } from './judgement.ts';
+import { isJudged, recordError, requirementsOfLabel, type Judged, type Judgement } from './judgement.ts';
 import { RUNS_BY_DEPTH, runSettings, type ConformanceDepth, type PropertyInput } from './settings.ts';
 
 /**
@@ -108,14 +108,17 @@ export class PropertyFailure extends Error implements Judged {
   }
 
   /**
-   * The requirements the failure judged: the one of requirementIds the failing check's message
-   * leads with, when it names one (a property checking a document rule and a standard's beside
-   * it fails only the one it broke), else all of them.
+   * The requirements the failure judged: what the failing check judged, as everywhere else (a
+   * judged error's own judgement, or the IDs its message leads with: a property checking a
+   * document rule and a standard's beside it fails only the one it broke, and a model property
+   * that meets an unsafe retry accepted fails IDEM-002, whatever it was run for), else, when the
+   * check named none, all the requirements the property was run for.
    */
   get judgement(): Judgement {
-    const message = this.cause instanceof Error ? this.cause.message : '';
-    const named = this.requirementIds.find((id) => message.startsWith(`${id}:`));
-    return { kind: 'requirements', ids: named === undefined ? [...this.requirementIds] : [named] };
+    const cause = this.cause;
+    if (isJudged(cause) && cause.judgement.kind === 'requirements') return cause.judgement;
+    const named = requirementsOfLabel(cause instanceof Error ? cause.message : '');
+    return { kind: 'requirements', ids: named.length > 0 ? named : [...this.requirementIds] };
   }
 }
 

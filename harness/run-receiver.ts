@@ -8,10 +8,10 @@
 import { createServer, type Server } from 'node:http';
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Target } from './config.ts';
+import type { ClientWebhookKind, Target } from './config.ts';
 import { publicBase, receivedCallback, WebhookChannel, type ReceivedCallback } from './webhook-receiver.ts';
 
-export type ClientWebhookKind = 'delivery' | 'inbound';
+export type { ClientWebhookKind };
 
 const PATH = /^\/clients\/(primary|secondary)\/(delivery|inbound)\/?(?:\?.*)?$/;
 

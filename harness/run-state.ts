@@ -5,6 +5,7 @@
 // processes ever write the same file.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunStopCause } from './stop-rule.ts';
 
 interface SlotState {
   sends: number;
@@ -69,13 +70,14 @@ export class RunState {
     return this.slot.recent;
   }
 
-  /** Why the run stopped, once it has. */
-  stopped(): string | null {
-    return existsSync(this.stopFile) ? readFileSync(this.stopFile, 'utf8') : null;
+  /** Why the run stopped, once it has, and the requirements the stop's cause failed on (harness/stop-rule.ts). */
+  stopped(): RunStopCause | null {
+    return existsSync(this.stopFile) ? (JSON.parse(readFileSync(this.stopFile, 'utf8')) as RunStopCause) : null;
   }
 
-  stop(reason: string): void {
-    if (!existsSync(this.stopFile)) writeFileSync(this.stopFile, reason);
+  /** Stop the run; `failedOn` empty unless the stop rule saw the same requirement failure again and again. */
+  stop(reason: string, failedOn: readonly string[] = []): void {
+    if (!existsSync(this.stopFile)) writeFileSync(this.stopFile, JSON.stringify({ reason, failedOn } satisfies RunStopCause));
   }
 
   private save(): void {

@@ -4,6 +4,9 @@
 /** This many finished tests in a row failing on the same shared cause stop the run. */
 export const STOP_AFTER = 10;
 
+/** How a cause judged against requirements reads: `failed on SEND-008, ERR-004`. */
+const FAILED_ON = 'failed on ';
+
 /**
  * The cause a failed test shares with others, or null when it failed on its own clause (a
  * requirement it is tagged with) or passed. A cause is shared when the failure was judged
@@ -12,7 +15,7 @@ export const STOP_AFTER = 10;
  */
 export function sharedCause(failed: boolean, tags: readonly string[], judgedIds: readonly string[], firstError: string | undefined): string | null {
   if (!failed) return null;
-  if (judgedIds.length > 0) return judgedIds.some((id) => tags.includes(`@${id}`)) ? null : `failed on ${judgedIds.join(', ')}`;
+  if (judgedIds.length > 0) return judgedIds.some((id) => tags.includes(`@${id}`)) ? null : `${FAILED_ON}${judgedIds.join(', ')}`;
   return normalised(firstError ?? 'failed without an error message');
 }
 
@@ -28,11 +31,24 @@ export function normalised(message: string): string {
     .slice(0, 200);
 }
 
+/**
+ * Why the run stops. `failedOn`: the requirements the shared cause was judged against (every
+ * one of those tests failed on them), so the run stops on the server's failure, not on one the
+ * harness cannot place; empty when no check judged the cause.
+ */
+export interface RunStopCause {
+  reason: string;
+  failedOn: readonly string[];
+}
+
 /** Why the run should stop after these latest causes, or null. */
-export function stopReason(recent: ReadonlyArray<string | null>): string | null {
+export function stopReason(recent: ReadonlyArray<string | null>): RunStopCause | null {
   if (recent.length < STOP_AFTER) return null;
   const last = recent.slice(-STOP_AFTER);
   const first = last[0];
   if (first === null || first === undefined || !last.every((c) => c === first)) return null;
-  return `${STOP_AFTER} tests in a row failed the same way (${first}); every later test would too, so the run stopped: fix that cause and run again`;
+  return {
+    reason: `${STOP_AFTER} tests in a row failed the same way (${first}); every later test would too, so the run stopped: fix that cause and run again`,
+    failedOn: first.startsWith(FAILED_ON) ? first.slice(FAILED_ON.length).split(', ') : [],
+  };
 }

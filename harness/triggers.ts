@@ -6,6 +6,8 @@
 // here, naming the field to set (harness/plan.ts, reasonFor), and one it does declare is
 // recorded on the test as how its requirements were reached.
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api-client.ts';
 import type { Capability, Target, Triggers } from './config.ts';
@@ -42,10 +44,12 @@ const CONTROL_UPSTREAM_STATUSES = [503, 500, 429] as const;
  * How long past a token's expires_in it may still be accepted before it is used as expired
  * anyway (expires_in is whole seconds, RFC 6749 5.1, and the server counts from the moment it
  * issued the token, which is a little before the answer arrived), and how often whoami asks
- * meanwhile: the wait ends as soon as the token is refused.
+ * meanwhile: the wait ends as soon as the token is refused. Before expires_in is out whoami
+ * asks less often: a refusal then says the token did not live as long as it was said to.
  */
 const EXPIRY_MARGIN_MS = 1_000;
 const EXPIRY_POLL_MS = 50;
+const LIFETIME_POLL_MS = 500;
 
 /** One way to make the search's upstream fail, and what details.providerStatus must then carry. */
 export interface UpstreamFailure {
@@ -64,8 +68,65 @@ export interface ExpiredToken {
   acceptedBefore: number;
 }
 
-/** What a worker keeps of the expired token it obtained once: the token, or why there is none. */
-export type ExpiredTokenOutcome = ExpiredToken | { unreachable: string };
+/**
+ * What waiting out a short-lived token (triggers.expireToken, kind wait) showed of its lifetime:
+ * how long its token response said it lives, and when, if ever while the harness watched, the
+ * server refused it.
+ */
+export interface ObservedLifetime {
+  /** The client of triggers.expireToken. */
+  clientId: string;
+  /** expires_in of its token response, in seconds. */
+  reportedSeconds: number;
+  /** whoami's status with the token right after it was issued. */
+  acceptedBefore: number;
+  /** Milliseconds from sending the token request to the first answer that refused the token; null when none did while the harness watched. */
+  refusedAfterMs: number | null;
+  /** Milliseconds from sending the token request to the last answer the harness waited for. */
+  watchedMs: number;
+}
+
+/**
+ * What a worker keeps of the expired token it obtained once: the token, or why there is none;
+ * for kind wait, what the wait showed of the token's lifetime either way.
+ */
+export type ExpiredTokenOutcome = (ExpiredToken | { unreachable: string }) & { lifetime?: ObservedLifetime };
+
+/**
+ * A token of triggers.expireToken's client (kind wait) obtained before the tests: the preflight
+ * obtains one to check the client's credentials, and keeps it, so that the token's lifetime runs
+ * beside the run's start instead of from the first test that needs it. The global setup writes
+ * it under the run's folder, where every worker reads it.
+ */
+export interface TokenIssuedEarly {
+  clientId: string;
+  token: string;
+  /** expires_in of the token response, as it came. */
+  expiresIn: unknown;
+  /** When the token request was sent and its answer came (ms since the epoch). */
+  requestedAt: number;
+  receivedAt: number;
+  /** whoami's status with the token right after it was issued. */
+  acceptedBefore: number;
+}
+
+const ISSUED_EARLY_FILE = 'expire-token.json';
+
+export function saveTokenIssuedEarly(runDir: string, issued: TokenIssuedEarly): void {
+  mkdirSync(runDir, { recursive: true });
+  // A bearer token, if a short-lived one: readable by this user only.
+  writeFileSync(join(runDir, ISSUED_EARLY_FILE), JSON.stringify(issued), { mode: 0o600 });
+}
+
+export function loadTokenIssuedEarly(runDir: string): TokenIssuedEarly | null {
+  const file = join(runDir, ISSUED_EARLY_FILE);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as TokenIssuedEarly) : null;
+}
+
+/** A refusal of a bearer token: a 4xx other than 408 and 429, which say nothing of the token. */
+function refuses(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
 
 /** Inbound traffic to one of the primary client's numbers. */
 export interface Inbound {
@@ -165,6 +226,20 @@ export class TriggerSet {
   }
 
   /**
+   * What waiting out the token of triggers.expireToken showed of its lifetime (the worker's
+   * token, obtained and waited out once, as for expiredToken): for kind wait only. A target that
+   * reaches expired tokens otherwise, or not at all, had nothing waited out: undefined, and the
+   * test that asks is not made not testable for it.
+   */
+  async tokenLifetime(): Promise<ObservedLifetime | undefined> {
+    const trigger = this.ctx.target.triggers.expireToken;
+    if (trigger?.kind !== 'wait') return undefined;
+    this.ctx.record(reachedBy('expireToken', 'wait'));
+    this.ctx.allow(trigger.maxWaitSeconds * 1000 + EXPIRY_MARGIN_MS);
+    return (await this.ctx.expiredToken()).lifetime;
+  }
+
+  /**
    * Run `fn` with the callbacks of the primary client's own `kind` webhook: the declared one,
    * or, through the control plane, a fresh channel the webhook points at for the duration.
    */
@@ -233,41 +308,74 @@ function canSend(n: NumberRecord): boolean {
 }
 
 /**
- * The worker's expired token, reached as declared: wait out a short-lived token's expires_in
- * (and until whoami refuses it, within a margin), or expire a fresh token through the control
- * plane. `issue` obtains a token for a client and `whoami` reads the context with a token,
- * both through the validating client.
+ * The worker's expired token, reached as declared: watch a short-lived token until the server
+ * refuses it, or until its expires_in and a margin are out (but no longer than
+ * maxWaitSeconds), or expire a fresh token through the control plane. `issue` obtains a token
+ * for a client and `whoami` reads the context with a token, both through the validating client.
+ * For kind wait the outcome also says what the watch saw of the token's lifetime, refused or
+ * not: a token refused well before its expires_in was out is the check of TOKEN-002, and is
+ * used as expired all the same.
  */
 export async function obtainExpiredToken(
   target: Target,
   control: ControlClient,
   issue: (clientId: string, clientSecret: string) => Promise<ApiResponse>,
   whoami: (token: string) => Promise<ApiResponse>,
+  issuedEarly: TokenIssuedEarly | null = null,
 ): Promise<ExpiredTokenOutcome> {
   const trigger = target.triggers.expireToken;
   if (!trigger) return { unreachable: reasonFor('expireToken') };
   const client = trigger.kind === 'wait' ? trigger.client : target.clients.primary;
-  const issued = await issue(client.clientId, client.clientSecret);
-  const token: unknown = issued.body?.access_token;
-  if (issued.status >= 300 || typeof token !== 'string') {
-    const what = `the expireToken trigger: the client ${client.clientId} could not obtain a token: ${issued.describe()} ${issued.text.slice(0, 200)}`;
-    // The sandbox client is the config's; the primary client (kind control) obtained tokens in the preflight, so a refusal now is the server's.
-    if (trigger.kind === 'wait') throw new TriggerError(`${what}\n  check:  triggers.expireToken.client (clientId and clientSecret) in the target config`);
-    throw new Error(what);
+  const early = trigger.kind === 'wait' && issuedEarly?.clientId === client.clientId ? issuedEarly : null;
+  let token: string;
+  let requested: number;
+  let received: number;
+  let acceptedBefore: number;
+  let expiresIn: unknown;
+  // Issued by the preflight when the run started (its answer was not a test's, so it is not validated here).
+  if (early) {
+    ({ token, requestedAt: requested, receivedAt: received, acceptedBefore, expiresIn } = early);
+  } else {
+    requested = Date.now();
+    const issued = await issue(client.clientId, client.clientSecret);
+    const accessToken: unknown = issued.body?.access_token;
+    if (issued.status >= 300 || typeof accessToken !== 'string') {
+      const what = `the expireToken trigger: the client ${client.clientId} could not obtain a token: ${issued.describe()} ${issued.text.slice(0, 200)}`;
+      // The sandbox client is the config's; the primary client (kind control) obtained tokens in the preflight, so a refusal now is the server's.
+      if (trigger.kind === 'wait') throw new TriggerError(`${what}\n  check:  triggers.expireToken.client (clientId and clientSecret) in the target config`);
+      throw new Error(what);
+    }
+    token = accessToken;
+    received = Date.now();
+    expiresIn = issued.body.expires_in;
+    acceptedBefore = (await whoami(token)).status;
   }
-  const acceptedBefore = (await whoami(token)).status;
   if (trigger.kind === 'control') {
     await control.expireTokens(client.clientId);
     return { token, acceptedBefore };
   }
-  const lifetime = Number(issued.body.expires_in);
-  if (!Number.isFinite(lifetime) || lifetime < 0) return { unreachable: `the token of ${client.clientId} reports no usable expires_in (${JSON.stringify(issued.body.expires_in)}), so the harness cannot tell when it expires (triggers.expireToken, kind wait)` };
-  if (lifetime > trigger.maxWaitSeconds) {
-    return { unreachable: `the token of ${client.clientId} lives ${lifetime} s, longer than triggers.expireToken.maxWaitSeconds (${trigger.maxWaitSeconds} s): name a client whose tokens live briefly, or raise maxWaitSeconds` };
+  const reportedSeconds = Number(expiresIn);
+  if (!Number.isFinite(reportedSeconds) || reportedSeconds < 0) return { unreachable: `the token of ${client.clientId} reports no usable expires_in (${JSON.stringify(expiresIn)}), so the harness cannot tell when it expires (triggers.expireToken, kind wait)` };
+  const maxWaitMs = trigger.maxWaitSeconds * 1000;
+  // Until its expires_in is out, or the longest the config lets the harness wait, and the margin.
+  const expiresAt = received + reportedSeconds * 1000;
+  const giveUp = received + Math.min(reportedSeconds * 1000, maxWaitMs) + EXPIRY_MARGIN_MS;
+  // whoami was asked right after the token came.
+  let refusedAfterMs: number | null = refuses(acceptedBefore) ? received - requested : null;
+  while (refusedAfterMs === null && Date.now() < giveUp) {
+    // Coarsely while the token should live, never past the moment it should expire, then finely.
+    const now = Date.now();
+    await sleep(Math.max(0, Math.min(now < expiresAt ? Math.min(LIFETIME_POLL_MS, expiresAt - now) : EXPIRY_POLL_MS, giveUp - now)));
+    if (refuses((await whoami(token)).status)) refusedAfterMs = Date.now() - requested;
   }
-  await sleep(lifetime * 1000);
+  const lifetime: ObservedLifetime = { clientId: client.clientId, reportedSeconds, acceptedBefore, refusedAfterMs, watchedMs: Date.now() - requested };
+  // Still accepted after the longest wait, short of its expires_in: nothing to judge AUTH-003 with.
+  if (refusedAfterMs === null && reportedSeconds * 1000 > maxWaitMs) {
+    return {
+      unreachable: `the token of ${client.clientId} reports expires_in ${reportedSeconds} s and was still accepted after ${trigger.maxWaitSeconds} s, the longest triggers.expireToken.maxWaitSeconds lets the harness wait: raise maxWaitSeconds to at least ${reportedSeconds}, or name a client whose tokens live at most ${trigger.maxWaitSeconds} s`,
+      lifetime,
+    };
+  }
   // Used once refused, or once the margin is out: the test judges the routes' answers either way.
-  const giveUp = Date.now() + EXPIRY_MARGIN_MS;
-  while (Date.now() < giveUp && (await whoami(token)).status < 300) await sleep(EXPIRY_POLL_MS);
-  return { token, acceptedBefore };
+  return { token, acceptedBefore, lifetime };
 }

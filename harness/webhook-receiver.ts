@@ -1,6 +1,7 @@
 import { createServer, Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { HarnessStop, recordError } from './judgement.ts';
 
 /** One callback as it arrived. */
 export interface ReceivedCallback {
@@ -24,6 +25,35 @@ export interface ReceiverOptions {
 }
 
 /**
+ * The harness's own receiver could not listen where the config puts it (a port another program
+ * holds, an address this machine does not have). No callback can reach the run, so every test
+ * that waits for one would fail for the harness's reason: the run stops, exit 2, naming the field.
+ */
+export class ReceiverListenError extends HarnessStop {
+  override name = 'ReceiverListenError';
+  constructor(host: string, port: number, cause: NodeJS.ErrnoException) {
+    super(`the harness's webhook receiver cannot listen on ${host}:${port} (${cause.code ?? cause.message})\n  check:  webhooks.listenHost and webhooks.listenPort in the target config (a free port; each worker takes the next one after it)`);
+    this.stack = `${this.name}: ${this.message}`;
+    recordError(this);
+  }
+}
+
+/**
+ * The target refused the harness's own receiver as a webhook target, as a request defect: a
+ * server may rightly refuse loopback, private or plain-http addresses (OWASP API7), and the
+ * address is the config's (webhooks.publicUrl), so no callback test can run until it names one
+ * the target accepts. The run's problem, never the tests' requirements.
+ */
+export class ReceiverRefused extends HarnessStop {
+  override name = 'ReceiverRefused';
+  constructor(field: string, url: string, answer: string) {
+    super(`the target refused the harness's webhook receiver ${url} as ${field}: ${answer}\n  check:  webhooks.publicUrl in the target config: an address of the receiver the target accepts as a webhook target (webhooks.listenHost and listenPort say where it listens)`);
+    this.stack = `${this.name}: ${this.message}`;
+    recordError(this);
+  }
+}
+
+/**
  * A real HTTP server that records callbacks. One runs per worker; each test takes its own
  * channel (a unique path), so callbacks for one test can never satisfy another's assertions.
  */
@@ -39,7 +69,11 @@ export class WebhookReceiver {
   static async start(options: ReceiverOptions): Promise<WebhookReceiver> {
     let receiver: WebhookReceiver | undefined;
     const server = createServer((req, res) => receiver!.handle(req, res));
-    await listen(server, options.host, options.port);
+    try {
+      await listen(server, options.host, options.port);
+    } catch (error) {
+      throw new ReceiverListenError(options.host, options.port, error as NodeJS.ErrnoException);
+    }
     receiver = new WebhookReceiver(server, options);
     return receiver;
   }

@@ -31,6 +31,11 @@ export interface BuildInput {
   setupFailed?: boolean;
   /** The harness stopped the run mid-way (the stop rule, the send cap): why. */
   harnessStopped?: string | null;
+  /**
+   * The requirements the stop rule's cause failed on, when it stopped the run on a failure of
+   * the server seen again and again: then the run is not conformant (and partial), not a harness error.
+   */
+  harnessStoppedOn?: readonly string[];
 }
 
 /** Requirement IDs a test carries: its tags that look like AREA-NNN, without the @. */
@@ -119,7 +124,7 @@ export function buildReport(input: BuildInput): Report {
 
   const errors = [...input.errors, ...consistencyErrors(catalogue, tests), ...harnessStops(tests, causes)];
   const stop = stopOf(input, tests);
-  if (stop?.by === 'harness') errors.push(`the harness stopped the run: ${stop.reason}`);
+  if (stop?.by === 'harness' && !stoppedOnFailures(input, requirements)) errors.push(`the harness stopped the run: ${stop.reason}`);
   if (input.playwrightStatus === 'interrupted') errors.push('the run was interrupted before every test ended');
   if (input.playwrightStatus === 'timedout') errors.push('the run hit its global timeout before every test ended');
   if (!input.setupFailed && !tests.some((t) => t.attempts.length > 0 && t.outcome !== 'did-not-run')) errors.push('no test ran');
@@ -201,6 +206,17 @@ function rateLimitedOf(tests: readonly TestRecord[]): RateLimited | null {
   const attempts = tests.flatMap((t) => t.attempts).filter((a) => a.rateLimited !== undefined);
   if (attempts.length === 0) return null;
   return { retries: attempts.reduce((n, a) => n + a.rateLimited!.retries, 0), waitedMs: attempts.reduce((n, a) => n + a.rateLimited!.waitedMs, 0) };
+}
+
+/**
+ * Whether the stop rule stopped the run on requirement failures of the server: tests in a row
+ * failed on the same requirement (a broken token response every test meets), which the report
+ * holds as failed. Such a run is not conformant, and partial; a stop on a cause no check judged
+ * (a refused connection, a timeout) stays a harness error.
+ */
+function stoppedOnFailures(input: BuildInput, requirements: readonly RequirementResult[]): boolean {
+  const on = input.harnessStoppedOn ?? [];
+  return on.length > 0 && on.some((id) => requirements.some((r) => r.id === id && r.verdict === 'fail'));
 }
 
 /** Why the run ended before its last test, if it did. */

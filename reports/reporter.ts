@@ -12,7 +12,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, Test
 import { loadBaseline, type Baseline } from './baseline.ts';
 import { buildReport, requirementTags } from './build.ts';
 import { loadCatalogue } from './catalogue.ts';
-import { RUN_STOPPED } from '../harness/annotations.ts';
+import { RUN_STOPPED, RUN_STOPPED_ON } from '../harness/annotations.ts';
 import { ANSI, attemptOf, testRecordOf, type CollectedAttempt } from './collect.ts';
 import { InputError } from './errors.ts';
 import { EXIT_HARNESS_ERROR, gateOf, summaryLine } from './gate.ts';
@@ -188,6 +188,7 @@ export default class ConformanceReporter implements Reporter {
     const annotations = [...this.attempts.values()].flat().flatMap((a) => a.annotations);
     const seedAnnotation = annotations.find((a) => a.type === 'seed')?.description;
     const harnessStopped = annotations.find((a) => a.type === RUN_STOPPED)?.description ?? null;
+    const stoppedOn = annotations.find((a) => a.type === RUN_STOPPED_ON)?.description?.split(', ') ?? [];
     const seed = this.options.seed ?? seedAnnotation ?? null;
 
     const report: Report = buildReport({
@@ -210,6 +211,7 @@ export default class ConformanceReporter implements Reporter {
       // the report with an empty suite and hands over the error.
       setupFailed: (this.suite?.allTests().length ?? 0) === 0 && this.errors.length > 0,
       harnessStopped,
+      harnessStoppedOn: stoppedOn,
     });
 
     const invalid = reportSchemaErrors(report);

@@ -5,10 +5,22 @@ import { CoreError } from '../errors.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of bearer authentication (section 5). Each wraps the authenticate hook every core
-// route runs first (behaviour.authenticate) and falls back to it.
+// route runs first (behaviour.authenticate) and falls back to it; one also reads the tokens the
+// token endpoint issues.
 
 const tokenOf = (request: FastifyRequest): string | undefined => bearerToken(request.headers.authorization ?? '');
 const routeOf = (request: FastifyRequest): string => `${request.method} ${request.routeOptions.url}`;
+
+/**
+ * The tokens a server with auth.token-case-insensitive issued, by their lower-case form, per
+ * server (its stores): the reference keeps only their hashes, which cannot be matched in any case.
+ */
+const issuedTokens = new WeakMap<object, Map<string, string>>();
+function issuedBy(stores: object): Map<string, string> {
+  let issued = issuedTokens.get(stores);
+  if (!issued) issuedTokens.set(stores, (issued = new Map()));
+  return issued;
+}
 
 export const AUTH_FAULTS = {
   'auth.malformed-bearer-500': {
@@ -53,6 +65,23 @@ export const AUTH_FAULTS = {
       authenticate: async (request, reply) => {
         const token = tokenOf(request);
         if (token !== undefined && !stores.clients.byTokenHash(tokenHash(token), 0)) throw new CoreError('FORBIDDEN', 'This token grants no access.');
+        return authenticate(request, reply);
+      },
+    }),
+  },
+  'auth.token-case-insensitive': {
+    breaks: ['AUTH-004'],
+    description: 'a bearer token is looked up without regard to letter case, so the issued token with its letters in another case is accepted',
+    // The token endpoint's answers are watched for the tokens it issues, in clear.
+    route: 'POST /api/auth/token',
+    answer({ status, body }, { stores }) {
+      if (status === 200 && typeof body.access_token === 'string') issuedBy(stores).set(body.access_token.toLowerCase(), body.access_token);
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const token = tokenOf(request);
+        const issued = token === undefined ? undefined : issuedBy(stores).get(token.toLowerCase());
+        if (issued !== undefined && issued !== token) request.headers.authorization = `Bearer ${issued}`;
         return authenticate(request, reply);
       },
     }),

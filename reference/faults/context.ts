@@ -1,6 +1,7 @@
-import type { FaultDefinition } from './fault.ts';
+import { currentClientAfterAwait, type FaultDefinition } from './fault.ts';
 
-// Faults of the client context (sections 2, 4.2): each rewrites the whoami answer.
+// Faults of the client context (sections 2, 4.2): each rewrites the whoami answer, but one that
+// reads it for the wrong caller.
 
 const WHOAMI = 'GET /api/core/whoami';
 
@@ -29,12 +30,26 @@ export const CONTEXT_FAULTS = {
       if (status === 200) body.apiClientId = seeded[0]!.apiClientId;
     },
   },
+  'ctx.client-race': {
+    breaks: ['CTX-002'],
+    description: "the client context keeps the caller in a module-level variable across an await, so requests of two clients at once may each get the other's context",
+    route: WHOAMI,
+    preHandler: currentClientAfterAwait(),
+  },
   'ctx.delivery-flag-always-true': {
     breaks: ['CTX-003'],
     description: 'deliveryWebhookConfigured is true even when the client has no delivery webhook',
     route: WHOAMI,
     answer({ status, body }) {
       if (status === 200) body.deliveryWebhookConfigured = true;
+    },
+  },
+  'ctx.webhook-flags-swapped': {
+    breaks: ['CTX-003'],
+    description: 'inboundWebhookConfigured tells whether the delivery webhook is configured, and deliveryWebhookConfigured the inbound one',
+    route: WHOAMI,
+    answer({ status, body }) {
+      if (status === 200) [body.inboundWebhookConfigured, body.deliveryWebhookConfigured] = [body.deliveryWebhookConfigured, body.inboundWebhookConfigured];
     },
   },
 } satisfies Record<string, FaultDefinition>;

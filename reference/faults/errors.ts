@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { CoreError, coreErrorBody } from '../errors.ts';
+import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
 import { toCoreError } from '../routes/coreErrorHandler.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { FaultDefinition } from './fault.ts';
@@ -7,6 +7,9 @@ import type { FaultDefinition } from './fault.ts';
 // Faults of the error model (section 7).
 
 const ANY_CORE_ROUTE = /^[A-Z]+ \/api\/core\//;
+
+/** application/json with a charset parameter (`application/json; charset=utf-8`). */
+const JSON_WITH_CHARSET = /^\s*application\/json\s*;(?:.*;)?\s*charset\s*=/i;
 
 export const ERRORS_FAULTS = {
   'errors.flat-router-errors': {
@@ -54,6 +57,30 @@ export const ERRORS_FAULTS = {
     route: 'GET /api/core/numbers',
     answer({ status, reply }) {
       if (status === 200) reply.type('text/plain; charset=utf-8');
+    },
+  },
+  'errors.stack-trace-on-mistyped-recipient': {
+    breaks: ['ERR-101'],
+    description: 'a send whose `to` holds a recipient of another JSON type than string is answered 500 with the stack of the failure in error.message',
+    route: 'POST /api/core/messages/send',
+    // As an unguarded recipients loop fails (recipient.startsWith is not a function) under a handler that shows the error it caught.
+    answer(answer) {
+      const to = (answer.request.body as { to?: unknown } | undefined)?.to;
+      if (!Array.isArray(to) || to.every((recipient) => typeof recipient === 'string')) return;
+      const failure = new TypeError('recipient.startsWith is not a function');
+      answer.status = 500;
+      answer.body = coreErrorBody(new CoreError('SERVER_ERROR', failure.stack ?? failure.message), answer.request.id);
+    },
+  },
+  'errors.json-charset-refused': {
+    breaks: ['ERR-102'],
+    description: 'a JSON body labelled application/json with a charset parameter is refused 415, on the token endpoint and on every core route',
+    route: /^[A-Z]+ \/api\/(?:core\/|auth\/token$)/,
+    // Before authentication, as a server that checks the Content-Type first would.
+    onRequest(request) {
+      if (!JSON_WITH_CHARSET.test(request.headers['content-type'] ?? '')) return;
+      const refusal = 'Content-Type must be exactly application/json.';
+      throw request.url.startsWith('/api/core/') ? new CoreError('UNSUPPORTED_MEDIA_TYPE', refusal) : new OAuthError('invalid_request', refusal, 415);
     },
   },
   'errors.request-id-per-route': {

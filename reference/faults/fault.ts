@@ -64,3 +64,18 @@ export function replaceMember<G extends Group, M extends keyof Behaviour[G]>(
 ): NonNullable<FaultDefinition['behaviour']> {
   return (behaviour, deps) => ({ [group]: { ...behaviour[group], [member]: replace(behaviour[group][member], deps) } });
 }
+
+/**
+ * A preHandler that keeps "the current client" the way a handler with a module-level variable
+ * does: it stores the authenticated client there, waits as a database round trip would, and
+ * carries on as whichever client the variable names by then. Alone a request gets its own
+ * client back; among concurrent requests of several clients, often another's.
+ */
+export function currentClientAfterAwait(waitMs = 15): RequestHook {
+  let current: FastifyRequest['apiClient'] = null;
+  return async (request) => {
+    current = request.apiClient;
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    request.apiClient = current;
+  };
+}

@@ -3,23 +3,52 @@ import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { buildAcceptance } from '../send/accept.ts';
 import { payloadFingerprint } from '../send/fingerprint.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
+import type { IdempotencyRecord } from '../store/idempotency.ts';
+import type { DueWebhook } from '../store/outbox.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
-// fresh key of its own where the client's key should have decided the answer, so the send is
-// queued as a new operation; one refuses a send whose key is in flight with the wrong answer.
+// key other than the client's (a fresh one, one that names the sendFrom too, one lower-cased)
+// where the client's key should have decided the answer, so the send is queued as a new
+// operation or answered as another's; one refuses a send whose key is in flight with the wrong
+// answer; one checks a retry again instead of replaying it; two queue what the answer says was
+// not: the changed payload of a refused unsafe retry, or the messages of a replay once more.
 
 const SEND = 'POST /api/core/messages/send';
 
 const freshKey = (request: FastifyRequest): string => `${request.idempotencyKey}#${randomUUID()}`;
 
+/** The record of this send's key, if it has one. */
+function recordOf(request: FastifyRequest, { stores }: ReferenceContext): IdempotencyRecord | undefined {
+  return stores.idempotency.find(callerOf(request).apiClientId, request.idempotencyKey!, Date.now());
+}
+
 /** Whether the key of this send has a record, and whether that record is for the same payload. */
-function earlierRecord(request: FastifyRequest, { stores }: ReferenceContext): 'same' | 'changed' | undefined {
-  const record = stores.idempotency.find(callerOf(request).apiClientId, request.idempotencyKey!, Date.now());
+function earlierRecord(request: FastifyRequest, ctx: ReferenceContext): 'same' | 'changed' | undefined {
+  const record = recordOf(request, ctx);
   if (!record) return undefined;
   return record.fingerprint === payloadFingerprint(request.body as SendRequest) ? 'same' : 'changed';
+}
+
+/** The messageIds an accepted send's record reports (none for a stored refusal). */
+function messageIdsOf(record: IdempotencyRecord): string[] {
+  const results: unknown = (JSON.parse(record.body) as { results?: unknown }).results;
+  return Array.isArray(results) ? results.flatMap((item) => (typeof item?.messageId === 'string' ? [item.messageId as string] : [])) : [];
+}
+
+/** The delivery events stored for these messages, each with a new webhook-id: sent again, they are new events. */
+function deliveryEventsAgain({ db }: ReferenceContext, messageIds: readonly string[]): DueWebhook[] {
+  const stored = db.prepare<[string], Pick<DueWebhook, 'targetUrl' | 'payload' | 'webhookSecret'>>(
+    `SELECT o.target_url AS targetUrl, o.payload, c.webhook_secret AS webhookSecret
+     FROM webhook_outbox o JOIN clients c USING (api_client_id)
+     WHERE o.message_id = ? AND o.kind = 'message.delivery' AND o.target_url IS NOT NULL`,
+  );
+  const nowMs = Date.now();
+  return messageIds.flatMap((messageId) => stored.all(messageId).map((event) => ({ ...event, webhookId: newId('evt'), attempts: 0, nextAttemptAt: nowMs })));
 }
 
 // How long the first of several concurrent sends with one key holds it under
@@ -62,12 +91,67 @@ export const IDEMPOTENCY_FAULTS = {
       if (earlierRecord(request, ctx) === 'same') request.idempotencyKey = freshKey(request);
     },
   },
+  'idempotency.replay-requeues': {
+    breaks: ['IDEM-001'],
+    description: 'a retry with the same key and payload answers the first messageIds, but their delivery events are sent again, as new events (new webhook-ids)',
+    route: SEND,
+    // The enqueue step sits outside the idempotent part: the replay hands the stored events over once more.
+    preHandler(request, ctx) {
+      const record = recordOf(request, ctx);
+      if (record && record.fingerprint === payloadFingerprint(request.body as SendRequest)) ctx.dispatcher.dispatch(deliveryEventsAgain(ctx, messageIdsOf(record)));
+    },
+  },
+  'idempotency.replay-revalidates': {
+    breaks: ['IDEM-101'],
+    description: "a retry with the same key and payload runs the sendFrom checks again before replaying, so it is refused 400 once the number has lost its campaignregId",
+    route: SEND,
+    preHandler(request, ctx) {
+      if (earlierRecord(request, ctx) !== 'same') return;
+      const body = request.body as SendRequest;
+      const number = ctx.behaviour.send.resolveSendFrom(body, callerOf(request), ctx.stores.numbers);
+      ctx.behaviour.send.checkNumberCapability(body, number);
+    },
+  },
   'idempotency.changed-payload-accepted': {
     breaks: ['IDEM-002'],
     description: 'a reused key with a changed payload is accepted as a new send',
     route: SEND,
     preHandler(request, ctx) {
       if (earlierRecord(request, ctx) === 'changed') request.idempotencyKey = freshKey(request);
+    },
+  },
+  'idempotency.unsafe-retry-still-queued': {
+    breaks: ['IDEM-002'],
+    description: 'a reused key with a changed payload is refused 409 CONFLICT, but the changed payload, when valid, is still handed to the dispatcher (its delivery callbacks are sent)',
+    route: SEND,
+    preHandler(request, ctx) {
+      if (earlierRecord(request, ctx) !== 'changed') return;
+      const client = callerOf(request);
+      const body = request.body as SendRequest;
+      try {
+        const number = ctx.behaviour.send.resolveSendFrom(body, client, ctx.stores.numbers);
+        ctx.dispatcher.dispatch(buildAcceptance(ctx.behaviour.webhooks, client, number, body, '', Date.now(), ctx.options.wire).webhooks);
+      } catch (error) {
+        // A changed payload the checks refuse is not queued; the answer is the 409 all the same.
+        if (!(error instanceof CoreError)) throw error;
+      }
+    },
+  },
+  'idempotency.keys-scoped-by-sendfrom': {
+    breaks: ['IDEM-002'],
+    description: "the idempotency record is filed under the key and the sendFrom number, so a key reused with another of the client's numbers as sendFrom is accepted as a new send",
+    route: SEND,
+    preHandler(request) {
+      // A header value cannot contain NUL, so key and sendFrom stay apart.
+      request.idempotencyKey = `${request.idempotencyKey}\u0000${(request.body as SendRequest).sendFrom}`;
+    },
+  },
+  'idempotency.keys-case-insensitive': {
+    breaks: ['IDEM-105'],
+    description: 'Idempotency-Key values are compared without regard to letter case (stored lower-cased), so a key differing from a used one only in case is answered as that key: a replay or a conflict',
+    route: SEND,
+    preHandler(request) {
+      request.idempotencyKey = request.idempotencyKey!.toLowerCase();
     },
   },
   'idempotency.concurrent-duplicates': {

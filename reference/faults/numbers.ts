@@ -1,8 +1,8 @@
 import { CoreError } from '../errors.ts';
 import { numberJson } from '../store/numbers.ts';
-import { replaceMember, type FaultDefinition } from './fault.ts';
+import { currentClientAfterAwait, replaceMember, type FaultDefinition } from './fault.ts';
 
-// Faults of the numbers (section 4.3): the list's answer rewritten, or a listed number refused as sendFrom.
+// Faults of the numbers (section 4.3): the list's answer rewritten or read for the wrong caller, or a listed number refused as sendFrom.
 
 const LIST = 'GET /api/core/numbers';
 
@@ -16,6 +16,12 @@ export const NUMBERS_FAULTS = {
     answer({ status, body }, { seeded, stores }) {
       if (status === 200) body.numbers = seeded.flatMap((client) => stores.numbers.listForClient(client.apiClientId)).map(numberJson);
     },
+  },
+  'numbers.client-race': {
+    breaks: ['NUM-003'],
+    description: "the numbers list keeps the caller in a module-level variable across an await, so requests of two clients at once may each get the other's numbers",
+    route: LIST,
+    preHandler: currentClientAfterAwait(),
   },
   'numbers.id-missing-when-unregistered': {
     breaks: ['NUM-001'],

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
-import { CoreError } from '../errors.ts';
+import { CoreError, coreErrorBody } from '../errors.ts';
 import { buildAcceptance } from '../send/accept.ts';
 import { PHONE_NUMBER_LIKE } from '../send/checks.ts';
+import { payloadFingerprint } from '../send/fingerprint.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { RequestSchemas } from '../spec/requestSchemas.ts';
 import type { ReferenceContext } from '../context.ts';
@@ -11,8 +13,9 @@ import { replaceMember, type Answer, type FaultDefinition, type RequestHook } fr
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
-// schema sees the body, one wraps a scalar in a list, one refuses a body in the wrong class, one makes a key up; from the answer, two rewrite it and one queues the
-// callbacks of a refused send.
+// schema sees the body, one wraps a scalar in a list, one refuses a body in the wrong class, two make a key up (one
+// still answering 400), one answers as the owner of another client's number; from the answer, three rewrite it (one
+// leaving a result out) and three queue the callbacks of a refused send (all its recipients, or its valid ones).
 
 const SEND = 'POST /api/core/messages/send';
 
@@ -41,16 +44,22 @@ function filledIn(field: string, value: string): RequestHook {
 
 /**
  * The delivery callbacks a send refused for its recipients would have had, had it been
- * accepted; undefined for any other answer. Recipients are checked last, so the sendFrom number
- * of such a send resolves.
+ * accepted (of its valid recipients only, with `validOnly`); undefined for any other answer.
+ * Recipients are checked last, so the sendFrom number of such a send resolves.
  */
-function callbacksOfRefusedRecipients({ request, status, body }: Answer, { behaviour, stores }: ReferenceContext): DueWebhook[] | undefined {
-  if (status !== 400 || body.error?.details?.invalidRecipients === undefined) return undefined;
+function callbacksOfRefusedRecipients({ request, status, body }: Answer, { behaviour, stores }: ReferenceContext, validOnly = false): DueWebhook[] | undefined {
+  const invalid: unknown = body.error?.details?.invalidRecipients;
+  if (status !== 400 || !Array.isArray(invalid)) return undefined;
   const client = callerOf(request);
   const send = request.body as SendRequest;
+  const to = validOnly ? send.to.filter((recipient) => !invalid.includes(recipient)) : send.to;
+  if (to.length === 0) return undefined;
   const number = behaviour.send.resolveSendFrom(send, client, stores.numbers);
-  return buildAcceptance(behaviour.webhooks, client, number, send, '', Date.now()).webhooks;
+  return buildAcceptance(behaviour.webhooks, client, number, { ...send, to }, '', Date.now()).webhooks;
 }
+
+// The sends that came without an Idempotency-Key, under send.missing-key-still-queued.
+const keyless = new WeakSet<FastifyRequest>();
 
 export const SEND_FAULTS = {
   'send.missing-key-accepted': {
@@ -86,6 +95,19 @@ export const SEND_FAULTS = {
       if (!numbers.byId(request.sendFrom) && !PHONE_NUMBER_LIKE.test(request.sendFrom)) throw new CoreError('NOT_FOUND', 'No number has this numberId.', { field: 'sendFrom' });
       return resolveSendFrom(request, client, numbers);
     }),
+  },
+  'send.foreign-send-from-replayed': {
+    breaks: ['SEND-004'],
+    description: "a send whose sendFrom is another client's number, with that client's exact payload under a key it used, is answered with that client's send, messageIds included (records are looked up by sendFrom and key, not by caller)",
+    route: SEND,
+    preHandler(request, { stores }) {
+      const send = request.body as SendRequest;
+      const owner = stores.numbers.byId(send.sendFrom)?.apiClientId;
+      if (owner === undefined || owner === callerOf(request).apiClientId) return;
+      const record = stores.idempotency.find(owner, request.idempotencyKey!, Date.now());
+      // The send goes on as the number's owner, whose record it then replays.
+      if (record?.fingerprint === payloadFingerprint(send)) request.apiClient = stores.clients.byApiClientId(owner) ?? null;
+    },
   },
   'send.no-campaign-accepted': {
     breaks: ['SEND-005'],
@@ -125,6 +147,14 @@ export const SEND_FAULTS = {
     route: SEND,
     answer({ body }) {
       for (const result of body.results ?? []) result.status = 'SENT';
+    },
+  },
+  'send.last-result-dropped': {
+    breaks: ['SEND-008'],
+    description: 'a send to several recipients queues a message for each, but its answer leaves the last result item out',
+    route: SEND,
+    answer({ status, body }) {
+      if (status < 300 && Array.isArray(body.results) && body.results.length >= 2) body.results.pop();
     },
   },
   'send.errors-array-missing': {
@@ -179,6 +209,34 @@ export const SEND_FAULTS = {
     answer(answer, context) {
       const webhooks = callbacksOfRefusedRecipients(answer, context);
       if (webhooks) context.dispatcher.dispatch(webhooks);
+    },
+  },
+  'send.partial-recipients-queued': {
+    breaks: ['SEND-015'],
+    description: 'a send refused for an invalid recipient among valid ones still hands the delivery callbacks of its valid recipients to the dispatcher',
+    route: SEND,
+    answer(answer, context) {
+      const webhooks = callbacksOfRefusedRecipients(answer, context, true);
+      if (webhooks) context.dispatcher.dispatch(webhooks);
+    },
+  },
+  'send.missing-key-still-queued': {
+    breaks: ['SEND-015'],
+    description: 'a send without an Idempotency-Key header is answered 400 INVALID_REQUEST, but queued all the same (under a key the server makes up) when it is otherwise valid',
+    route: SEND,
+    onRequest(request) {
+      const given = request.headers['idempotency-key'];
+      if (typeof given === 'string' && given.trim() !== '') return;
+      keyless.add(request);
+      request.headers['idempotency-key'] = `made-up-${randomUUID()}`;
+    },
+    answer(answer) {
+      // Authentication comes first, as on the clean server; every other answer is rule 1's refusal.
+      if (!keyless.has(answer.request) || answer.status === 401) return;
+      const refusal = new CoreError('INVALID_REQUEST', 'The Idempotency-Key header is required.', { header: 'Idempotency-Key' });
+      answer.status = refusal.status;
+      answer.body = coreErrorBody(refusal, answer.request.id);
+      answer.reply.header('x-request-id', answer.request.id);
     },
   },
   'send.rejected-reported-late': {

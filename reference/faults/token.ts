@@ -6,8 +6,8 @@ import { TOKEN_CHALLENGE } from '../routes/token.ts';
 import type { Answer, FaultDefinition } from './fault.ts';
 
 // Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a
-// request the route accepts; one unwraps a parameter before the route reads it; the others
-// rewrite the route's answer.
+// request the route accepts; one unwraps a parameter, and one cuts a secret short, before the
+// route reads them; the others rewrite the route's answer.
 
 const TOKEN = 'POST /api/auth/token';
 
@@ -120,6 +120,14 @@ export const TOKEN_FAULTS = {
       if (status === 200) delete body.expires_in;
     },
   },
+  'token.expires-in-milliseconds': {
+    breaks: ['TOKEN-002'],
+    description: 'the token response reports expires_in in milliseconds (2000 for a token that lives 2 s), while the token expires when its lifetime in seconds is out',
+    route: TOKEN,
+    answer({ status, body }) {
+      if (status === 200 && typeof body.expires_in === 'number') body.expires_in *= 1000;
+    },
+  },
   'token.json-credentials-refused': {
     breaks: ['TOKEN-003'],
     description: 'client credentials in a JSON body are refused (invalid_request)',
@@ -150,6 +158,26 @@ export const TOKEN_FAULTS = {
       answer.status = 401;
       answer.body.error = 'invalid_client';
       answer.reply.header('www-authenticate', TOKEN_CHALLENGE);
+    },
+  },
+  'token.secret-prefix-accepted': {
+    breaks: ['TOKEN-007'],
+    description: "a client secret is compared only over the stored secret's length, so the real secret followed by anything issues a token",
+    route: TOKEN,
+    // What the client sent is cut to the length of the real secret before the route reads it.
+    preHandler(request, { seeded }) {
+      const basic = parseBasicCredentials(request.headers.authorization);
+      const given = basic !== undefined && basic !== 'malformed' ? basic : bodyCredentials(request);
+      const client = seeded.find((c) => c.clientId === given?.clientId);
+      if (!client || !given?.clientSecret?.startsWith(client.clientSecret) || given.clientSecret === client.clientSecret) return;
+      if (basic !== undefined && basic !== 'malformed') {
+        const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+        request.headers.authorization = `Basic ${Buffer.from(`${encode(client.clientId)}:${encode(client.clientSecret)}`).toString('base64')}`;
+      } else if (request.body instanceof FormParameters) {
+        request.body = new FormParameters(new Map([...request.body.values, ['client_secret', [client.clientSecret]]]));
+      } else {
+        (request.body as Record<string, unknown>).client_secret = client.clientSecret;
+      }
     },
   },
   'token.invalid-client-status-200': {

@@ -5,13 +5,20 @@ import type { NumberSettings } from '../store/numbers.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of the number update (section 4.5). Each changes or refuses the update before the
-// route handles it (one before the schema sees it); two rewrite the answer; one waives the
-// check of a webhook override's target.
+// route handles it (two before the schema sees it, one of them storing part of a body the schema
+// then refuses); two rewrite the answer; one waives the check of a webhook override's target.
 
 const UPDATE = 'PATCH /api/core/numbers/:numberId';
 
 type Update = Partial<NumberSettings>;
 const changesOf = (request: FastifyRequest): Update => request.body as Update;
+
+/** Whether `value` has the JSON type section 2 gives the settable attribute `field` (booleans; string or null). */
+function typedAsSection2(field: string, value: unknown): boolean {
+  if (field === 'smsEnabled' || field === 'mmsEnabled') return typeof value === 'boolean';
+  return value === null || typeof value === 'string';
+}
+const SETTABLE = ['campaignregId', 'smsEnabled', 'mmsEnabled', 'webhookInboundOverride', 'webhookDeliveryOverride'];
 
 // The enable flags an update named, kept from the request to its answer under update.flags-not-persisted.
 const unstoredFlags = new WeakMap<FastifyRequest, Update>();
@@ -62,6 +69,22 @@ export const UPDATE_FAULTS = {
       }
     },
   },
+  'update.partial-apply-before-rejection': {
+    breaks: ['UPD-005'],
+    description: 'an update with a setting of the wrong JSON type stores its well-typed settings before the schema refuses it 400',
+    route: UPDATE,
+    // Every well-typed setting of the body is stored before the schema sees the mistyped one and refuses the update.
+    async preValidation(request, { writes }) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+      const fields = Object.entries(body as Record<string, unknown>);
+      if (!fields.every(([field]) => SETTABLE.includes(field)) || fields.every(([field, value]) => typedAsSection2(field, value))) return;
+      const typed = Object.fromEntries(fields.filter(([field, value]) => typedAsSection2(field, value)));
+      if (Object.keys(typed).length === 0) return;
+      const { numberId } = request.params as { numberId: string };
+      await writes.run({ op: 'updateNumber', apiClientId: callerOf(request).apiClientId, numberId, changes: typed });
+    },
+  },
   'update.unknown-number-accepted': {
     breaks: ['UPD-006'],
     description: 'an update of a numberId that was never issued is answered 200 with the settings echoed (nothing is stored)',
@@ -79,6 +102,15 @@ export const UPDATE_FAULTS = {
     route: UPDATE,
     preHandler(request) {
       request.body = { smsEnabled: false, mmsEnabled: false, ...changesOf(request) };
+    },
+  },
+  'update.null-clears-other-override': {
+    breaks: ['UPD-003'],
+    description: 'an update setting webhookInboundOverride to null also clears webhookDeliveryOverride, which it does not name',
+    route: UPDATE,
+    preHandler(request) {
+      const changes = changesOf(request);
+      if (changes.webhookInboundOverride === null && !('webhookDeliveryOverride' in changes)) request.body = { ...changes, webhookDeliveryOverride: null };
     },
   },
   'update.null-refused': {

@@ -2,7 +2,8 @@ import { replaceMember, type FaultDefinition } from './fault.ts';
 
 // Faults of webhooks (sections 3, 6; Standard Webhooks): each replaces a member of the webhook
 // policy: where a callback goes, what a delivery event says, how a callback is signed or
-// whether a failed one is tried again.
+// whether a failed one is tried again; one changes the sending number an MMS is accepted with,
+// so that its callbacks go elsewhere.
 
 export const WEBHOOKS_FAULTS = {
   'webhooks.override-never-sent': {
@@ -14,6 +15,15 @@ export const WEBHOOKS_FAULTS = {
     breaks: ['WH-001'],
     description: "delivery events go to the client's delivery webhook even when the number has webhookDeliveryOverride set",
     behaviour: replaceMember('webhooks', 'deliveryTarget', () => (client, number) => client.deliveryWebhookUrl ?? number.webhookDeliveryOverride),
+  },
+  'webhooks.mms-ignores-override': {
+    breaks: ['WH-001'],
+    description: "the delivery events of an MMS go to the client's delivery webhook even when the sending number has webhookDeliveryOverride set (an SMS's still go to the override)",
+    // The MMS is accepted as if its number had no override, so its events are addressed as WH-002 says.
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const number = resolveSendFrom(request, client, numbers);
+      return request.messageType === 'MMS' ? { ...number, webhookDeliveryOverride: null } : number;
+    }),
   },
   'webhooks.message-id-missing': {
     breaks: ['WH-003'],

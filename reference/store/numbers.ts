@@ -42,6 +42,9 @@ export function numberJson(record: NumberRecord) {
 
 // Every send looks its sendFrom number up. Numbers change only through the writer, which calls
 // forgetCached() once such a change is committed, so the main thread can keep them in memory.
+// The writer thread's own store caches too (an update reads the number it changes), so a store
+// forgets a number as it writes it: the next update there starts from what was stored, not from
+// the number as it first read it.
 const NUMBER_CACHE_LIMIT = 10_000;
 
 export class NumberStore {
@@ -120,6 +123,7 @@ export class NumberStore {
   }
 
   update(numberId: string, settings: NumberSettings): void {
+    this.cache.delete(numberId);
     this.updateStmt.run({ numberId, ...settings, smsEnabled: Number(settings.smsEnabled), mmsEnabled: Number(settings.mmsEnabled) });
   }
 }

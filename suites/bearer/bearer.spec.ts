@@ -1,7 +1,7 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, tamperedToken, unknownToken } from '../support/core-routes.ts';
+import { CORE_OPERATIONS, acceptedRequestFor, caseSwappedToken, issueToken, requestFor, tamperedToken, unknownToken } from '../support/core-routes.ts';
 
 // Section 5 rules 2 and 3 (and the 7.2 row "invalid or missing bearer token gives 401
 // UNAUTHORIZED"): every /api/core route, one test per route per case, so a verdict names the
@@ -73,6 +73,17 @@ test.describe('7.2: a well-formed but unknown token is 401 UNAUTHORIZED', () => 
       const altered = tamperedToken(await tokens.primary!.token());
       const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${altered}` } });
       expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-004: ${op} with an altered token`);
+    });
+
+    test(`${op} answers the issued token with the case of its letters swapped with 401 UNAUTHORIZED`, { tag: ['@AUTH-004'] }, async ({ api, target, knownNumbers, newKey, tokens }) => {
+      // A token is an opaque string: one differing only in letter case is another string, a
+      // token never issued. Only where the issued token's case is its own (caseSwappedToken):
+      // a token in one case leaves nothing to check.
+      const swapped = caseSwappedToken(await tokens.primary!.token());
+      if (swapped === undefined) return;
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${swapped}` } });
+      expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-004: ${op} with the issued token in swapped letter case`);
     });
   }
 });

@@ -1,7 +1,9 @@
 import type { CallOptions } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
-import { anyOwnNumber } from '../support/sends.ts';
+import { CASES_AT_ONCE } from '../../harness/property.ts';
+import { applyFieldDefect, fieldDefects, SEARCH_FIELDS, SEND_FIELDS, UPDATE_FIELDS, type FieldTable } from '../../generators/field-type-defects.ts';
+import { BODY_OPERATIONS, acceptedRequestFor, requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
+import { anyOwnNumber, expectQueuedFor } from '../support/sends.ts';
 import { ERROR_PROBES, type ErrorProbe } from './error-probes.ts';
 
 // Standards guide, "Errors and tenancy": error bodies never carry stack traces or internals.
@@ -58,14 +60,82 @@ const HOSTILE_PROBES: readonly ErrorProbe[] = [
   },
 ];
 
+/** Soft: every leak of one answer is reported, each naming what it is. */
+function expectNoLeak(text: string, what: string): void {
+  for (const [kind, pattern] of LEAKS) {
+    const leak = pattern.exec(text)?.[0];
+    expect.soft(leak, `ERR-101: ${what}: the body carries ${kind}: ${JSON.stringify(leak)}`).toBeUndefined();
+  }
+}
+
 test.describe('Errors and tenancy: no stack traces or internals in error bodies', () => {
   for (const probe of [...ERROR_PROBES, ...HOSTILE_PROBES]) {
     test(`the answer to ${probe.name} carries no stack trace or internals`, { tag: ['@ERR-101'] }, async ({ api, target, knownNumbers, newKey }) => {
       const res = await api.call(probe.op, await probe.build({ api, target, knownNumbers, newKey }));
-      for (const [what, pattern] of LEAKS) {
-        const leak = pattern.exec(res.text)?.[0];
-        expect.soft(leak, `ERR-101: ${probe.name} (${res.describe()}): the body carries ${what}: ${JSON.stringify(leak)}`).toBeUndefined();
+      expectNoLeak(res.text, `${probe.name} (${res.describe()})`);
+    });
+  }
+});
+
+/**
+ * Every single-field type defect of a route's body (generators/field-type-defects.ts), and for
+ * the send recipients of another JSON type inside `to`: the values a server is likeliest to
+ * meet with an unguarded path (`recipient.startsWith is not a function`). Whatever the route
+ * answers, and whatever the document says of the defect (the fields suites judge that), the
+ * body carries no internals.
+ */
+const TYPED_FIELDS: ReadonlyArray<[CoreOperation, FieldTable]> = [
+  ['send', SEND_FIELDS],
+  ['update', UPDATE_FIELDS],
+  ['search', SEARCH_FIELDS],
+];
+const RECIPIENTS_OF_ANOTHER_TYPE: readonly unknown[] = [12025550100, null, true, {}, ['+12025550100']];
+
+test.describe('Errors and tenancy: no internals in the answer to a body field of another JSON type', () => {
+  for (const [op, table] of TYPED_FIELDS) {
+    test(`no answer to a ${op} whose body has a field of another JSON type carries a stack trace or internals`, { tag: ['@ERR-101'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const valid = await requestFor(op, { api, target, knownNumbers, newKey });
+      const base = valid.json as Record<string, unknown>;
+      const bodies = fieldDefects(table, base).map((defect) => ({ label: defect.label, body: applyFieldDefect(base, defect) }));
+      if (op === 'send') bodies.push(...RECIPIENTS_OF_ANOTHER_TYPE.map((element) => ({ label: `to: ${JSON.stringify([element])} (a recipient of another JSON type)`, body: { ...base, to: [element] } })));
+      // A few at a time, each with its own Idempotency-Key: every answer is judged on its own.
+      for (let i = 0; i < bodies.length; i += CASES_AT_ONCE) {
+        const batch = bodies.slice(i, i + CASES_AT_ONCE);
+        const answers = await Promise.all(batch.map(({ body }) => api.call(op, { ...valid, ...(op === 'send' && { headers: { ...valid.headers, 'idempotency-key': newKey() } }), json: body })));
+        answers.forEach((res, j) => expectNoLeak(res.text, `${op} with ${batch[j]!.label} (${res.describe()})`));
       }
+    });
+  }
+});
+
+// Section 4: request bodies are JSON. RFC 9110 8.3.1 lets a media type carry parameters, and
+// RFC 8259 11 defines none for application/json: a charset parameter "really has no effect on
+// compliant recipients". Many client libraries label their JSON so; a request the server accepts
+// without the parameter it accepts with it. Level standard.
+const JSON_WITH_CHARSET = 'application/json; charset=utf-8';
+
+/** The requirement under which a body route accepts the request without the parameter: the check's precondition. */
+const ACCEPTED_UNDER: Readonly<Record<'search' | 'update', string>> = { search: 'SEARCH-001', update: 'UPD-001' };
+
+test.describe('RFC 8259 11 / RFC 9110 8.3.1: a charset parameter on application/json changes nothing', () => {
+  test(`the token endpoint reads a JSON body labelled "${JSON_WITH_CHARSET}" as JSON`, { tag: ['@ERR-102'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const json = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    expect(await api.call('token', { json })).toSucceed('TOKEN-003: precondition: the JSON token request without the parameter issues a token');
+    const res = await api.call('token', { json, headers: { 'content-type': JSON_WITH_CHARSET } });
+    expect(res).toSucceed(`ERR-102: the same token request labelled "${JSON_WITH_CHARSET}" issues a token, as without the parameter`);
+  });
+
+  for (const op of BODY_OPERATIONS) {
+    test(`${op} reads a JSON body labelled "${JSON_WITH_CHARSET}" as JSON`, { tag: ['@ERR-102'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
+      const plain = await api.call(op, request);
+      if (op === 'send') expectQueuedFor(plain, 'ERR-102', 'the send without the parameter');
+      else expect(plain).toSucceed(`${ACCEPTED_UNDER[op]}: precondition: the ${op} without the parameter is accepted`);
+      // The send with the parameter is a new operation, under its own key.
+      const again = op === 'send' ? { ...request, headers: { ...request.headers, 'idempotency-key': newKey() } } : request;
+      const res = await api.call(op, { ...again, headers: { ...again.headers, 'content-type': JSON_WITH_CHARSET } });
+      expect(res).toSucceed(`ERR-102: the same ${op} labelled "${JSON_WITH_CHARSET}" is accepted, as without the parameter`);
     });
   }
 });

@@ -1,5 +1,20 @@
-import { expect, test } from '../../harness/fixtures.ts';
-import { BURST, deliveredRecipients, expectQueued, expectQueuedFor, externalRef, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
+import { awaitCallback, deliverTo, expectNoStrayCallbacks, quietPeriod } from '../support/callbacks.ts';
+import {
+  BURST,
+  deliveredRecipients,
+  expectQueued,
+  expectQueuedFor,
+  externalRef,
+  messageIdsOf,
+  NO_SECOND_SMS_NUMBER,
+  secondSmsNumber,
+  send,
+  smsNumber,
+  smsPayload,
+  sorted,
+} from '../support/sends.ts';
 
 // Section 4.6 rule 8 and section 7.3: the same key with the same payload is the safe retry;
 // the same key with a changed payload is an unsafe retry. The document shows neither the
@@ -38,21 +53,61 @@ test.describe('4.6 rule 8: the safe retry', () => {
   });
 });
 
+// "Queues nothing new": the same messageIds in the answer do not prove it, since a server may
+// queue the message again under its old messageId, and each queueing is reported by webhook
+// (rule 7). How many events a message gets is not shown (a status before the final one is
+// possible), so the check is a comparison: a message retried safely gets no more distinct
+// events (by webhook-id, or by body where the server sends none) than one sent once to the
+// same recipient from the same number, once both are reported and a quiet period has passed.
+test.describe('4.6 rule 8: the safe retry queues nothing new', () => {
+  test('a message retried safely is reported by no more delivery events than one sent once', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey, settings, webhooks }) => {
+    const numberId = smsNumber(knownNumbers);
+    const to = deliveredRecipients(target);
+    const channel = webhooks.channel('safe-retry-events');
+    await deliverTo(settings, numberId, channel.url, 'IDEM-001');
+    const started = Date.now();
+    const once = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, to, 'sent-once')), 'IDEM-001', 'the message sent once');
+    const key = newKey();
+    const body = smsPayload(numberId, to, 'retried');
+    const retried = expectQueuedFor(await send(api, key, body), 'IDEM-001', 'the message retried');
+    for (let attempt = 2; attempt <= 4; attempt++) {
+      const retry = await send(api, key, body);
+      expect(retry).toSucceed(`IDEM-001: retry ${attempt} succeeds`);
+      expect(sorted(messageIdsOf(retry)), `IDEM-001: retry ${attempt} reports the first messageIds`).toEqual(sorted(retried));
+    }
+    for (const messageId of [...once, ...retried]) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'IDEM-001: precondition: both messages are reported, so callbacks reach the receiver');
+    await quietPeriod(Date.now() - started);
+    const eventsOf = (ids: string[]): ReceivedCallback[] => channel.unique().filter((c) => ids.some((id) => c.text.includes(id)));
+    const [onceEvents, retriedEvents] = [eventsOf(once), eventsOf(retried)];
+    expect(
+      retriedEvents.length,
+      `IDEM-001: the message retried 3 times got ${retriedEvents.length} distinct delivery events, the one sent once ${onceEvents.length}: a retry queued it again\n  retried: ${retriedEvents.map((c) => `${c.headers['webhook-id'] ?? ''} ${c.text.slice(0, 160)}`).join('\n           ')}`,
+    ).toBeLessThanOrEqual(onceEvents.length);
+  });
+});
+
+// Each change makes a different operation; reusing the key for it must not send it. Keys are
+// the client's, not the number's: a send from another number of the same client under the key is
+// a changed payload like any other. A change that needs what the target lacks gives undefined.
+type Change = (body: Record<string, unknown>, having: { delivered: string[]; otherNumber: string | undefined }) => Record<string, unknown> | undefined;
+const changes: Array<[string, Change]> = [
+  ['a different text', (body) => ({ ...body, text: `${body.text} (changed)` })],
+  ['a different recipient', (body, { delivered }) => ({ ...body, to: [delivered[1]] })],
+  ['an added recipient', (body, { delivered }) => ({ ...body, to: [delivered[0], delivered[1]] })],
+  ['a different externalReference', (body) => ({ ...body, externalReference: externalRef('changed') })],
+  ['a different sendFrom of the same client', (body, { otherNumber }) => (otherNumber === undefined ? undefined : { ...body, sendFrom: otherNumber })],
+];
+
 test.describe('4.6 rule 8: the unsafe retry', () => {
-  // Each change makes a different operation; reusing the key for it must not send it.
-  const changes: Array<[string, (body: Record<string, unknown>, recipients: { delivered: string[] }) => Record<string, unknown>]> = [
-    ['a different text', (body) => ({ ...body, text: `${body.text} (changed)` })],
-    ['a different recipient', (body, { delivered }) => ({ ...body, to: [delivered[1]] })],
-    ['an added recipient', (body, { delivered }) => ({ ...body, to: [delivered[0], delivered[1]] })],
-    ['a different externalReference', (body) => ({ ...body, externalReference: externalRef('changed') })],
-  ];
   for (const [change, changeIt] of changes) {
     test(`reusing a key with ${change} is rejected and queues nothing`, { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
       const delivered = deliveredRecipients(target, 2);
       const key = newKey();
       const body = smsPayload(smsNumber(knownNumbers), [delivered[0]!], 'unsafe-retry');
+      const changedBody = changeIt({ ...body }, { delivered, otherNumber: secondSmsNumber(knownNumbers) });
+      if (!changedBody) notTestable(NO_SECOND_SMS_NUMBER);
       const first = expectQueuedFor(await send(api, key, body), 'IDEM-002', 'the first send');
-      const changed = await send(api, key, changeIt({ ...body }, { delivered }));
+      const changed = await send(api, key, changedBody);
       expect(changed).not.toSucceed(`IDEM-002: the same key with ${change} is an unsafe retry, never a 2xx`);
       expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the unsafe retry is refused as a request defect or 409 CONFLICT`);
       // Nothing changed under the key: the original payload still replays its first outcome.
@@ -61,6 +116,32 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
       expect(sorted(messageIdsOf(replay)), 'IDEM-002: the unsafe retry queued nothing and changed nothing under the key').toEqual(sorted(first));
     });
   }
+
+  // "Queues nothing": a refused unsafe retry must not be sent anyway, which only the delivery
+  // callbacks show (rule 7). Every change at once, each under its own key after its own first
+  // send, whose callbacks belong on the channel; then one control send bounds the wait for any
+  // callback of a changed payload (expectNoStrayCallbacks), with both numbers reporting there.
+  test('unsafe retries, refused, are never reported by a delivery callback', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey, settings, webhooks }) => {
+    const numberId = smsNumber(knownNumbers);
+    const delivered = deliveredRecipients(target, 2);
+    const otherNumber = secondSmsNumber(knownNumbers);
+    const channel = webhooks.channel('unsafe-retries');
+    await deliverTo(settings, numberId, channel.url, 'IDEM-002');
+    if (otherNumber !== undefined) await deliverTo(settings, otherNumber, channel.url, 'IDEM-002');
+    const firstIds: string[] = [];
+    const changedRefs: string[] = [];
+    for (const [change, changeIt] of changes) {
+      const key = newKey();
+      const body = smsPayload(numberId, [delivered[0]!], 'unsafe-retry-first');
+      const changedBody = changeIt({ ...body }, { delivered, otherNumber });
+      if (!changedBody) continue;
+      firstIds.push(...expectQueuedFor(await send(api, key, body), 'IDEM-002', 'the first send'));
+      if (changedBody.externalReference !== body.externalReference) changedRefs.push(String(changedBody.externalReference));
+      const changed = await send(api, key, changedBody);
+      expect(changed).not.toSucceed(`IDEM-002: the same key with ${change} is an unsafe retry, never a 2xx`);
+    }
+    await expectNoStrayCallbacks(api, target, channel, numberId, newKey(), changedRefs, 'IDEM-002', 'a changed payload sent under a used key', firstIds);
+  });
 });
 
 // Section 7.3 sends a client whose send timed out back with the same key and payload, and that

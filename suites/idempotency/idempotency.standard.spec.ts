@@ -14,6 +14,21 @@ test.describe('Idempotency-Key draft 2.6: a retry after completion', () => {
     expect(replay).toHaveStatus(first.status, 'IDEM-101: the replay has the status of the first answer');
     expect(replay.body, 'IDEM-101: the replay has the body of the first answer').toEqual(first.body);
   });
+
+  test('the safe retry returns the earlier result even after the sendFrom number lost its campaignregId', { tag: ['@IDEM-101'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    // The draft returns the earlier result, not a new run of the checks: a retry is answered
+    // from the key's record, whatever state changed since (here, rule 5's registration).
+    const sendFrom = smsNumber(knownNumbers);
+    const key = newKey();
+    const body = smsPayload(sendFrom, deliveredRecipients(target), 'replay-after-change');
+    const first = await send(api, key, body);
+    const ids = expectQueuedFor(first, 'IDEM-101', 'the first send');
+    const cleared = await settings.change(sendFrom, { campaignregId: null });
+    expect(cleared).toSucceed('IDEM-101: precondition: clearing campaignregId through the update route');
+    const replay = await send(api, key, body);
+    expect(replay).toHaveStatus(first.status, 'IDEM-101: the retry after the number lost its campaignregId has the status of the first answer, not that of a new check');
+    expect(sorted(messageIdsOf(replay)), 'IDEM-101: the retry after the number lost its campaignregId reports the first messageIds').toEqual(sorted(ids));
+  });
 });
 
 test.describe('Idempotency-Key draft 2.7: the unsafe retry', () => {
@@ -42,6 +57,19 @@ test.describe('Idempotency-Key draft 5: keys are scoped per client', () => {
     const replay = await send(api, key, primaryBody);
     expect(replay).toSucceed("IDEM-103: the primary client's retry still replays");
     expect(sorted(messageIdsOf(replay)), "IDEM-103: the primary client's key still names its own messages").toEqual(sorted(mine));
+  });
+});
+
+test.describe('Idempotency-Key draft 2.1: the key is a string, and distinct strings are distinct keys', () => {
+  test('a key differing from a used one only in letter case is a new operation', { tag: ['@IDEM-105'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // A Structured Field string is compared as it is: "Idem-x" and "idem-x" are two keys, so
+    // the second send, with its own payload, is a first attempt and not an unsafe retry.
+    const key = `Idem-${newKey()}`;
+    const to = deliveredRecipients(target);
+    const first = expectQueuedFor(await send(api, key, smsPayload(smsNumber(knownNumbers), to, 'key-case-upper')), 'IDEM-105', 'the send under the mixed-case key');
+    const other = await send(api, key.toLowerCase(), smsPayload(smsNumber(knownNumbers), to, 'key-case-lower'));
+    const ids = expectQueued(other, `IDEM-105: the send under the lower-cased key ${key.toLowerCase()}, another key, is accepted as a new operation`);
+    expect(ids.filter((id) => first.includes(id)), 'IDEM-105: the send under the lower-cased key gets messageIds of its own').toEqual([]);
   });
 });
 

@@ -7,6 +7,9 @@ import { deliveredRecipients, smsPayload } from '../support/sends.ts';
 
 const E164 = /^\+[1-9]\d{1,14}$/;
 
+/** How many numbers requests of the two clients, interleaved, are sent at once. */
+const CONCURRENT_LISTS = 20;
+
 /** The settable attributes of section 2 and the types it gives them. */
 const SETTABLE: ReadonlyArray<{ field: keyof NumberRecord & string; types: ReadonlyArray<'string' | 'null' | 'boolean'> }> = [
   { field: 'campaignregId', types: ['string', 'null'] },
@@ -56,6 +59,21 @@ test.describe('4.3 List active numbers', () => {
     if (theirs.length === 0) notTestable('the second client has no numbers, so none could leak into the primary client\'s list');
     const leaked = mine.filter((n) => theirs.some((t) => t.numberId === n.numberId)).map((n) => n.numberId);
     expect(leaked, `NUM-003: the primary client's list holds none of the numberIds of the second client (${secondClient.clientId})`).toEqual([]);
+  });
+
+  test("numbers requests of two clients sent at once each answer only the caller's numbers", { tag: ['@NUM-003'] }, async ({ api, secondClient }) => {
+    // The list is the authenticated client's however many requests are in flight: a server that
+    // keeps "the current client" anywhere but in the request answers one client with another's.
+    const alone = { primary: (await readNumbers(api, 'primary')).map((n) => n.numberId), secondary: (await readNumbers(api, 'secondary')).map((n) => n.numberId) };
+    if (alone.primary.length + alone.secondary.length === 0) notTestable('neither client has numbers, so none could appear in the wrong list');
+    const who = { primary: 'the primary client', secondary: `the second client (${secondClient.clientId})` };
+    const roles = Array.from({ length: CONCURRENT_LISTS }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
+    const answers = await Promise.all(roles.map(async (as) => ({ as, ids: (await readNumbers(api, as)).map((n) => n.numberId) })));
+    for (const [i, { as, ids }] of answers.entries()) {
+      const other = as === 'primary' ? 'secondary' : 'primary';
+      const foreign = ids.filter((id) => !alone[as].includes(id)).map((id) => (alone[other].includes(id) ? `${id} (the ${other} client's)` : id));
+      expect.soft(foreign, `NUM-003: request ${i + 1} of ${roles.length} sent at once, by ${who[as]}, lists none but the numbers it lists alone (${alone[as].join(', ') || 'none'})`).toEqual([]);
+    }
   });
 
   test('no numberId is an E.164 phone number', { tag: ['@NUM-004'] }, async ({ api, target }) => {

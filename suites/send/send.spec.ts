@@ -1,10 +1,11 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliverTo, expectNoStrayCallbacks } from '../support/callbacks.ts';
+import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import {
   anyOwnNumber,
   deliveredRecipients,
   expectQueued,
+  expectQueuedFor,
   externalRef,
   messageIdsOf,
   send,
@@ -54,6 +55,22 @@ test.describe('4.6 rule 4: sendFrom ownership', () => {
     if (!knownNumbers.foreign) notTestable("needs a number of a second client (clients.secondary or numbers.foreign in the target config)");
     const res = await send(api, newKey(), smsPayload(knownNumbers.foreign, deliveredRecipients(target), 'foreign-send-from'));
     expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom not owned by the client is 403 FORBIDDEN');
+  });
+});
+
+test.describe('4.6 rule 4: ownership is checked whatever Idempotency-Key a send carries', () => {
+  test("another client's exact send, under that client's Idempotency-Key, is 403 FORBIDDEN and gets none of its messageIds", { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey, secondClient }) => {
+    // Rule 4 holds for every send: the key the secondary client gives (the same string the
+    // primary used, with the primary's body and so its sendFrom) does not make the number its
+    // own. A server that files its idempotency records by sendFrom and key instead of by client
+    // answers it with the primary's send, messageIds included.
+    void secondClient; // the fixture reports the test not testable without a second client
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'owner-send');
+    const mine = expectQueuedFor(await send(api, key, body), 'SEND-004', "the primary client's send");
+    const theirs = await send(api, key, body, 'secondary');
+    expect(messageIdsOf(theirs).filter((id) => mine.includes(id)), "SEND-004: the secondary client is not answered with the primary client's messageIds").toEqual([]);
+    expect(theirs).toBeCoreError(403, 'FORBIDDEN', "SEND-004: the primary's sendFrom, sent by the secondary client under the primary's key, is not owned: 403 FORBIDDEN");
   });
 });
 
@@ -173,6 +190,34 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
     expect(new Set(ids).size, `SEND-008: messageIds are distinct, got ${ids.join(', ')}`).toBe(ids.length);
   });
 
+  test('every message a send queues is in its answer: each delivery callback of the send names a messageId it returned', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    // The answer gives "a messageId for each accepted message"; its outcome, reported later by
+    // webhook (rule 7), names the message. Whether two recipients make one message or two is
+    // not shown, so this asks no count: a callback about this send (it carries the send's unique
+    // externalReference) names a messageId the answer returned, or the answer left a message out.
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('every-message');
+    // Setting the override is UPD-001's business (deliverTo judges it there), as the callbacks' arrival is WH-001's below.
+    await deliverTo(settings, numberId, channel.url, 'SEND-008');
+    const payload = smsPayload(numberId, deliveredRecipients(target, 2), 'every-message');
+    const sent = Date.now();
+    const ids = expectQueued(await send(api, newKey(), payload), 'SEND-008');
+    // The arrival of the named messages' outcomes bounds the wait for those of messages the answer
+    // did not name, with as long again (quietPeriod) for a server that does not deliver in order.
+    const unreported: string[] = [];
+    for (const messageId of ids) {
+      const arrived = await channel.waitFor(`a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs: target.webhooks.timeoutMs }).then(() => true, () => false);
+      if (!arrived) unreported.push(messageId);
+    }
+    expect(unreported, `WH-001: the outcome of each message of the send reaches the number's webhookDeliveryOverride within ${target.webhooks.timeoutMs} ms`).toEqual([]);
+    await quietPeriod(Date.now() - sent);
+    const unnamed = channel.unique().filter((c) => c.text.includes(payload.externalReference) && !ids.some((id) => c.text.includes(id)));
+    expect(
+      unnamed.map((c) => c.text.slice(0, 300)),
+      `SEND-008: every delivery callback of the send (externalReference ${payload.externalReference}) names a messageId its answer returned (${ids.join(', ')})`,
+    ).toEqual([]);
+  });
+
   test('two sends with different keys are two operations with different messageIds', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'two-operations');
     const first = expectQueued(await send(api, newKey(), body), 'SEND-008');
@@ -248,23 +293,31 @@ test.describe('4.6 request fields', () => {
 // callbacks flow, and its callback arriving bounds the wait for the rejected ones: the control
 // is sent after the rejected sends and takes the same path. A server that does not deliver its
 // callbacks in order gets as long again as the control took (quietPeriod) before the check.
+// Each rejected send carries its own externalReference, so a callback names the one it reports.
 test.describe('7.3 a rejected send queues nothing', () => {
-  const defects: Array<[string, (valid: Record<string, unknown>) => Record<string, unknown>]> = [
+  const defects: Array<[string, (valid: Record<string, unknown>) => Record<string, unknown>, { withoutKey?: true }?]> = [
     ['an invalid recipient', (valid) => ({ ...valid, to: ['2025550100'] })],
+    // Rule 6 makes the whole request invalid: the valid recipients beside the bad one are not sent either.
+    ['one invalid recipient among valid ones', (valid) => ({ ...valid, to: [...(valid.to as string[]), '2025550100'] })],
     ['an E.164 sendFrom', (valid) => ({ ...valid, sendFrom: '+12025550199' })],
     ['an unknown messageType', (valid) => ({ ...valid, messageType: 'TEXT' })],
     ['a missing externalReference', ({ externalReference: _dropped, ...rest }) => rest],
+    // Rule 1: a valid payload without the key is refused, so it is not sent either.
+    ['no Idempotency-Key', (valid) => valid, { withoutKey: true }],
   ];
-  // One control bounds the wait for all four: the rejected sends go first, then the control.
-  test('sends rejected for an invalid recipient, an E.164 sendFrom, an unknown messageType or a missing externalReference are never reported by a delivery callback', { tag: ['@SEND-015'] }, async ({ api, target, knownNumbers, newKey, settings, webhooks }) => {
+  // One control bounds the wait for all of them: the rejected sends go first, then the control.
+  test('sends rejected for an invalid recipient (alone or among valid ones), an E.164 sendFrom, an unknown messageType, a missing externalReference or a missing Idempotency-Key are never reported by a delivery callback', { tag: ['@SEND-015'] }, async ({ api, target, knownNumbers, newKey, settings, webhooks }) => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('rejected');
     await deliverTo(settings, numberId, channel.url, 'SEND-015');
-    const rejectedRef = externalRef('rejected');
-    for (const [defect, breakIt] of defects) {
-      const rejected = await send(api, newKey(), breakIt({ ...smsPayload(numberId, deliveredRecipients(target), 'rejected'), externalReference: rejectedRef }));
+    const rejectedRefs: string[] = [];
+    for (const [defect, breakIt, how] of defects) {
+      const rejectedRef = externalRef('rejected');
+      rejectedRefs.push(rejectedRef);
+      const payload = breakIt({ ...smsPayload(numberId, deliveredRecipients(target), 'rejected'), externalReference: rejectedRef });
+      const rejected = await send(api, how?.withoutKey ? undefined : newKey(), payload);
       expect(rejected).toBeRejected(`SEND-015: precondition: the send with ${defect} is rejected`);
     }
-    await expectNoStrayCallbacks(api, target, channel, numberId, newKey(), rejectedRef, 'SEND-015', 'a rejected send');
+    await expectNoStrayCallbacks(api, target, channel, numberId, newKey(), rejectedRefs, 'SEND-015', 'a rejected send');
   });
 });

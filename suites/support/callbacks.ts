@@ -1,8 +1,9 @@
 import type { ApiClient } from '../../harness/api-client.ts';
+import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
-import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { ReceiverRefused, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.ts';
 
 /**
@@ -11,10 +12,21 @@ import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.
  * message, with failures that start with the requirement ID.
  */
 
+/**
+ * Point a number's `field` override at `url` (null clears it), for test `id`; the settings
+ * fixture restores the old target. A refusal of the receiver's URL as a request defect is the
+ * run's problem (ReceiverRefused); any other failure is the update's, judged on UPD-001, and the
+ * test stops before its own requirement.
+ */
+export async function pointOverride(settings: SettingsGuard, numberId: string, field: 'webhookDeliveryOverride' | 'webhookInboundOverride', url: string | null, id: string): Promise<void> {
+  const res = await settings.change(numberId, { [field]: url });
+  if (url !== null && isRequestDefectAnswer(res.status)) throw new ReceiverRefused(field, url, `${res.describe()} ${res.text.slice(0, 200)}`);
+  expect(res).toSucceed(`UPD-001: setting ${field} of ${numberId}, which ${id} needs`);
+}
+
 /** Point a number's delivery callbacks at `url`; the settings fixture restores the old target. */
 export async function deliverTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
-  const res = await settings.change(numberId, { webhookDeliveryOverride: url });
-  expect(res).toSucceed(`${id}: precondition: setting webhookDeliveryOverride of ${numberId}`);
+  await pointOverride(settings, numberId, 'webhookDeliveryOverride', url, id);
 }
 
 /** A callback whose raw body names `messageId` (the document shows no payload fields). */
@@ -57,11 +69,12 @@ export async function quietPeriod(latencyMs: number): Promise<void> {
 }
 
 /**
- * After sends that must never be reported (refused ones, their externalReference
- * `rejectedRef`): send a control message from `numberId`, whose callbacks reach `channel`, wait
- * for them and a quiet period as long again, then fail if any callback on the channel names
- * `rejectedRef` or is about anything but the control messages (payload fields are open,
- * section 6, so anything else is stray).
+ * After sends that must never be reported (refused ones, their externalReferences
+ * `rejectedRefs`): send a control message from `numberId`, whose callbacks reach `channel`, wait
+ * for them and a quiet period as long again, then fail if any callback on the channel names one
+ * of `rejectedRefs` or is about anything but the control messages and the messages `expected`
+ * (messageIds of sends the test made accepted before, whose callbacks belong there). Payload
+ * fields are open (section 6), so a callback naming none of those messages is stray.
  */
 export async function expectNoStrayCallbacks(
   api: ApiClient,
@@ -69,14 +82,17 @@ export async function expectNoStrayCallbacks(
   channel: WebhookChannel,
   numberId: string,
   key: string,
-  rejectedRef: string,
+  rejectedRefs: string | readonly string[],
   id: string,
   what: string,
+  expected: readonly string[] = [],
 ): Promise<void> {
+  const refs = typeof rejectedRefs === 'string' ? [rejectedRefs] : rejectedRefs;
   const controlSent = Date.now();
   const controlIds = expectQueuedFor(await send(api, key, smsPayload(numberId, deliveredRecipients(target), 'control')), id, 'the control send');
   for (const messageId of controlIds) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, `${id}: the control send is reported, so callbacks reach the receiver`);
   await quietPeriod(Date.now() - controlSent);
-  const stray = channel.unique().filter((c) => c.text.includes(rejectedRef) || !controlIds.some((messageId) => c.text.includes(messageId)));
-  expect(stray.map((c) => c.text.slice(0, 200)), `${id}: no callback reports ${what} (externalReference ${rejectedRef})`).toEqual([]);
+  const known = [...controlIds, ...expected];
+  const stray = channel.unique().filter((c) => refs.some((ref) => c.text.includes(ref)) || !known.some((messageId) => c.text.includes(messageId)));
+  expect(stray.map((c) => c.text.slice(0, 200)), `${id}: no callback reports ${what} (externalReference ${refs.join(', ')})`).toEqual([]);
 }

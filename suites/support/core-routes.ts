@@ -142,6 +142,19 @@ export function unknownNumberIdLike(like: string): string {
 }
 
 /**
+ * `token` with the case of every letter swapped, where case is part of the token: when it holds
+ * letters of both cases, as base64 and base64url tokens (RFC 6750's b64token) do, the swapped
+ * string is another token, one the server never issued. Undefined for a token in one case: it
+ * may be written in an alphabet whose case carries nothing (hexadecimal and base32 are
+ * case-insensitive, RFC 4648 sections 6 and 8; a UUID is read in either case, RFC 9562 section
+ * 4), which a server may read either way without accepting anything it did not issue.
+ */
+export function caseSwappedToken(token: string): string | undefined {
+  if (!/[a-z]/.test(token) || !/[A-Z]/.test(token)) return undefined;
+  return token.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+}
+
+/**
  * `token` with one character in its middle replaced by another of the same class, so it keeps
  * the issued token's shape. A middle character carries full bits in base64 or hex, so the
  * altered token can never decode to the same bytes.

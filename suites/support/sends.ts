@@ -23,6 +23,18 @@ export function smsNumber(known: KnownNumbers): string {
 }
 
 /**
+ * Another number of the primary client that can send an SMS as well as `smsNumber(known)`: one
+ * the list shows with a campaignregId and SMS not disabled. Undefined when there is none (a
+ * target with one sending number); the test that needs it says it is not testable.
+ */
+export function secondSmsNumber(known: KnownNumbers): string | undefined {
+  return known.primary.find((n) => n.numberId !== known.sms && typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false)?.numberId;
+}
+
+/** Why a test that needs `secondSmsNumber` is not testable without one. */
+export const NO_SECOND_SMS_NUMBER = 'needs a second primary number with a campaignregId that can send SMS, besides numbers.sms';
+
+/**
  * A number of the primary client, for a request that must name one but need not succeed (an
  * update, or a send refused for its credentials or its form): the SMS number when there is
  * one, else any. Unlike smsNumber, a target without an SMS number can still run such a test.

@@ -71,6 +71,30 @@ test.describe('4.5 Update number settings', () => {
   }
 
   for (const field of NULLABLE_FIELDS) {
+    test(`an update setting only ${field} to null leaves every other field unchanged`, { tag: ['@UPD-003'] }, async ({ api, knownNumbers, settings, webhooks }) => {
+      // Null is a value like any other here: clearing one override or the registration does not
+      // clear the others. Every nullable field the list shows is given a value first, so a null
+      // that spilled over onto another would show.
+      const numberId = scratchNumber(knownNumbers);
+      const shown = await recordOf(api, numberId, 'primary', 'UPD-003');
+      if (!(field in shown)) notTestable(`the numbers list does not show ${field} of number ${numberId}, so it cannot be set to null and put back`);
+      if (!SETTABLE_FIELDS.some((other) => other !== field && other in shown)) notTestable(`the numbers list shows no settable field of number ${numberId} besides ${field}, so none can be seen to stay unchanged`);
+      for (const other of NULLABLE_FIELDS) {
+        if (!(other in shown) || shown[other] !== null) continue;
+        const set = await settings.change(numberId, patchOf(other, differentValue(other, null, knownNumbers, () => webhooks.channel(`upd3-null-${other}`).url)));
+        expect(set).toSucceed(`UPD-003: precondition: ${other} of ${numberId} can be given a value`);
+      }
+      const before = await recordOf(api, numberId, 'primary', 'UPD-003');
+      const res = await settings.change(numberId, patchOf(field, null));
+      expect(res).toSucceed(`UPD-003: the update setting ${field} alone to null is accepted (2xx)`);
+      const after = await recordOf(api, numberId, 'primary', 'UPD-003');
+      const { [field]: _was, ...othersBefore } = before;
+      const { [field]: _now, ...othersAfter } = after;
+      expect(othersAfter, `UPD-003: an update naming only ${field}, set to null, leaves the other fields as they were`).toEqual(othersBefore);
+    });
+  }
+
+  for (const field of NULLABLE_FIELDS) {
     test(`${field} accepts null, and the list then shows null`, { tag: ['@UPD-004'] }, async ({ api, knownNumbers, settings, webhooks }) => {
       const numberId = scratchNumber(knownNumbers);
       const before = await recordOf(api, numberId, 'primary', 'UPD-004');

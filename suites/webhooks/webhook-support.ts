@@ -1,7 +1,6 @@
-import { expect } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
-import { namesMessage } from '../support/callbacks.ts';
+import { namesMessage, pointOverride } from '../support/callbacks.ts';
 import { mentions } from '../support/sends.ts';
 
 /**
@@ -11,8 +10,7 @@ import { mentions } from '../support/sends.ts';
 
 /** Point a number's inbound callbacks at `url`; the settings fixture restores the old target. */
 export async function inboundTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
-  const res = await settings.change(numberId, { webhookInboundOverride: url });
-  expect(res).toSucceed(`${id}: precondition: setting webhookInboundOverride of ${numberId}`);
+  await pointOverride(settings, numberId, 'webhookInboundOverride', url, id);
 }
 
 /** A callback whose JSON body holds `messageId` as a value somewhere. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { expect, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { deliveredRecipients, expectQueuedFor, externalRef, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 
@@ -27,6 +27,20 @@ test.describe('6 delivery outcomes by webhook', () => {
     await deliverTo(settings, numberId, channel.url, 'WH-001');
     const ids = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target, 2), 'wh-override-many')), 'WH-001');
     for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-001');
+  });
+
+  test("the outcome of an MMS is POSTed to the number's webhookDeliveryOverride too", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    // Section 6 gives a number one delivery target for the outcome of its messages, whatever
+    // their type: an MMS is reported where an SMS from the same number would be.
+    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
+    const numberId = knownNumbers.mms!;
+    const channel = webhooks.channel('override-mms');
+    await deliverTo(settings, numberId, channel.url, 'WH-001');
+    const mms = { sendFrom: numberId, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check wh-override-mms', media: target.mediaSample, externalReference: externalRef('wh-override-mms') };
+    const [messageId] = expectQueuedFor(await send(api, newKey(), mms), 'WH-001', 'the MMS');
+    const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-001');
+    expect(callback.method, 'WH-001: the outcome of the MMS is reported by a POST').toBe('POST');
   });
 
   test("with an override set, the outcome goes to the override and not to the client's delivery webhook", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {

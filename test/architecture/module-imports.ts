@@ -77,15 +77,16 @@ export const CODE_FILE = /\.[cm]?[jt]sx?$/;
 
 /**
  * Every code file under `root`, relative to it, skipping .git and the directories .gitignore
- * names (node_modules/, reports/out/, …): what the program should hold, to compare with what
+ * names (node_modules, reports/out/, …): what the program should hold, to compare with what
  * it does.
  */
 export function codeFilesOnDisk(root: string): string[] {
   const ignored = readFileSync(resolve(root, '.gitignore'), 'utf8')
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => line.endsWith('/') && !line.startsWith('#'))
-    .map((line) => line.replace(/^\//, ''));
+    // A directory is named with a trailing slash, or by a plain name, which git matches as a file or a directory (node_modules, a link or not).
+    .filter((line) => line !== '' && !line.startsWith('#') && (line.endsWith('/') || !/[*?[\]!]/.test(line)))
+    .map((line) => line.replace(/^\//, '').replace(/([^/])$/, '$1/'));
   // As git reads them: an entry with a slash before its last is anchored at the root, one without matches at any depth.
   const skip = (dir: string, name: string): boolean =>
     name === '.git' || ignored.some((entry) => (entry.slice(0, -1).includes('/') ? `${dir}${name}/` === entry : `${name}/` === entry));

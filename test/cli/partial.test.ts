@@ -13,7 +13,7 @@ test('certify --grep @SEND-004: PARTIAL, exit 0, recorded in the report; sign re
   const out = join(dir, 'out');
   const run = await runCli('cli/certify.ts', ['--grep', '@SEND-004', '--out', out], { out });
   expect(run.code, run.stdout.slice(-2000)).toBe(0);
-  expect(run.summary).toBe('PARTIAL (grep @SEND-004)  document 1/1  standard 0/0  profile 0/0  not testable 0  not run 115  exercised: 1 operation, 1 status');
+  expect(run.summary).toBe('PARTIAL (grep @SEND-004)  document 1/1  standard 0/0  profile 0/0  not testable 0  not run 117  exercised: 1 operation, 2 statuses');
   expect(run.report?.verdict).toBe('partial');
   expect(run.report?.run.filters).toEqual(['grep @SEND-004']);
   expect(run.report?.run.partial).toEqual(['grep @SEND-004']);

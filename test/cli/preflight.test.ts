@@ -117,3 +117,27 @@ test('a control plane that refuses the configured controlToken makes the tests t
     await reference.stop();
   }
 });
+
+test("a webhook receiver port another program holds stops the run as a harness error, not as the webhook requirements' failures", async () => {
+  const holder = await fakeServer(() => undefined);
+  try {
+    const port = Number(new URL(holder.url).port);
+    const config = referenceConfig(shared.dir, 'receiver-port-taken', shared.reference.fixtures, (c) => (c.webhooks = { listenHost: '127.0.0.1', listenPort: port }));
+    const run = await certify(config, '--grep', '@WH-001|@SEND-008');
+    expect(run.code, run.stdout.slice(-2000)).toBe(2);
+    expect(run.summary).toMatch(new RegExp(`^HARNESS ERROR \\(stopped: ReceiverListenError: the harness's webhook receiver cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)\\)`));
+    expect(run.report?.requirements.find((r) => r.id === 'WH-001')?.verdict).not.toBe('fail');
+  } finally {
+    await holder.close();
+  }
+});
+
+test("a target that refuses the receiver's public URL as a webhook target stops the run: the config's address, not the webhook requirements", async () => {
+  // The reference refuses private addresses it was not told to allow (profile webhook.targets), as a careful server does.
+  const config = referenceConfig(shared.dir, 'receiver-refused', shared.reference.fixtures, (c) => (c.webhooks = { listenHost: '127.0.0.1', listenPort: 0, publicUrl: 'http://10.255.255.1:{port}' }));
+  const run = await certify(config, '--grep', '@WH-001');
+  expect(run.code, run.stdout.slice(-2000)).toBe(2);
+  expect(run.summary).toMatch(/^HARNESS ERROR \(stopped: ReceiverRefused: the target refused the harness's webhook receiver http:\/\/10\.255\.255\.1:\d+\/hooks\/\S+ as webhookDeliveryOverride: /);
+  expect(run.stdout).toContain('check:  webhooks.publicUrl in the target config');
+  expect(run.report?.requirements.find((r) => r.id === 'WH-001')?.verdict).toBe('not run');
+});

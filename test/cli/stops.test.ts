@@ -1,5 +1,7 @@
-// A run that is clearly broken stops early with a harness-side verdict instead of running for
-// minutes; --max-failures passes through and makes the run partial.
+// A run that is clearly broken stops early instead of running for minutes, partial and never a
+// certificate: not conformant when the tests in a row failed on a requirement, a harness error
+// when the harness cannot place the cause (INTERPRETING.md, Stopped runs); --max-failures passes
+// through and makes the run partial.
 import { expect, test } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -34,12 +36,14 @@ async function certifyBroken(...flags: string[]): Promise<CliRun> {
   }
 }
 
-test('every test failing the same way stops the run: a harness error that says why, in seconds', async () => {
+test('every test failing the same way on a requirement stops the run: not conformant on it, partial, saying why, in seconds', async () => {
   test.setTimeout(240_000);
   const run = await certifyBroken();
-  expect(run.code, run.stdout.slice(-2000)).toBe(2);
-  expect(run.summary).toMatch(/^HARNESS ERROR \(stopped: 10 tests in a row failed the same way \(failed on ERR-004\); every later test would too/);
-  expect(run.report?.verdict).toBe('harness error');
+  expect(run.code, run.stdout.slice(-2000)).toBe(1);
+  expect(run.summary).toMatch(/^NOT CONFORMANT \(partial: 10 tests in a row failed the same way \(failed on ERR-004\); every later test would too/);
+  expect(run.report?.verdict).toBe('not conformant');
+  expect(run.report?.requirements.find((r) => r.id === 'ERR-004')?.verdict).toBe('fail');
+  expect(run.report?.run.errors).toEqual([]);
   expect(run.report?.run.stop?.by).toBe('harness');
   const notStarted = run.report!.requirements.flatMap((r) => r.tests).filter((t) => t.outcome === 'did-not-run');
   expect(notStarted.length).toBeGreaterThan(300);

@@ -1,5 +1,6 @@
 // End to end: the bundled reference started WITHOUT its control plane, its client webhooks
-// pointed at the harness's run receiver at start (--client-webhook), certified with
+// pointed at the harness's run receiver at start (--client-webhook: the primary client's both
+// kinds, the secondary client's delivery webhook only, as the example declares), certified with
 // examples/reference-triggers.yaml (ports filled in): every document-level
 // requirement is reached through the declared triggers alone.
 import { expect, test } from '@playwright/test';
@@ -19,7 +20,14 @@ test('the reference without its control plane is certified CONFORMANT through tr
   const receiver = `http://127.0.0.1:${receiverPort}`;
   reference = await startReference(dir, {
     port: serverPort,
-    args: ['--client-webhook', `primary:delivery=${receiver}/clients/primary/delivery`, '--client-webhook', `primary:inbound=${receiver}/clients/primary/inbound`],
+    args: [
+      '--client-webhook',
+      `primary:delivery=${receiver}/clients/primary/delivery`,
+      '--client-webhook',
+      `primary:inbound=${receiver}/clients/primary/inbound`,
+      '--client-webhook',
+      `secondary:delivery=${receiver}/clients/secondary/delivery`,
+    ],
   });
   const config = parse(readFileSync(join(EXAMPLES, 'reference-triggers.yaml'), 'utf8')) as Record<string, any>;
   config.baseUrl = reference.baseUrl;

@@ -33,7 +33,7 @@ test('a passing property reports the seed it ran with', async () => {
   expect(run).toEqual({ seed: 99, numRuns: 30 });
 });
 
-test('a property checking several requirements is judged on the one its failing check names, else on all', async () => {
+test('a property is judged on the requirement its failing check names, whether or not it was run for it, else on all it was run for', async () => {
   const settings: PropertySettings = { depth: 'quick', numRuns: 20, seed: 7 };
   const failing = (message: string) => fc.property(fc.nat(), () => {
     throw new Error(message);
@@ -42,6 +42,10 @@ test('a property checking several requirements is judged on the one its failing 
   expect(named.judgement).toEqual({ kind: 'requirements', ids: ['IDEM-003'] });
   const unnamed = await failureOf(checkProperty(['IDEM-104', 'IDEM-003'], failing('the answer was not JSON'), { settings }));
   expect(unnamed.judgement).toEqual({ kind: 'requirements', ids: ['IDEM-104', 'IDEM-003'] });
+  // A check that names a requirement the property was not run for judges that one, as a check
+  // anywhere else does: an unsafe retry met in a burst scenario is IDEM-002's failure.
+  const elsewhere = await failureOf(checkProperty(['IDEM-104', 'IDEM-003'], failing('IDEM-002: an unsafe retry (externalReference changed) was accepted'), { settings }));
+  expect(elsewhere.judgement).toEqual({ kind: 'requirements', ids: ['IDEM-002'] });
 });
 
 test('a failure leads with requirement, seed, path, runs and shrinks, then the replay command', async () => {

@@ -65,12 +65,27 @@ test('every trigger kind is read, with its defaults, and the shorthands fold int
   expect(target.triggers).toEqual({
     upstreamFailure: { kind: 'control' },
     expireToken: { kind: 'wait', client: minimal.clients.primary, maxWaitSeconds: 30 },
-    clientWebhooks: { kind: 'declared', secondaryHasNone: true },
+    clientWebhooks: { kind: 'declared', secondary: [] },
     inbound: { kind: 'loopback', to: { phoneNumber: '+12025550143' } },
     failedDelivery: { kind: 'request', recipients: ['+12025550150'] },
   });
   const byRequest = resolveTarget({ ...minimal, triggers: { upstreamFailure: { kind: 'request', requests: [{ body: { rateCenter: 'X' }, headers: { 'x-fail': '503' }, providerStatus: 503 }] } } }, 'inline', {});
   expect(byRequest.triggers.upstreamFailure).toEqual({ kind: 'request', requests: [{ body: { rateCenter: 'X' }, headers: { 'x-fail': '503' }, providerStatus: 503 }] });
+});
+
+test('declared client webhooks say which kinds the secondary client has; secondaryHasNone is the older spelling of none', () => {
+  const declared = (clientWebhooks: Record<string, unknown>) =>
+    resolveTarget({ ...minimal, clients: { ...minimal.clients, secondary: { clientId: 'c', clientSecret: 'd' } }, webhooks: { listenPort: 8787 }, triggers: { clientWebhooks } }, 'inline', {}).triggers.clientWebhooks;
+  expect(declared({ kind: 'declared' })).toEqual({ kind: 'declared' });
+  expect(declared({ kind: 'declared', secondaryHasNone: false })).toEqual({ kind: 'declared' });
+  expect(declared({ kind: 'declared', secondaryHasNone: true })).toEqual({ kind: 'declared', secondary: [] });
+  expect(declared({ kind: 'declared', secondary: ['delivery'] })).toEqual({ kind: 'declared', secondary: ['delivery'] });
+  expect(declared({ kind: 'declared', secondary: ['inbound', 'delivery'] })).toEqual({ kind: 'declared', secondary: ['delivery', 'inbound'] });
+  expect(() => declared({ kind: 'declared', secondary: ['delivery'], secondaryHasNone: true })).toThrow(/\/triggers\/clientWebhooks gives both secondary and secondaryHasNone: keep secondary/);
+  expect(() => declared({ kind: 'declared', secondary: ['sms'] })).toThrow(/\/triggers\/clientWebhooks\/secondary\/0 must be equal to one of the allowed values/);
+  expect(() => declared({ kind: 'declared', secondary: ['delivery', 'delivery'] })).toThrow(/\/triggers\/clientWebhooks\/secondary/);
+  const withoutSecondary = { ...minimal, webhooks: { listenPort: 8787 }, triggers: { clientWebhooks: { kind: 'declared', secondary: ['delivery'] } } };
+  expect(() => resolveTarget(withoutSecondary, 'inline', {})).toThrow(/\/triggers\/clientWebhooks\/secondary says which webhooks the secondary client has, but \/clients\/secondary is missing/);
 });
 
 for (const [what, raw, message] of badConfigs) {

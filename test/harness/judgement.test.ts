@@ -49,8 +49,8 @@ test('in a real run, each failure counts against what its check judged', async (
     'FIX-001': 'not run', // stopped by FIX-002's failure
     'FIX-006': 'fail',
     'FIX-008': 'fail',
-    'FIX-101': 'non-strict fail', // standard level
-    'FIX-102': 'not run', // the property's message quotes FIX-102; it judged FIX-101
+    'FIX-101': 'not run', // the property run for FIX-101 failed on the check that names FIX-102
+    'FIX-102': 'non-strict fail', // standard level
     'FIX-201': 'not run', // the send cap stopped it: a harness error, not a failure
     'FIX-202': 'fail',
     'FIX-003': 'fail', // an error no check recorded counts against every tag

@@ -126,6 +126,8 @@ test('the expireToken trigger\'s own client with a wrong secret stops the run, n
   expect(error?.check).toContain('triggers.expireToken.client.clientId and triggers.expireToken.client.clientSecret in test.yaml');
   const { result } = await against(perClient({ c1: 's1', brief: 'right' }, { c1: ['n1'] }), { triggers: { expireToken: { ...triggers.expireToken, client: { clientId: 'brief', clientSecret: 'right' } } } });
   expect(result?.checked).toContain('the expireToken trigger client (brief) obtained a token (JSON body)');
+  // Kept for the tests that wait it out, with whoami's answer to it (refused here: that fake lists numbers only).
+  expect(result?.tokenIssuedEarly).toMatchObject({ clientId: 'brief', token: 'tok-brief', expiresIn: 2, acceptedBefore: 404 });
 });
 
 test('numbers.sms or numbers.mms that the primary client does not list stops the run, showing the list', async () => {

@@ -27,7 +27,12 @@ test(`${STOP_AFTER} tests in a row failing on one shared cause stop the run; a p
   expect(stopReason(Array(STOP_AFTER - 1).fill(cause))).toBeNull();
   expect(stopReason([...Array(STOP_AFTER - 1).fill(cause), null])).toBeNull();
   expect(stopReason([...Array(STOP_AFTER - 1).fill(cause), 'other'])).toBeNull();
-  expect(stopReason(Array(STOP_AFTER).fill(cause))).toBe(`${STOP_AFTER} tests in a row failed the same way (failed on TOKEN-002); every later test would too, so the run stopped: fix that cause and run again`);
+  expect(stopReason(Array(STOP_AFTER).fill(cause))).toEqual({
+    reason: `${STOP_AFTER} tests in a row failed the same way (failed on TOKEN-002); every later test would too, so the run stopped: fix that cause and run again`,
+    failedOn: ['TOKEN-002'],
+  });
+  // A cause no check judged stops the run too, on no requirement.
+  expect(stopReason(Array(STOP_AFTER).fill('Error: <request> failed: connect ECONNREFUSED #.#.#.#:#'))?.failedOn).toEqual([]);
 });
 
 test('sends and recent failures of a worker slot survive its process; a stop is seen by every slot', () => {
@@ -41,7 +46,7 @@ test('sends and recent failures of a worker slot survive its process; a stop is 
   expect(restarted.remember('y', 3)).toEqual(['x', 'y']);
   expect(new RunState(dir, 1).sends).toBe(0);
   restarted.stop('the send cap was reached');
-  expect(new RunState(dir, 1).stopped()).toBe('the send cap was reached');
+  expect(new RunState(dir, 1).stopped()).toEqual({ reason: 'the send cap was reached', failedOn: [] });
 });
 
 test('a test that changes nothing of the slot writes nothing; one that does writes it', () => {

@@ -13,7 +13,7 @@ import { ControlClient, ControlPlaneError } from '../../harness/control.ts';
 import { HarnessStop } from '../../harness/judgement.ts';
 import { reasonFor, suppliedBy } from '../../harness/plan.ts';
 import { clientWebhookUrl, RecordedChannel, startRunReceiver } from '../../harness/run-receiver.ts';
-import { obtainExpiredToken, TriggerError, TriggerSet, type TriggerContext } from '../../harness/triggers.ts';
+import { loadTokenIssuedEarly, obtainExpiredToken, saveTokenIssuedEarly, TriggerError, TriggerSet, type TriggerContext } from '../../harness/triggers.ts';
 
 const primary = { clientId: 'p', clientSecret: 'ps' };
 const minimal = { baseUrl: 'https://api.example.com', clients: { primary } };
@@ -90,7 +90,7 @@ test('expireToken by wait waits out expires_in once the token was accepted, and 
   const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
   const started = Date.now();
   const outcome = await obtainExpiredToken(target, new ControlClient(target), issue(0), whoami);
-  expect(outcome).toEqual({ token: 'tok-brief', acceptedBefore: 200 });
+  expect(outcome).toEqual({ token: 'tok-brief', acceptedBefore: 200, lifetime: { clientId: 'brief', reportedSeconds: 0, acceptedBefore: 200, refusedAfterMs: null, watchedMs: expect.any(Number) } });
   // A token still accepted is used as expired only once the margin past expires_in is out.
   expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
   expect(issued).toEqual(['brief']);
@@ -98,11 +98,62 @@ test('expireToken by wait waits out expires_in once the token was accepted, and 
   let asked = 0;
   const refusedOnThirdAsk = async () => answer(++asked <= 3 ? 200 : 401, {});
   const quick = Date.now();
-  expect(await obtainExpiredToken(target, new ControlClient(target), issue(0), refusedOnThirdAsk)).toEqual({ token: 'tok-brief', acceptedBefore: 200 });
+  const refused = await obtainExpiredToken(target, new ControlClient(target), issue(0), refusedOnThirdAsk);
+  expect(refused).toEqual({ token: 'tok-brief', acceptedBefore: 200, lifetime: expect.objectContaining({ reportedSeconds: 0, refusedAfterMs: expect.any(Number) }) });
   expect(asked).toBe(4);
   expect(Date.now() - quick).toBeLessThan(1_000);
-  const tooLong = await obtainExpiredToken(target, new ControlClient(target), issue(3600), whoami);
-  expect(tooLong).toEqual({ unreachable: expect.stringMatching(/lives 3600 s, longer than triggers\.expireToken\.maxWaitSeconds \(5 s\)/) });
+  // Rate limiting and timeouts say nothing of the token: only a refusal ends the wait.
+  asked = 0;
+  const limitedThenRefused = async () => answer([200, 429, 408, 503][++asked - 1] ?? 401, {});
+  expect((await obtainExpiredToken(target, new ControlClient(target), issue(0), limitedThenRefused)).lifetime?.refusedAfterMs).not.toBeNull();
+  expect(asked).toBe(5);
+  const short = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 1 } });
+  const waited = Date.now();
+  const tooLong = await obtainExpiredToken(short, new ControlClient(short), issue(3600), whoami);
+  expect(tooLong).toEqual({
+    unreachable: expect.stringMatching(/reports expires_in 3600 s and was still accepted after 1 s, the longest triggers\.expireToken\.maxWaitSeconds lets the harness wait: raise maxWaitSeconds to at least 3600/),
+    lifetime: expect.objectContaining({ reportedSeconds: 3600, refusedAfterMs: null }),
+  });
+  // maxWaitSeconds and the margin, not the token's hour
+  expect(Date.now() - waited).toBeGreaterThanOrEqual(2_000);
+  expect(Date.now() - waited).toBeLessThan(3_500);
+});
+
+test('a token refused long before the expires_in it reported is still the expired token, and the wait says when it was refused', async () => {
+  const brief = { clientId: 'brief', clientSecret: 'bs' };
+  const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
+  // expires_in in milliseconds: 2000 for a token that lives about a second
+  const issue = async () => answer(200, { access_token: 'tok-ms', token_type: 'bearer', expires_in: 2000 });
+  const started = Date.now();
+  const whoami = async () => answer(Date.now() - started < 1_000 ? 200 : 401, {});
+  const outcome = await obtainExpiredToken(target, new ControlClient(target), issue, whoami);
+  expect(outcome).toMatchObject({ token: 'tok-ms', acceptedBefore: 200, lifetime: { clientId: 'brief', reportedSeconds: 2000, acceptedBefore: 200 } });
+  const refusedAfterMs = outcome.lifetime!.refusedAfterMs!;
+  expect(refusedAfterMs).toBeGreaterThanOrEqual(1_000);
+  // asked every half second while expires_in was not out
+  expect(refusedAfterMs).toBeLessThan(1_800);
+  expect(Date.now() - started).toBeLessThan(2_000);
+});
+
+test('the lifetime of a token is asked for only of a wait: through the control plane, or with no trigger, there is none, and the test is not made not testable', async () => {
+  const recorded: string[] = [];
+  const lifetime = { clientId: 'brief', reportedSeconds: 2, acceptedBefore: 200, refusedAfterMs: 2_100, watchedMs: 2_100 };
+  const byWait = targetWith({ expireToken: { kind: 'wait', client: { clientId: 'brief', clientSecret: 'bs' }, maxWaitSeconds: 5 } });
+  const allowed: number[] = [];
+  const set = triggerSet(byWait, recorded, { expiredToken: async () => ({ token: 't', acceptedBefore: 200, lifetime }), allow: (ms) => allowed.push(ms) });
+  expect(await set.tokenLifetime()).toEqual(lifetime);
+  expect(recorded).toEqual(['expireToken: wait']);
+  expect(allowed).toEqual([6_000]);
+  // still accepted after maxWaitSeconds: out of reach for AUTH-003, yet the lifetime watched is there
+  const unreachable = triggerSet(byWait, [], { expiredToken: async () => ({ unreachable: 'too long', lifetime: { ...lifetime, refusedAfterMs: null } }) });
+  expect((await unreachable.tokenLifetime())?.refusedAfterMs).toBeNull();
+  const asked: string[] = [];
+  const byControl = targetWith({ expireToken: { kind: 'control' } }, { hooks: { controlUrl: 'http://127.0.0.1:9' } });
+  for (const target of [byControl, targetWith({})]) {
+    const none = triggerSet(target, asked, { expiredToken: async () => (asked.push('expired token'), { unreachable: 'not asked' }) });
+    expect(await none.tokenLifetime()).toBeUndefined();
+  }
+  expect(asked).toEqual([]);
 });
 
 test("the expireToken trigger's own client refused is the run's problem, not a failure of the requirement that waits for its token", async () => {
@@ -147,6 +198,27 @@ test('a control plane that refuses, fails or cannot be reached is the run\'s pro
   } finally {
     server.close();
   }
+});
+
+test("the preflight's token of the expireToken client is used, its lifetime counted from when the preflight asked for it", async () => {
+  const brief = { clientId: 'brief', clientSecret: 'bs' };
+  const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
+  let issued = 0;
+  const issue = async () => (issued++, answer(200, { access_token: 'tok-new', token_type: 'bearer', expires_in: 2 }));
+  const refused = async () => answer(401, {});
+  const runDir = mkdtempSync(join(tmpdir(), 'issued-early-'));
+  // Issued 2.5 s ago with a lifetime of 2 s: already refused, so nothing is waited.
+  const requestedAt = Date.now() - 2_500;
+  saveTokenIssuedEarly(runDir, { clientId: 'brief', token: 'tok-early', expiresIn: 2, requestedAt, receivedAt: requestedAt + 20, acceptedBefore: 200 });
+  const started = Date.now();
+  const outcome = await obtainExpiredToken(target, new ControlClient(target), issue, refused, loadTokenIssuedEarly(runDir));
+  expect(Date.now() - started).toBeLessThan(500);
+  expect(issued).toBe(0);
+  expect(outcome).toEqual({ token: 'tok-early', acceptedBefore: 200, lifetime: expect.objectContaining({ reportedSeconds: 2, acceptedBefore: 200, refusedAfterMs: expect.any(Number) }) });
+  expect(outcome.lifetime!.refusedAfterMs!).toBeGreaterThanOrEqual(2_500);
+  // Another client's token, or none kept, and the token is asked for as before.
+  expect(await obtainExpiredToken(target, new ControlClient(target), issue, refused, { ...loadTokenIssuedEarly(runDir)!, clientId: 'someone-else' })).toMatchObject({ token: 'tok-new' });
+  expect(loadTokenIssuedEarly(mkdtempSync(join(tmpdir(), 'issued-early-')))).toBeNull();
 });
 
 test('the run receiver records declared client webhooks for the tests of every worker, and refuses other paths', async () => {

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { createHmac } from 'node:crypto';
 import { verifyWebhook, WebhookVerificationError } from '../../harness/webhook-signature.ts';
-import { WebhookReceiver } from '../../harness/webhook-receiver.ts';
+import { ReceiverListenError, WebhookReceiver } from '../../harness/webhook-receiver.ts';
 
 const SECRET = `whsec_${Buffer.from('a-test-secret-of-32-bytes-length').toString('base64')}`;
 function signed(body: string, id = 'msg_1', ts = String(Math.floor(Date.now() / 1000))) {
@@ -89,4 +89,16 @@ test.describe('webhook receiver', () => {
     await expect(fetch(c.url, { method: 'POST', body: '{}' })).rejects.toThrow();
     await expect(c.attempted(100), 'a refused connection is not seen').rejects.toThrow();
   });
+});
+
+test("a receiver port another program holds is the run's problem, naming the config fields", async () => {
+  const holder = await WebhookReceiver.start({ host: '127.0.0.1', port: 0 });
+  try {
+    const error = await WebhookReceiver.start({ host: '127.0.0.1', port: holder.port }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ReceiverListenError);
+    expect((error as ReceiverListenError).judgement).toEqual({ kind: 'harness', reason: `ReceiverListenError: the harness's webhook receiver cannot listen on 127.0.0.1:${holder.port} (EADDRINUSE)`, stopsRun: true });
+    expect((error as Error).message).toContain('check:  webhooks.listenHost and webhooks.listenPort in the target config');
+  } finally {
+    await holder.close();
+  }
 });

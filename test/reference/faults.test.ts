@@ -145,16 +145,43 @@ async function routerRefusal(server: TestServer): Promise<Reply> {
  * One probe per fault: true when the server does what the requirement asks. A clean server
  * passes every probe; a server with one fault fails that fault's probe.
  */
-/** A send refused for its recipient is never reported, however late a callback would come. */
-async function rejectedSendNeverReported(server: TestServer): Promise<boolean> {
+/** The externalReference of the sends a probe expects refused and never reported. */
+const REFUSED_REFERENCE = 'refused-order';
+
+/**
+ * A send refused by the server (what `refuse` sends from the number, with the externalReference
+ * REFUSED_REFERENCE) is never reported, however late a callback would come, while a valid send
+ * after it is; callbacks of sends `refuse` made accepted before it may arrive too.
+ */
+async function refusedSendNeverReported(server: TestServer, refuse: (numberId: string) => Promise<Reply>): Promise<boolean> {
   const receiver = await startReceiver();
   try {
     await overrideTo(server, receiver.url);
-    const rejected = await send(server, sendBody(primaryNumber(server).numberId, { to: ['2025550100'] }));
+    const refused = await refuse(primaryNumber(server).numberId);
     await send(server, sendBody(primaryNumber(server).numberId));
     await receiver.waitFor(1, 2_000).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    return rejected.status === 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes('2025550100'));
+    return refused.status >= 400 && receiver.received.length > 0 && receiver.received.every((callback) => !callback.body.includes(REFUSED_REFERENCE));
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** A send refused for its recipient is never reported. */
+const rejectedSendNeverReported = (s: TestServer) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['2025550100'], externalReference: REFUSED_REFERENCE })));
+
+/** Delivery callbacks a send gets within a quiet second after it was retried twice with its key and payload (1 when a retry queues nothing). */
+async function callbacksAfterRetries(server: TestServer): Promise<number> {
+  const receiver = await startReceiver();
+  try {
+    await overrideTo(server, receiver.url);
+    const key = newKey();
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await receiver.waitFor(1, 2_000).catch(() => undefined);
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await send(server, sendBody(primaryNumber(server).numberId), key);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return receiver.received.length;
   } finally {
     await receiver.close();
   }
@@ -166,6 +193,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
   'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
   'send.foreign-send-from-accepted': async (s) => (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId))).status === 403,
+  'send.foreign-send-from-replayed': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    await send(s, body, key);
+    return (await send(s, body, key, await s.token('secondary'))).status === 403;
+  },
   'send.unknown-send-from-not-found': async (s) => (await send(s, sendBody('num_0000000000000000000000000000dead'))).status === 403,
   'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
@@ -173,6 +206,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.00-prefix-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['0012025550123'] }))).status === 400,
   'send.long-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+1202555012345678'] }))).status === 400,
   'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
+  'send.last-result-dropped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.results.length === 2,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
   'send.empty-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [] }))).status === 400,
   'send.text-type-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'TEXT' }))).status === 400,
@@ -189,6 +223,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'send.rejected-still-queued': rejectedSendNeverReported,
   'send.rejected-reported-late': rejectedSendNeverReported,
+  'send.partial-recipients-queued': (s) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['+12025550123', '2025550100'], externalReference: REFUSED_REFERENCE }))),
+  'send.missing-key-still-queued': (s) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { externalReference: REFUSED_REFERENCE }), null)),
   'send.scalar-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: '+12025550123' }))).status === 400,
   'send.text-required': async (s) => {
     const { text: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
@@ -217,10 +253,39 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const replay = await send(s, sendBody(primaryNumber(s).numberId), key);
     return replay.status === 202 && replay.body.results[0].messageId === first.body.results[0].messageId;
   },
+  'idempotency.replay-requeues': async (s) => (await callbacksAfterRetries(s)) === 1,
+  'idempotency.replay-revalidates': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    const key = newKey();
+    const first = await send(s, sendBody(numberId), key);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
+    try {
+      const replay = await send(s, sendBody(numberId), key);
+      return replay.status === 202 && replay.body.results[0].messageId === first.body.results[0].messageId;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    }
+  },
   'idempotency.changed-payload-accepted': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId), key);
     return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'changed' }), key)).status === 409;
+  },
+  'idempotency.unsafe-retry-still-queued': (s) =>
+    refusedSendNeverReported(s, async (numberId) => {
+      const key = newKey();
+      await send(s, sendBody(numberId), key);
+      return send(s, sendBody(numberId, { externalReference: REFUSED_REFERENCE }), key);
+    }),
+  'idempotency.keys-scoped-by-sendfrom': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s, 0).numberId), key);
+    return (await send(s, sendBody(primaryNumber(s, 1).numberId), key)).status === 409;
+  },
+  'idempotency.keys-case-insensitive': async (s) => {
+    const key = `Case-${newKey()}`;
+    await send(s, sendBody(primaryNumber(s).numberId), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'another operation' }), key.toLowerCase())).status === 202;
   },
   'idempotency.concurrent-duplicates': async (s) => {
     const key = newKey();
@@ -242,9 +307,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.status === 403 && res.body.error.code === 'FORBIDDEN';
   },
   'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
+  'errors.stack-trace-on-mistyped-recipient': async (s) => !/\.ts:\d+:\d+/.test(JSON.stringify((await send(s, sendBody(primaryNumber(s).numberId, { to: [12025550100] }))).body)),
   'errors.request-id-per-route': async (s) => {
     const [a, b] = [await call(s, 'GET', '/api/core/numbers', { token: null }), await call(s, 'GET', '/api/core/numbers', { token: null })];
     return a.body.requestId !== b.body.requestId;
+  },
+  'errors.json-charset-refused': async (s) => {
+    const charset = { 'content-type': 'application/json; charset=utf-8' };
+    const search = await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa":"202"}', headers: charset });
+    return search.status === 200 && (await token(s, credentials(s), charset)).status === 200;
   },
   'errors.text-plain-content-type': async (s) => String((await call(s, 'GET', '/api/core/numbers')).headers['content-type']).startsWith('application/json'),
 
@@ -265,9 +336,24 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'token.bearer-token-required': async (s) => (await token(s, credentials(s))).status === 200,
   'token.expires-in-missing': async (s) => Number.isInteger((await token(s, credentials(s))).body.expires_in),
+  // The demo's brief client: its tokens live 2 s.
+  'token.expires-in-milliseconds': async (s) => {
+    const { clientId, clientSecret } = s.client('brief');
+    return (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.expires_in === 2;
+  },
   'token.json-credentials-refused': async (s) => typeof (await token(s, credentials(s))).body.access_token === 'string',
   'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
   'token.missing-credential-wrong-code': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId })).body.error === 'invalid_request',
+  'token.secret-prefix-accepted': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
+    const [body, form, header] = [
+      await token(s, { ...credentials(s), client_secret: `${clientSecret}x` }),
+      await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: `${clientSecret}x` }).toString()),
+      await token(s, 'grant_type=client_credentials', { authorization: basic }),
+    ];
+    return [body, form, header].every((r) => r.body.error === 'invalid_client');
+  },
   'token.invalid-client-status-200': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).status === 401,
 
   'auth.malformed-bearer-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).status === 401,
@@ -278,6 +364,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'auth.missing-token-accepted-on-numbers': async (s) => (await call(s, 'GET', '/api/core/numbers', { token: null })).status === 401,
   'auth.unknown-token-forbidden': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: 'never-issued-token-0123456789' })).status === 401,
+  'auth.token-case-insensitive': async (s) => {
+    const issued = await s.token();
+    const swapped = issued.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+    return (await call(s, 'GET', '/api/core/whoami', { token: swapped })).status === 401 && (await call(s, 'GET', '/api/core/whoami', { token: issued })).status === 200;
+  },
   'auth.update-refuses-tokens': async (s) => {
     const { numberId, smsEnabled } = primaryNumber(s);
     return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } })).status === 200;
@@ -287,14 +378,37 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'whoami.field-mistyped': async (s) => Array.isArray((await call(s, 'GET', '/api/core/whoami')).body.capabilities),
   'ctx.same-id-for-every-client': async (s) =>
     (await call(s, 'GET', '/api/core/whoami')).body.apiClientId !== (await call(s, 'GET', '/api/core/whoami', { token: await s.token('secondary') })).body.apiClientId,
+  'ctx.client-race': async (s) => {
+    const tokens = { primary: await s.token(), secondary: await s.token('secondary') };
+    const roles = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
+    const answers = await Promise.all(roles.map(async (role) => ({ role, id: (await call(s, 'GET', '/api/core/whoami', { token: tokens[role] })).body.apiClientId })));
+    return answers.every(({ role, id }) => id === s.client(role).apiClientId);
+  },
   'ctx.delivery-flag-always-true': async (s) => {
     await clientWebhook(s, null);
     return (await call(s, 'GET', '/api/core/whoami')).body.deliveryWebhookConfigured === false;
+  },
+  'ctx.webhook-flags-swapped': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await clientWebhook(s, receiver.url);
+      const context = (await call(s, 'GET', '/api/core/whoami')).body;
+      return context.deliveryWebhookConfigured === true && context.inboundWebhookConfigured === false;
+    } finally {
+      await clientWebhook(s, null);
+      await receiver.close();
+    }
   },
 
   'numbers.list-leaks-other-clients': async (s) => {
     const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
     return !(await call(s, 'GET', '/api/core/numbers')).body.numbers.some((n: { numberId: string }) => theirs.has(n.numberId));
+  },
+  'numbers.client-race': async (s) => {
+    const tokens = { primary: await s.token(), secondary: await s.token('secondary') };
+    const roles = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
+    const answers = await Promise.all(roles.map(async (role) => ({ role, ids: (await call(s, 'GET', '/api/core/numbers', { token: tokens[role] })).body.numbers.map((n: { numberId: string }) => n.numberId) })));
+    return answers.every(({ role, ids }) => ids.every((id: string) => s.client(role).numbers.some((n) => n.numberId === id)));
   },
   'numbers.id-missing-when-unregistered': async (s) => (await listed(s)).every((n) => typeof n.numberId === 'string'),
   'numbers.sms-only-number-refused': async (s) => (await send(s, sendBody(primaryNumber(s, 1).numberId))).status === 202,
@@ -325,11 +439,30 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
     return res.status === 400;
   },
+  'update.partial-apply-before-rejection': async (s) => {
+    const { numberId, smsEnabled } = primaryNumber(s, 1);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: !smsEnabled, mmsEnabled: 'true' } });
+    const after = (await listed(s)).find((n) => n.numberId === numberId)!;
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } });
+    return res.status === 400 && after.smsEnabled === smsEnabled;
+  },
   'update.unknown-number-accepted': async (s) => (await call(s, 'PATCH', '/api/core/numbers/num_0000000000000000000000000000dead', { payload: { smsEnabled: true } })).status === 404,
   'update.other-fields-reset': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 0);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     return res.body.smsEnabled === true && res.body.mmsEnabled === true;
+  },
+  'update.null-clears-other-override': async (s) => {
+    const receiver = await startReceiver();
+    const numberId = primaryNumber(s).numberId;
+    try {
+      await overrideTo(s, `${receiver.url}/delivery`);
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
+      return (await listed(s)).find((n) => n.numberId === numberId)!.webhookDeliveryOverride === `${receiver.url}/delivery`;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
   },
   'update.null-refused': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 1);
@@ -363,6 +496,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     });
     await clientWebhook(s, null);
     return callback !== undefined && atClient === 0;
+  },
+  'webhooks.mms-ignores-override': async (s) => {
+    const override = await startReceiver();
+    try {
+      await overrideTo(s, override.url);
+      const mms = await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }));
+      const callbacks = await override.waitFor(1, 2_000).catch(() => []);
+      return mms.status === 202 && callbacks.length === 1;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await override.close();
+    }
   },
   'webhooks.message-id-missing': async (s) => {
     const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));

@@ -153,6 +153,20 @@ test.describe('number update', () => {
     expect(response.json()).toEqual({ ...number, campaignregId: null });
   });
 
+  test('successive updates of different fields each keep what the earlier ones stored', async ({ server }) => {
+    // The writer thread reads the number it updates: a copy it kept from its first read would
+    // put back, at every later update, whatever the earlier ones had changed.
+    const token = await server.token('primary');
+    const number = server.client('primary').numbers[0]!;
+    const patch = (payload: Record<string, unknown>) =>
+      server.app.inject({ method: 'PATCH', url: `/api/core/numbers/${number.numberId}`, headers: { authorization: `Bearer ${token}` }, payload });
+    expect((await patch({ webhookDeliveryOverride: 'http://127.0.0.1:1/delivery' })).statusCode).toBe(200);
+    expect((await patch({ smsEnabled: false })).json()).toEqual({ ...number, smsEnabled: false, webhookDeliveryOverride: 'http://127.0.0.1:1/delivery' });
+    expect((await patch({ webhookInboundOverride: null })).json()).toEqual({ ...number, smsEnabled: false, webhookDeliveryOverride: 'http://127.0.0.1:1/delivery' });
+    const list = await server.app.inject({ method: 'GET', url: '/api/core/numbers', headers: { authorization: `Bearer ${token}` } });
+    expect(list.json().numbers[0]).toEqual({ ...number, smsEnabled: false, webhookDeliveryOverride: 'http://127.0.0.1:1/delivery' });
+  });
+
   test("another client's number is 404 NOT_FOUND, exactly like a missing one", async ({ server }) => {
     const token = await server.token('primary');
     const foreign = server.client('secondary').numbers[0]!.numberId;

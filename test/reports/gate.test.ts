@@ -99,6 +99,24 @@ test('partial and stopped runs: the head says so, and only a complete run withou
   for (const r of [filtered, failing, stopped, maxed, setup]) expect(reportSchemaErrors(r)).toEqual([]);
 });
 
+test('a run the stop rule ended on a requirement failure seen again and again is not conformant and partial; on a cause no check judged, a harness error', () => {
+  const reason = '10 tests in a row failed the same way (failed on A-001); every later test would too, so the run stopped: fix that cause and run again';
+  // A-002's test failed on A-001, a requirement it is not tagged with: A-001 is judged by it and fails.
+  const broken = [rec(['A-001'], 'failed'), rec(['A-002'], 'stopped', { failedOn: ['A-001'] }), rec(['A-101'], 'did-not-run'), rec(['A-201'], 'did-not-run')];
+  const onFailure = buildReport({ ...buildInput(broken), harnessStopped: reason, harnessStoppedOn: ['A-001'] });
+  expect(onFailure.verdict).toBe('not conformant');
+  expect(onFailure.run.errors).toEqual([]);
+  expect(exitCodeFor(onFailure)).toBe(1);
+  expect(summaryLine(onFailure)).toMatch(/^NOT CONFORMANT \(partial: 10 tests in a row failed the same way \(failed on A-001\);/);
+  // The same stop without requirements, or on a requirement that did not fail (a non-strict one): the harness cannot place it.
+  for (const on of [[], ['A-101']]) {
+    const unjudged = buildReport({ ...buildInput(broken), harnessStopped: reason, harnessStoppedOn: on });
+    expect(unjudged.verdict).toBe('harness error');
+    expect(exitCodeFor(unjudged)).toBe(2);
+  }
+  expect(reportSchemaErrors(onFailure)).toEqual([]);
+});
+
 test('baseline files: YAML and JSON load; bad ones fail with a message naming the problem', () => {
   const dir = tempDir();
   const write = (name: string, text: string): string => {
