@@ -85,8 +85,11 @@ export function referenceArgs(source: ReferenceSource, entry: readonly string[] 
     '--db', referenceDatabase(source),
     // The harness's webhook receiver listens on loopback, which the reference refuses unless allowed.
     '--fresh', '--control', '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1',
-    // A stalled upstream (SEARCH-203) is given up after half a second instead of the default two.
-    '--upstream-timeout', '0.5',
+    // Waits the suites sit out, shortened from the operator's defaults (run time, not behaviour):
+    // a stalled upstream (SEARCH-203) is given up after 0.2 s instead of 2, and a failed webhook
+    // attempt (WH-103, WH-104) is retried after 50-100 ms instead of 250-500.
+    '--upstream-timeout', '0.2',
+    '--webhook-retry-base', '0.1',
     // The suites fail client authentication on purpose, thousands of times at --deep: the
     // reference's per-minute token limits (sized for an exposed server, and tested in
     // test/reference/token-limits.test.ts) would make the run wait minutes for nothing.

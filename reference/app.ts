@@ -57,6 +57,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     tokenTtlSeconds: DEFAULTS.tokenTtlSeconds,
     idempotencyTtlSeconds: DEFAULTS.idempotencyTtlSeconds,
     upstreamTimeoutMs: DEFAULTS.upstreamTimeoutMs,
+    webhookRetryBaseMs: DEFAULTS.webhookRetryBaseMs,
     requestTimeoutMs: DEFAULTS.requestTimeoutMs,
     headersTimeoutMs: DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
@@ -117,7 +118,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
       // The webhook.signing choice: Standard Webhooks headers (the profile), or none.
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, { ...behaviour.webhooks, ...(options.wire['webhook.signing'] === 'none' && { signedHeaders: unsignedHeaders }) }, webhookTargets),
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, { ...behaviour.webhooks, ...(options.wire['webhook.signing'] === 'none' && { signedHeaders: unsignedHeaders }) }, webhookTargets, options.webhookRetryBaseMs),
       webhookTargets,
       tokenGuard: new TokenGuard(options.tokenLimits),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),

@@ -40,6 +40,7 @@ async function main(): Promise<number> {
       idempotencyTtlSeconds: cli.idempotencyTtlSeconds,
       upstreamUrl: cli.upstreamUrl,
       upstreamTimeoutMs: cli.upstreamTimeoutMs,
+      webhookRetryBaseMs: cli.webhookRetryBaseMs,
       allowWebhookHosts: cli.allowWebhookHosts,
       clientWebhooks: cli.clientWebhooks,
       requestTimeoutMs: cli.requestTimeoutMs,

@@ -4,6 +4,7 @@ import type { TokenLimits } from './auth/tokenGuard.ts';
 import type { ClientWebhookSetting } from './fixtures/clientWebhooks.ts';
 import type { FixtureSet } from './fixtures/schema.ts';
 import { ConfigError } from './errors.ts';
+import { WEBHOOK_BACKOFF_BASE_IN_MS } from './webhooks/retryPolicy.ts';
 
 /** Everything buildApp needs; main.ts fills it from the command line, tests fill it directly. */
 export interface ReferenceOptions {
@@ -22,6 +23,8 @@ export interface ReferenceOptions {
   /** Inventory provider; when absent the bundled upstream simulator starts on a loopback port. */
   upstreamUrl?: string;
   upstreamTimeoutMs: number;
+  /** The first retry of a failed webhook attempt comes after half to all of this; each later one doubles it (reference/webhooks/retryPolicy.ts). */
+  webhookRetryBaseMs: number;
   /**
    * Webhook targets allowed although they are in a refused range (reference/webhooks/targets.ts):
    * IP addresses, CIDR ranges or host names. Empty by default: no loopback, private or
@@ -147,6 +150,7 @@ export const DEFAULTS = {
   tokenTtlSeconds: 3600,
   idempotencyTtlSeconds: 24 * 3600,
   upstreamTimeoutMs: 2000,
+  webhookRetryBaseMs: WEBHOOK_BACKOFF_BASE_IN_MS,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   // Longer than the 60 s idle timeout of common load balancers, as fastify's default.

@@ -22,6 +22,8 @@ Options:
   --idempotency-ttl SECONDS   idempotency-key retention (default ${DEFAULTS.idempotencyTtlSeconds})
   --upstream-url URL          inventory provider; default: start the bundled simulator on a loopback port
   --upstream-timeout SECONDS  bound on a provider call before answering 502 (default ${DEFAULTS.upstreamTimeoutMs / 1000})
+  --webhook-retry-base SECONDS  the first retry of a failed webhook comes after half to all of this, each
+                              later one after twice the last (default ${DEFAULTS.webhookRetryBaseMs / 1000})
   --allow-webhook-host HOST   allow webhook targets at HOST: an IP address, a CIDR range (10.0.0.0/8) or a
                               host name; repeatable. Loopback, private and link-local targets are refused
                               without it; the server's own port always is
@@ -59,6 +61,7 @@ export interface CliOptions
     | 'idempotencyTtlSeconds'
     | 'upstreamUrl'
     | 'upstreamTimeoutMs'
+    | 'webhookRetryBaseMs'
     | 'allowWebhookHosts'
     | 'clientWebhooks'
     | 'requestTimeoutMs'
@@ -156,6 +159,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'idempotency-ttl': { type: 'string' },
         'upstream-url': { type: 'string' },
         'upstream-timeout': { type: 'string' },
+        'webhook-retry-base': { type: 'string' },
         'allow-webhook-host': { type: 'string', multiple: true },
         'client-webhook': { type: 'string', multiple: true },
         'request-timeout': { type: 'string' },
@@ -198,6 +202,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
     idempotencyTtlSeconds: integer('idempotency-ttl', values['idempotency-ttl'], DEFAULTS.idempotencyTtlSeconds, 1, 365 * 24 * 3600),
     upstreamUrl: httpUrl('upstream-url', values['upstream-url']),
     upstreamTimeoutMs: Math.round(seconds('upstream-timeout', values['upstream-timeout'], DEFAULTS.upstreamTimeoutMs / 1000) * 1000),
+    webhookRetryBaseMs: Math.round(seconds('webhook-retry-base', values['webhook-retry-base'], DEFAULTS.webhookRetryBaseMs / 1000) * 1000),
     allowWebhookHosts,
     clientWebhooks: clientWebhooks(values['client-webhook'] ?? []),
     requestTimeoutMs,

@@ -7,7 +7,7 @@ import { untilCommitted } from '../store/untilCommitted.ts';
 import type { Writes } from '../store/writes.ts';
 import type { WebhookPolicy } from './policy.ts';
 import { TargetRefused, type WebhookTargets } from './targets.ts';
-import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
+import { WEBHOOK_BACKOFF_BASE_IN_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
 
 interface AttemptResult {
   status?: number;
@@ -56,6 +56,7 @@ export class WebhookDispatcher {
     private readonly logger: Logger,
     private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'retried'>,
     targets: WebhookTargets,
+    private readonly retryBaseMs: number = WEBHOOK_BACKOFF_BASE_IN_MS,
   ) {
     this.agent = new Agent({ connections: 32, keepAliveTimeout: 10_000, connect: checkedConnector(targets) });
     // Every attempt in flight listens on the one shutdown signal, and a slow receiver keeps
@@ -161,7 +162,7 @@ export class WebhookDispatcher {
       this.logger.warn({ webhookId, attempts, lastResult }, 'webhook abandoned after its last attempt');
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'failed', attempts, lastResult, nowMs: now });
     } else {
-      const nextAttemptAt = now + retryDelayMs(attempts, result.retryAfterSeconds);
+      const nextAttemptAt = now + retryDelayMs(attempts, result.retryAfterSeconds, Math.random, this.retryBaseMs);
       await this.writes.run({ op: 'scheduleWebhookRetry', webhookId, attempts, lastResult, nextAttemptAt, nowMs: now });
       this.schedule({ ...webhook, attempts, nextAttemptAt });
     }

@@ -26,6 +26,7 @@ const badInvocations: Array<[string, string[], RegExp]> = [
   ['a bad log level', ['--log-level', 'loud'], /--log-level must be one of/],
   ['a bad upstream URL', ['--upstream-url', 'nope'], /--upstream-url must be an absolute http\(s\) URL/],
   ['a zero token lifetime', ['--token-ttl', '0'], /--token-ttl must be a whole number/],
+  ['a retry base that is not a number of seconds', ['--webhook-retry-base', '0'], /--webhook-retry-base must be a positive number of seconds, got "0"/],
   ['a control token without --control', ['--control-token', 'x'], /--control-token needs --control/],
   ['an unknown open choice', ['--choice', 'send.colour=blue'], /--choice: unknown choice "send.colour"; known: whoami.method, /],
   ['a value an open choice does not have', ['--choice', 'send.successStatus=204'], /--choice send.successStatus: "204" is not one of "202", "200", "201"/],

@@ -5,6 +5,7 @@ import { SimulatedCarrier } from '../../reference/delivery/carrier.ts';
 import { outcomeFor } from '../../reference/delivery/outcome.ts';
 import { canonicalJson } from '../../reference/send/fingerprint.ts';
 import { signature } from '../../reference/webhooks/sign.ts';
+import { parseCommandLine } from '../../reference/cli/args.ts';
 import { parseRetryAfter, retryDelayMs, WEBHOOK_BACKOFF_CAP_IN_MS } from '../../reference/webhooks/retryPolicy.ts';
 
 // The small pure pieces, each against its standard.
@@ -39,13 +40,19 @@ test('test outcomes: +1 NPA 555 0150..0199 fail, everything else is delivered', 
   expect(outcomeFor('+442025550150').status).toBe('DELIVERED');
 });
 
-test('retry delays double from 0.5 s with jitter, are capped at 60 s and honour Retry-After', () => {
+test('retry delays double from 0.5 s (or --webhook-retry-base) with jitter, are capped at 60 s and honour Retry-After', () => {
   expect(retryDelayMs(1, undefined, () => 0)).toBe(250);
   expect(retryDelayMs(1, undefined, () => 1)).toBe(500);
   expect(retryDelayMs(3, undefined, () => 1)).toBe(2000);
   expect(retryDelayMs(20, undefined, () => 1)).toBe(WEBHOOK_BACKOFF_CAP_IN_MS);
   expect(retryDelayMs(1, 5, () => 0)).toBe(5000);
   expect(retryDelayMs(1, 3600, () => 0)).toBe(WEBHOOK_BACKOFF_CAP_IN_MS);
+  // --webhook-retry-base: the same schedule from another base
+  expect(retryDelayMs(1, undefined, () => 0, 100)).toBe(50);
+  expect(retryDelayMs(3, undefined, () => 1, 100)).toBe(400);
+  expect(retryDelayMs(1, 5, () => 0, 100)).toBe(5000);
+  expect(parseCommandLine(['--webhook-retry-base', '0.1']).webhookRetryBaseMs).toBe(100);
+  expect(parseCommandLine([]).webhookRetryBaseMs).toBe(500);
   expect(parseRetryAfter('7', 0)).toBe(7);
   expect(parseRetryAfter(new Date(10_000).toUTCString(), 0)).toBe(10);
   expect(parseRetryAfter('soon', 0)).toBeUndefined();
