@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import { HarnessStop, recordError } from './judgement.ts';
+import { HarnessStop } from './judgement.ts';
 
 /**
  * Errors in the target configuration: every problem found, each naming its field as a JSON
@@ -15,7 +15,6 @@ export class ConfigError extends HarnessStop {
     readonly problems: readonly string[],
   ) {
     super(problems.length === 1 ? `config ${origin}: ${problems[0]}` : `config ${origin}: ${problems.length} problems:\n  ${problems.join('\n  ')}`);
-    recordError(this);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Target } from './config.ts';
-import { HarnessStop, recordError } from './judgement.ts';
+import { HarnessStop } from './judgement.ts';
 
 /**
  * The target's test-control plane did not do what a trigger asked: a refusal (a wrong
@@ -14,7 +14,6 @@ export class ControlPlaneError extends HarnessStop {
   constructor(what: string, answer: string) {
     super(`the test-control plane failed: ${what}\n  answer: ${answer}\n  check:  hooks.controlUrl and hooks.controlToken in the target config, and that the plane offers this request (reference/README.md, The test-control plane)`);
     this.stack = `${this.name}: ${this.message}`;
-    recordError(this);
   }
 }
 

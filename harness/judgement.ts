@@ -32,6 +32,11 @@ export class HarnessStop extends Error implements Judged {
   override name = 'HarnessStop';
   /** Whether every later test would be stopped the same way (a bad config, the send cap). */
   readonly stopsRun: boolean = true;
+  /** Recorded when made, so that `judge` sees it whether or not a test's code lets it through. */
+  constructor(message: string) {
+    super(message);
+    recordError(this);
+  }
   get judgement(): Judgement {
     return { kind: 'harness', reason: `${this.name}: ${this.message.split('\n')[0]}`, stopsRun: this.stopsRun };
   }

@@ -11,7 +11,7 @@ import type { ClientRole } from './api-client.ts';
 import { basicCredentials } from './basic-auth.ts';
 import type { ClientCredentials, Route, Target } from './config.ts';
 import { redactBody } from './evidence.ts';
-import { HarnessStop, recordError } from './judgement.ts';
+import { HarnessStop } from './judgement.ts';
 import type { TokenIssuedEarly } from './triggers.ts';
 
 type Method = 'JSON body' | 'form body' | 'HTTP Basic';
@@ -57,7 +57,6 @@ export class PreflightError extends HarnessStop {
     super(`${what}\n  answer: ${answer}\n  check:  ${check}`);
     // a reader needs the message, not where in the harness it was raised
     this.stack = `${this.name}: ${this.message}`;
-    recordError(this);
   }
 }
 

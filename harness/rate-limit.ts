@@ -4,7 +4,7 @@
 // again — a send keeps its Idempotency-Key and payload, as section 7's transient class asks.
 // Retries are counted for the report, never judged. A target that keeps answering 429 stops
 // the run on the harness's side (exit 2): a run it throttles checks nothing.
-import { HarnessStop, recordError } from './judgement.ts';
+import { HarnessStop } from './judgement.ts';
 import type { Transport } from './transport.ts';
 
 /** Retries of one request answered 429 before the run stops. */
@@ -14,10 +14,6 @@ export const MAX_RETRY_AFTER_MS = 60_000;
 
 export class RateLimitStop extends HarnessStop {
   override name = 'RateLimitStop';
-  constructor(message: string) {
-    super(message);
-    recordError(this);
-  }
 }
 
 /** Retries and waiting one worker (or one test, as a difference) spent on 429 answers. */

@@ -1,4 +1,4 @@
-import { HarnessStop, recordError } from './judgement.ts';
+import { HarnessStop } from './judgement.ts';
 
 /** Refused before anything is sent: the harness will not message a number it was not given, nor send past the cap. */
 export class SendGuardError extends HarnessStop {
@@ -9,7 +9,6 @@ export class SendGuardError extends HarnessStop {
     override readonly stopsRun: boolean,
   ) {
     super(message);
-    recordError(this);
   }
 }
 

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api-client.ts';
 import type { Capability, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
-import { HarnessStop, recordError } from './judgement.ts';
+import { HarnessStop } from './judgement.ts';
 import type { KnownNumbers, NumberRecord } from './known-numbers.ts';
 import { expect } from './matchers.ts';
 import { reachedBy, reasonFor } from './plan.ts';
@@ -33,7 +33,6 @@ export class TriggerError extends HarnessStop {
   constructor(message: string) {
     super(message);
     this.stack = `${this.name}: ${this.message}`;
-    recordError(this);
   }
 }
 

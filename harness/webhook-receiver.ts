@@ -1,7 +1,7 @@
 import { createServer, Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { HarnessStop, recordError } from './judgement.ts';
+import { HarnessStop } from './judgement.ts';
 
 /** One callback as it arrived. */
 export interface ReceivedCallback {
@@ -34,7 +34,6 @@ export class ReceiverListenError extends HarnessStop {
   constructor(host: string, port: number, cause: NodeJS.ErrnoException) {
     super(`the harness's webhook receiver cannot listen on ${host}:${port} (${cause.code ?? cause.message})\n  check:  webhooks.listenHost and webhooks.listenPort in the target config (a free port; each worker takes the next one after it)`);
     this.stack = `${this.name}: ${this.message}`;
-    recordError(this);
   }
 }
 
@@ -49,7 +48,6 @@ export class ReceiverRefused extends HarnessStop {
   constructor(field: string, url: string, answer: string) {
     super(`the target refused the harness's webhook receiver ${url} as ${field}: ${answer}\n  check:  webhooks.publicUrl in the target config: an address of the receiver the target accepts as a webhook target (webhooks.listenHost and listenPort say where it listens)`);
     this.stack = `${this.name}: ${this.message}`;
-    recordError(this);
   }
 }
 
