@@ -293,10 +293,11 @@ export function parseTriage(text: string, name = TRIAGE_FILE): TriageEntry[] {
   return entries;
 }
 
-export function loadTriage(root: string, file = TRIAGE_FILE): TriageEntry[] {
+/** Reads a triage file (an absolute path). */
+export function loadTriage(file: string): TriageEntry[] {
   let text: string;
   try {
-    text = readFileSync(join(root, file), 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new TriageError(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }

@@ -22,7 +22,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { INSTRUMENTER_CONSTANTS, type MutantResult as StrykerMutantResult, type StrykerOptions } from '@stryker-mutator/api/core';
 import type { Logger } from '@stryker-mutator/api/logging';
 import { commonTokens, declareClassPlugin, declareFactoryPlugin, PluginKind, tokens } from '@stryker-mutator/api/plugin';
@@ -54,6 +54,11 @@ export interface CertifyRunnerOptions {
   timeoutSeconds: number;
   /** Written into each result, so results of other code are never merged with these. */
   fingerprint: string;
+  /**
+   * Every mutant certified by one whole-suite run to its end: no areas first, no stop at the
+   * first failed test. Slower; for measuring what those save.
+   */
+  whole: boolean;
 }
 
 export interface SelectedMutant {
@@ -86,6 +91,7 @@ export const strykerValidationSchema = {
         results: { type: 'string' },
         timeoutSeconds: { type: 'number' },
         fingerprint: { type: 'string' },
+        whole: { type: 'boolean' },
       },
     },
   },
@@ -172,7 +178,7 @@ export class CertifyTestRunner implements TestRunner {
     const selected = this.selection().find((s) => sameMutant(s, { file, mutator: activeMutant.mutatorName, replacement: activeMutant.replacement, location: activeMutant.location }));
     if (selected === undefined) return { status: MutantRunStatus.Error, errorMessage: NOT_SELECTED };
     const areas = (entryFor(file)?.suites ?? []).filter((a) => this.areas.includes(a));
-    const plan: Array<string[] | null> = areas.length > 0 && areas.length < this.areas.length ? [areas, null] : [null];
+    const plan: Array<string[] | null> = !this.settings.whole && areas.length > 0 && areas.length < this.areas.length ? [areas, null] : [null];
     const runs: CertifyRun[] = [];
     for (const suites of plan) {
       const run = await this.certify(suites, { mutant: activeMutant.id });
@@ -222,14 +228,15 @@ export class CertifyTestRunner implements TestRunner {
     const out = mkdtempSync(join(tmpdir(), 'mutation-certify-'));
     const args = ['--import', 'tsx', 'cli/certify.ts', '--quiet', '--out', out];
     if (suites !== null) args.push('--grep', areaGrep(suites));
-    if (how.mutant !== undefined) args.push('--max-failures', '1');
+    if (how.mutant !== undefined && !this.settings.whole) args.push('--max-failures', '1');
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.INIT_CWD;
     delete env[INSTRUMENTER_CONSTANTS.ACTIVE_MUTANT_ENV_VARIABLE];
     if (how.mutant !== undefined) env[INSTRUMENTER_CONSTANTS.ACTIVE_MUTANT_ENV_VARIABLE] = how.mutant;
     if (how.coverageDir !== undefined) {
       env.MUTATION_COVERAGE_DIR = how.coverageDir;
-      env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${JSON.stringify(COVERAGE_HOOK).slice(1, -1)}`.trim();
+      // a file URL: no space for NODE_OPTIONS to split on
+      env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(COVERAGE_HOOK).href}`.trim();
     }
     const started = Date.now();
     return new Promise((done) => {

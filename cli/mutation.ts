@@ -44,12 +44,16 @@ Which mutants (one of; all of them without any):
   --filter TEXT       the mutants whose id contains TEXT (for example a file name)
 
 Other:
-  --merge             run nothing: the score of every result under --out (the chunks together)
+  --merge             run nothing: the score of the chunks under --out together (with
+                      --whole, of the --whole chunks)
   --list              print the selected mutants' ids and places, run nothing
   --fresh             forget earlier results of the same selection (by default a selection that
                       was interrupted goes on where it stopped)
   --out DIR           where results go (default reports/out/mutation)
+  --triage FILE       the survivors judged equivalent (default mutation/triage.yaml)
   --timeout SECONDS   a certify run that takes longer is stopped: a timeout (default 180)
+  --whole             certify each mutant with one whole-suite run to its end (no areas first,
+                      no stop at the first failed test): slower, for measuring what those save
   -h, --help          this text
 
 Exit codes: 0 the run completed (whatever the score), 2 an input or harness problem
@@ -60,7 +64,7 @@ function fail(lines: string[]): never {
   process.exit(2);
 }
 
-let values: { sample?: string; seed?: string; chunk?: string; filter?: string; merge: boolean; list: boolean; fresh: boolean; out?: string; timeout: string; help: boolean };
+let values: { sample?: string; seed?: string; chunk?: string; filter?: string; merge: boolean; list: boolean; fresh: boolean; out?: string; triage?: string; timeout: string; whole: boolean; help: boolean };
 try {
   values = parseArgs({
     options: {
@@ -72,7 +76,9 @@ try {
       list: { type: 'boolean', default: false },
       fresh: { type: 'boolean', default: false },
       out: { type: 'string' },
+      triage: { type: 'string' },
       timeout: { type: 'string', default: '180' },
+      whole: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }).values as typeof values;
@@ -91,12 +97,13 @@ if (values.seed !== undefined && values.sample === undefined) problems.push('--s
 const chunk = values.chunk === undefined ? undefined : parseChunk(values.chunk);
 if (typeof chunk === 'string') problems.push(chunk);
 if ([values.sample, values.chunk, values.filter].filter((v) => v !== undefined).length > 1) problems.push('choose one of --sample, --chunk and --filter');
-if (values.merge && (values.sample !== undefined || values.chunk !== undefined || values.filter !== undefined || values.list)) problems.push('--merge scores what earlier runs left: give it without --sample, --chunk, --filter or --list');
+if (values.merge && (values.sample !== undefined || values.chunk !== undefined || values.filter !== undefined || values.list)) problems.push('--merge scores the chunks earlier runs left: give it without --sample, --chunk, --filter or --list');
 const timeout = Number(values.timeout);
 if (!(timeout > 0)) problems.push(`--timeout takes seconds (got ${values.timeout})`);
 let triage: TriageEntry[] = [];
+const triageFile = values.triage === undefined ? join(REPO_ROOT, TRIAGE_FILE) : resolve(userDirectory(), values.triage);
 try {
-  triage = loadTriage(REPO_ROOT);
+  triage = loadTriage(triageFile);
 } catch (e) {
   if (!(e instanceof TriageError)) throw e;
   problems.push(e.message);
@@ -109,12 +116,16 @@ const resultsDir = join(outDir, 'results');
 
 const mutants = await enumerateMutants(REPO_ROOT);
 for (const stale of staleEntries(triage, mutants)) {
-  process.stderr.write(`mutation: ${TRIAGE_FILE} lists a mutant the code no longer has (update or remove it): ${stale.id}\n`);
+  process.stderr.write(`mutation: ${triageFile} lists a mutant the code no longer has (update or remove it): ${stale.id}\n`);
 }
-const fingerprint = codeFingerprint();
+// --whole runs differ from the default ones only in speed, but are kept apart all the same
+const fingerprint = createHash('sha256').update(codeFingerprint()).update(values.whole ? 'whole' : 'default').digest('hex');
 
 if (values.merge) {
-  const { results, fingerprints } = readResults(resultsDir, null);
+  // the pieces of a full run: the chunks, or a run of all (samples and filters are left out)
+  const suffix = values.whole ? '-whole.jsonl' : '.jsonl';
+  const pieces = readdirSafe(resultsDir).filter((f) => /^(chunk-\d+-of-\d+|all)(-whole)?\.jsonl$/.test(f) && f.endsWith(suffix) && (values.whole || !f.endsWith('-whole.jsonl')));
+  const { results, fingerprints } = readResults(resultsDir, null, pieces);
   if (fingerprints.size > 1) {
     fail([`the results under ${resultsDir} come from ${fingerprints.size} different versions of the code (${[...fingerprints.keys()].map((f) => `${f.slice(0, 12)}: ${fingerprints.get(f)!.join(', ')}`).join('; ')}): run the older chunks again, or move their files away`]);
   }
@@ -122,7 +133,7 @@ if (values.merge) {
   if (only !== undefined && only !== fingerprint) process.stderr.write(`mutation: note: these results are of other code than the working tree's (fingerprint ${only.slice(0, 12)}, now ${fingerprint.slice(0, 12)})\n`);
   const known = new Set(mutants.map((m) => m.id));
   const merged = [...results.values()].filter((r) => known.has(r.id) || only !== fingerprint);
-  process.stderr.write(`mutation: results for ${merged.length} of ${mutants.length} mutants (${readdirSafe(resultsDir).filter((f) => f.endsWith('.jsonl')).map((f) => basename(f, '.jsonl')).join(', ')})\n`);
+  process.stderr.write(`mutation: results for ${merged.length} of ${mutants.length} mutants (${pieces.map((f) => basename(f, '.jsonl')).join(', ') || 'no chunk has run yet'})\n`);
   report(merged, mutants);
   process.exit(0);
 }
@@ -132,10 +143,10 @@ const chosen = values.sample !== undefined ? sampleMutants(mutants, sample!, see
   : values.filter !== undefined ? mutants.filter((m) => m.id.includes(values.filter!))
   : mutants;
 if (chosen.length === 0) fail([`${values.filter !== undefined ? `--filter ${values.filter}` : 'the selection'} selects no mutant`]);
-const label = values.sample !== undefined ? `sample-${sample}-seed-${seed}`
+const label = (values.sample !== undefined ? `sample-${sample}-seed-${seed}`
   : typeof chunk === 'object' ? `chunk-${chunk.index}-of-${chunk.count}`
   : values.filter !== undefined ? `filter-${createHash('sha256').update(values.filter).digest('hex').slice(0, 10)}`
-  : 'all';
+  : 'all') + (values.whole ? '-whole' : '');
 
 if (values.list) {
   for (const m of chosen) process.stdout.write(`${m.file}:${m.location.start.line + 1}:${m.location.start.column + 1}  ${m.id}\n`);
@@ -144,7 +155,7 @@ if (values.list) {
 
 const resultsFile = join(resultsDir, `${label}.jsonl`);
 if (values.fresh) rmSync(resultsFile, { force: true });
-const earlier = readResults(resultsDir, fingerprint, `${label}.jsonl`).results;
+const earlier = readResults(resultsDir, fingerprint, [`${label}.jsonl`]).results;
 const todo = chosen.filter((m) => !earlier.has(m.id));
 if (earlier.size > 0 && todo.length < chosen.length) process.stderr.write(`mutation: ${chosen.length - todo.length} of ${chosen.length} mutants have results from an earlier run of this selection (--fresh runs them again)\n`);
 
@@ -161,6 +172,7 @@ if (todo.length > 0) {
     results: resultsFile,
     timeoutSeconds: timeout,
     fingerprint,
+    whole: values.whole,
   };
   process.stderr.write(`mutation: ${todo.length} mutants (${label}); dry run first: the unmutated reference, the whole suite\n`);
   const started = Date.now();
@@ -200,7 +212,7 @@ if (todo.length > 0) {
   process.stderr.write(`mutation: ${todo.length} mutants in ${((Date.now() - started) / 1000).toFixed(0)} s (dry run included)\n`);
 }
 
-const { results } = readResults(resultsDir, fingerprint, `${label}.jsonl`);
+const { results } = readResults(resultsDir, fingerprint, [`${label}.jsonl`]);
 const ids = new Set(chosen.map((m) => m.id));
 const mine = [...results.values()].filter((r) => ids.has(r.id));
 const missing = chosen.length - mine.length;
@@ -215,10 +227,10 @@ function readdirSafe(dir: string): string[] {
 }
 
 /** The results under dir (one file, or every one), last line of a mutant winning; by fingerprint, which files hold each. */
-function readResults(dir: string, wanted: string | null, only?: string): { results: Map<string, MutantResult>; fingerprints: Map<string, string[]> } {
+function readResults(dir: string, wanted: string | null, only: readonly string[]): { results: Map<string, MutantResult>; fingerprints: Map<string, string[]> } {
   const results = new Map<string, MutantResult>();
   const fingerprints = new Map<string, string[]>();
-  for (const f of readdirSafe(dir).filter((f) => f.endsWith('.jsonl') && (only === undefined || f === only)).sort()) {
+  for (const f of readdirSafe(dir).filter((f) => only.includes(f)).sort()) {
     for (const text of readFileSync(join(dir, f), 'utf8').split('\n')) {
       if (text.trim() === '') continue;
       let line: ResultLine;
@@ -265,7 +277,7 @@ function report(results: readonly MutantResult[], of: readonly MutantInfo[]): vo
   const lines = [
     `outcomes: ${Object.entries(score.byOutcome).map(([o, n]) => `${n} ${o}`).join(', ')}`,
     ...(seconds.length > 0 ? [`certify time per mutant run: ${(seconds.reduce((s, r) => s + r.seconds, 0) / seconds.length).toFixed(1)} s on average (${seconds.length} run)`] : []),
-    ...score.listedButKilled.map((id) => `listed as equivalent in ${TRIAGE_FILE}, but killed (remove the entry): ${id}`),
+    ...score.listedButKilled.map((id) => `listed as equivalent in ${triageFile}, but killed (remove the entry): ${id}`),
   ];
   const byKind = (o: string) => score.missed.filter((r) => r.outcome === o);
   for (const [kind, heading] of [['survived', 'survived (a missing check, unless equivalent)'], ['no coverage', 'no coverage (no run reaches this code)'], ['harness error', 'harness error (not a kill)'], ['timeout', 'timeout (not a kill)']] as const) {
