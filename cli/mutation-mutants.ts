@@ -48,6 +48,14 @@ export function shortText(text: string): string {
   return flat.length <= MAX_TEXT ? flat : `${flat.slice(0, 70)} … ${flat.slice(-45)}`;
 }
 
+/**
+ * How ids are compared: whitespace runs as one space (a shortened text can hold two where its
+ * head and tail meet, which a triage entry's text, collapsed when read, does not).
+ */
+export function sameId(id: string): string {
+  return id.replace(/\s+/g, ' ');
+}
+
 /** The id of a mutant from its parts (the triage file names mutants by the same parts). */
 export function mutantId(parts: { file: string; mutator: string; original: string; replacement: string; anchor: string; occurrence?: number }): string {
   const n = parts.occurrence ?? 1;
@@ -306,8 +314,8 @@ export function loadTriage(file: string): TriageEntry[] {
 
 /** Entries that name no mutant of the code as it is now (stale: the code moved on). */
 export function staleEntries(entries: readonly TriageEntry[], mutants: readonly MutantInfo[]): TriageEntry[] {
-  const ids = new Set(mutants.map((m) => m.id));
-  return entries.filter((e) => !ids.has(e.id));
+  const ids = new Set(mutants.map((m) => sameId(m.id)));
+  return entries.filter((e) => !ids.has(sameId(e.id)));
 }
 
 // ---- outcomes and the score ------------------------------------------------------------------
@@ -341,7 +349,7 @@ export interface Score {
 }
 
 export function scoreOf(results: readonly MutantResult[], triage: readonly TriageEntry[]): Score {
-  const listed = new Set(triage.map((e) => e.id));
+  const listed = new Set(triage.map((e) => sameId(e.id)));
   const byOutcome: Record<Outcome, number> = { killed: 0, survived: 0, 'no coverage': 0, 'harness error': 0, timeout: 0 };
   let killed = 0;
   let equivalent = 0;
@@ -349,10 +357,11 @@ export function scoreOf(results: readonly MutantResult[], triage: readonly Triag
   const missed: MutantResult[] = [];
   for (const r of results) {
     byOutcome[r.outcome]++;
+    const isListed = listed.has(sameId(r.id));
     if (r.outcome === 'killed') {
       killed++;
-      if (listed.has(r.id)) listedButKilled.push(r.id);
-    } else if (listed.has(r.id) && (r.outcome === 'survived' || r.outcome === 'no coverage')) {
+      if (isListed) listedButKilled.push(r.id);
+    } else if (isListed && (r.outcome === 'survived' || r.outcome === 'no coverage')) {
       equivalent++;
     } else {
       missed.push(r);

@@ -222,6 +222,10 @@ process.exit(0);
 
 // ---- helpers -----------------------------------------------------------------------------------
 
+function average(results: readonly MutantResult[]): string {
+  return results.length === 0 ? '-' : `${(results.reduce((s, r) => s + r.seconds, 0) / results.length).toFixed(1)} s`;
+}
+
 function readdirSafe(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
@@ -276,7 +280,7 @@ function report(results: readonly MutantResult[], of: readonly MutantInfo[]): vo
   const seconds = results.filter((r) => r.seconds > 0);
   const lines = [
     `outcomes: ${Object.entries(score.byOutcome).map(([o, n]) => `${n} ${o}`).join(', ')}`,
-    ...(seconds.length > 0 ? [`certify time per mutant run: ${(seconds.reduce((s, r) => s + r.seconds, 0) / seconds.length).toFixed(1)} s on average (${seconds.length} run)`] : []),
+    ...(seconds.length > 0 ? [`certify time per mutant: ${(seconds.reduce((s, r) => s + r.seconds, 0) / seconds.length).toFixed(1)} s on average (${seconds.length} mutants run; killed ${average(seconds.filter((r) => r.outcome === 'killed'))}, not killed ${average(seconds.filter((r) => r.outcome !== 'killed'))})`] : []),
     ...score.listedButKilled.map((id) => `listed as equivalent in ${triageFile}, but killed (remove the entry): ${id}`),
   ];
   const byKind = (o: string) => score.missed.filter((r) => r.outcome === o);

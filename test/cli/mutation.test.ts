@@ -89,6 +89,12 @@ test('a mutant keeps its id when code above it moves, and identical ones are tol
     'x.ts EqualityOperator a > 1 → a >= 1 @ if (a > 1) return 1; #2',
   ]);
   expect(mutantId({ file: 'x.ts', mutator: 'EqualityOperator', original: 'a > 1', replacement: 'a >= 1', anchor: 'if (a > 1) return 1;', occurrence: 2 })).toBe(before[1]!.id);
+  // a long line is shortened around an ellipsis; its triage entry, collapsed when read, still names it
+  const long = `const x = ${'a'.repeat(60)} + ${'b'.repeat(20)}   ${' c'.repeat(30)};`;
+  const [named] = nameMutants('y.ts', `${long}\n`, [{ mutatorName: 'ArithmeticOperator', replacement: 'a - b', location: { start: { line: 0, column: 10 }, end: { line: 0, column: 93 } } }]);
+  expect(named!.anchor).toContain(' …  c');
+  const [entry] = parseTriage(`equivalent:\n  - ${JSON.stringify({ file: 'y.ts', mutator: 'ArithmeticOperator', original: named!.original, replacement: 'a - b', anchor: named!.anchor, reason: 'cannot be told apart' })}\n`);
+  expect(staleEntries([entry!], [named!])).toEqual([]);
 });
 
 test('bad triage input is refused with every problem, each naming its entry', () => {
