@@ -8,16 +8,19 @@
 // - reporter `mutation-results`: writes each mutant's outcome, under its stable id, to the
 //   results file of the run, as soon as it is known (a chunk interrupted keeps what it finished).
 //
-// Cheaper per mutant, without counting a kill the full suite would not make:
+// What makes it cheaper per mutant:
 // - The dry run certifies the unmutated (instrumented) reference once and reads which mutants
 //   the run reached (cli/mutation-coverage.mjs, in every process of the run). A mutant it never
-//   reached cannot change a run: it is reported `no coverage` (a survivor) without a run.
-// - A mutant in a file whose entry in cli/mutation-files.ts names suites areas is first certified
-//   with those areas' tests alone; NOT CONFORMANT there is a kill (those tests fail in the full
-//   run too). Anything else is settled by the full suite: a mutant survives only when the whole
-//   suite, run as certify runs it, ends CONFORMANT.
-// - Every mutant's run stops at its first failed test (--max-failures 1): the run is NOT
-//   CONFORMANT from then on, whatever the later tests would do.
+//   reached cannot change a run: it is reported `no coverage` (a survivor) without a run. (Should
+//   a run reach code the dry run did not, by a generated input, this can only count a kill less.)
+// - Everything else is certified by the whole suite, to its end, as certify runs it: a run that
+//   failed a check can still end in a harness error later (a harness stop, the server gone),
+//   and then it is no kill.
+// - `fast` (--fast) trades that for time: a mutant in a file whose entry in cli/mutation-files.ts
+//   names suites areas is first certified with those areas' tests alone, and every run stops at
+//   its first failed test (--max-failures 1). A survivor is still one (it passed the whole suite
+//   to its end); a kill means a check failed, and may be a harness error or a timeout in a
+//   whole run: a fast score can only be too high, never too low.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,11 +57,8 @@ export interface CertifyRunnerOptions {
   timeoutSeconds: number;
   /** Written into each result, so results of other code are never merged with these. */
   fingerprint: string;
-  /**
-   * Every mutant certified by one whole-suite run to its end: no areas first, no stop at the
-   * first failed test. Slower; for measuring what those save.
-   */
-  whole: boolean;
+  /** Areas first and a stop at the first failed test: kills may be over-counted (see above). */
+  fast: boolean;
 }
 
 export interface SelectedMutant {
@@ -91,7 +91,7 @@ export const strykerValidationSchema = {
         results: { type: 'string' },
         timeoutSeconds: { type: 'number' },
         fingerprint: { type: 'string' },
-        whole: { type: 'boolean' },
+        fast: { type: 'boolean' },
       },
     },
   },
@@ -178,7 +178,7 @@ export class CertifyTestRunner implements TestRunner {
     const selected = this.selection().find((s) => sameMutant(s, { file, mutator: activeMutant.mutatorName, replacement: activeMutant.replacement, location: activeMutant.location }));
     if (selected === undefined) return { status: MutantRunStatus.Error, errorMessage: NOT_SELECTED };
     const areas = (entryFor(file)?.suites ?? []).filter((a) => this.areas.includes(a));
-    const plan: Array<string[] | null> = !this.settings.whole && areas.length > 0 && areas.length < this.areas.length ? [areas, null] : [null];
+    const plan: Array<string[] | null> = this.settings.fast && areas.length > 0 && areas.length < this.areas.length ? [areas, null] : [null];
     const runs: CertifyRun[] = [];
     for (const suites of plan) {
       const run = await this.certify(suites, { mutant: activeMutant.id });
@@ -223,12 +223,12 @@ export class CertifyTestRunner implements TestRunner {
     }
   }
 
-  /** One certify run in the sandbox: the whole suite (null) or these areas' tests; stops at its first failed test for a mutant. */
+  /** One certify run in the sandbox: the whole suite (null) or these areas' tests; with `fast`, a mutant's stops at its first failed test. */
   private certify(suites: string[] | null, how: { mutant?: string; coverageDir?: string }): Promise<CertifyRun> {
     const out = mkdtempSync(join(tmpdir(), 'mutation-certify-'));
     const args = ['--import', 'tsx', 'cli/certify.ts', '--quiet', '--out', out];
     if (suites !== null) args.push('--grep', areaGrep(suites));
-    if (how.mutant !== undefined && !this.settings.whole) args.push('--max-failures', '1');
+    if (how.mutant !== undefined && this.settings.fast) args.push('--max-failures', '1');
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.INIT_CWD;
     delete env[INSTRUMENTER_CONSTANTS.ACTIVE_MUTANT_ENV_VARIABLE];

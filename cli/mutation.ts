@@ -45,15 +45,16 @@ Which mutants (one of; all of them without any):
 
 Other:
   --merge             run nothing: the score of the chunks under --out together (with
-                      --whole, of the --whole chunks)
+                      --fast, of the --fast chunks)
   --list              print the selected mutants' ids and places, run nothing
   --fresh             forget earlier results of the same selection (by default a selection that
                       was interrupted goes on where it stopped)
   --out DIR           where results go (default reports/out/mutation)
   --triage FILE       the survivors judged equivalent (default mutation/triage.yaml)
   --timeout SECONDS   a certify run that takes longer is stopped: a timeout (default 180)
-  --whole             certify each mutant with one whole-suite run to its end (no areas first,
-                      no stop at the first failed test): slower, for measuring what those save
+  --fast              quicker, kills over-counted: a mutant is first certified with the tests of
+                      the areas its file names, and every run stops at its first failed test; a
+                      survivor is still one, a kill may be a harness error in a whole run
   -h, --help          this text
 
 Exit codes: 0 the run completed (whatever the score), 2 an input or harness problem
@@ -64,7 +65,7 @@ function fail(lines: string[]): never {
   process.exit(2);
 }
 
-let values: { sample?: string; seed?: string; chunk?: string; filter?: string; merge: boolean; list: boolean; fresh: boolean; out?: string; triage?: string; timeout: string; whole: boolean; help: boolean };
+let values: { sample?: string; seed?: string; chunk?: string; filter?: string; merge: boolean; list: boolean; fresh: boolean; out?: string; triage?: string; timeout: string; fast: boolean; help: boolean };
 try {
   values = parseArgs({
     options: {
@@ -78,7 +79,7 @@ try {
       out: { type: 'string' },
       triage: { type: 'string' },
       timeout: { type: 'string', default: '180' },
-      whole: { type: 'boolean', default: false },
+      fast: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }).values as typeof values;
@@ -118,13 +119,12 @@ const mutants = await enumerateMutants(REPO_ROOT);
 for (const stale of staleEntries(triage, mutants)) {
   process.stderr.write(`mutation: ${triageFile} lists a mutant the code no longer has (update or remove it): ${stale.id}\n`);
 }
-// --whole runs differ from the default ones only in speed, but are kept apart all the same
-const fingerprint = createHash('sha256').update(codeFingerprint()).update(values.whole ? 'whole' : 'default').digest('hex');
+// --fast results count kills differently: never mixed with the others
+const fingerprint = createHash('sha256').update(codeFingerprint()).update(values.fast ? 'fast' : 'whole runs').digest('hex');
 
 if (values.merge) {
   // the pieces of a full run: the chunks, or a run of all (samples and filters are left out)
-  const suffix = values.whole ? '-whole.jsonl' : '.jsonl';
-  const pieces = readdirSafe(resultsDir).filter((f) => /^(chunk-\d+-of-\d+|all)(-whole)?\.jsonl$/.test(f) && f.endsWith(suffix) && (values.whole || !f.endsWith('-whole.jsonl')));
+  const pieces = readdirSafe(resultsDir).filter((f) => new RegExp(`^(chunk-\\d+-of-\\d+|all)${values.fast ? '-fast' : ''}\\.jsonl$`).test(f));
   const { results, fingerprints } = readResults(resultsDir, null, pieces);
   if (fingerprints.size > 1) {
     fail([`the results under ${resultsDir} come from ${fingerprints.size} different versions of the code (${[...fingerprints.keys()].map((f) => `${f.slice(0, 12)}: ${fingerprints.get(f)!.join(', ')}`).join('; ')}): run the older chunks again, or move their files away`]);
@@ -146,7 +146,7 @@ if (chosen.length === 0) fail([`${values.filter !== undefined ? `--filter ${valu
 const label = (values.sample !== undefined ? `sample-${sample}-seed-${seed}`
   : typeof chunk === 'object' ? `chunk-${chunk.index}-of-${chunk.count}`
   : values.filter !== undefined ? `filter-${createHash('sha256').update(values.filter).digest('hex').slice(0, 10)}`
-  : 'all') + (values.whole ? '-whole' : '');
+  : 'all') + (values.fast ? '-fast' : '');
 
 if (values.list) {
   for (const m of chosen) process.stdout.write(`${m.file}:${m.location.start.line + 1}:${m.location.start.column + 1}  ${m.id}\n`);
@@ -172,7 +172,7 @@ if (todo.length > 0) {
     results: resultsFile,
     timeoutSeconds: timeout,
     fingerprint,
-    whole: values.whole,
+    fast: values.fast,
   };
   process.stderr.write(`mutation: ${todo.length} mutants (${label}); dry run first: the unmutated reference, the whole suite\n`);
   const started = Date.now();
