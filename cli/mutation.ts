@@ -51,7 +51,7 @@ Other:
                       was interrupted goes on where it stopped)
   --out DIR           where results go (default reports/out/mutation)
   --triage FILE       the survivors judged equivalent (default mutation/triage.yaml)
-  --timeout SECONDS   a certify run that takes longer is stopped: a timeout (default 180)
+  --timeout SECONDS   a certify run that takes longer is stopped: a timeout (default 300)
   --fast              quicker, kills over-counted: a mutant is first certified with the tests of
                       the areas its file names, and every run stops at its first failed test; a
                       survivor is still one, a kill may be a harness error in a whole run
@@ -78,7 +78,7 @@ try {
       fresh: { type: 'boolean', default: false },
       out: { type: 'string' },
       triage: { type: 'string' },
-      timeout: { type: 'string', default: '180' },
+      timeout: { type: 'string', default: '300' },
       fast: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
