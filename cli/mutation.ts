@@ -205,6 +205,8 @@ if (todo.length > 0) {
       allowConsoleColors: false,
       warnings: { slow: false },
       mutationCertify: certify,
+      // typed loosely: the log levels are const enums in StrykerJS's types, which a file compiled
+      // on its own (tsx) cannot read at run time; the options are checked by StrykerJS itself
     } as never).runMutationTest();
   } catch (e) {
     fail([`StrykerJS stopped: ${(e as Error).message}`]);
