@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { ApiClient, ClientRole } from './api-client.ts';
 import type { Target } from './config.ts';
 
@@ -43,4 +44,20 @@ export async function discoverNumbers(api: ApiClient, target: Target): Promise<K
     withoutCampaign: primary.find((n) => n.campaignregId === null)?.numberId,
     foreign: target.numbers.foreign ?? secondary[0]?.numberId,
   };
+}
+
+/**
+ * A numberId the target never issued, shaped like `like` (same length, prefix and character
+ * classes), so a server cannot tell it from a real one by its form.
+ */
+export function unknownNumberIdLike(like: string): string {
+  const cut = like.lastIndexOf('_') + 1;
+  const swap = (c: string): string => {
+    if (/[0-9]/.test(c)) return String((Number(c) + 1 + randomInt(8)) % 10);
+    if (/[a-f]/.test(c)) return 'abcdef'[('abcdef'.indexOf(c) + 1 + randomInt(5)) % 6]!;
+    if (/[a-z]/.test(c)) return String.fromCharCode(97 + ((c.charCodeAt(0) - 97 + 1 + randomInt(25)) % 26));
+    if (/[A-Z]/.test(c)) return String.fromCharCode(65 + ((c.charCodeAt(0) - 65 + 1 + randomInt(25)) % 26));
+    return c;
+  };
+  return like.slice(0, cut) + [...like.slice(cut)].map(swap).join('');
 }

@@ -263,6 +263,32 @@ export class TriggerSet {
     }
   }
 
+  /**
+   * The primary client's webhooks as channels, for a test that uses those it can see and does
+   * without the rest (the stateful model): declared ones as the run receiver records them; through
+   * the control plane, a fresh channel for each kind the client has none of, pointed back at
+   * nothing by `release`. Unlike withClientWebhook, it never makes the test not testable: an
+   * undeclared capability, or a client webhook already configured, only leaves that kind out.
+   */
+  async clientWebhookChannels(id: string): Promise<{ channels: Partial<Record<ClientWebhookKind, WebhookChannel>>; release(): Promise<void> }> {
+    const trigger = this.ctx.target.triggers.clientWebhooks;
+    if (!trigger) return { channels: {}, release: async () => {} };
+    this.ctx.record(reachedBy('clientWebhooks', trigger.kind));
+    if (trigger.kind === 'declared') {
+      const { target, runDir } = this.ctx;
+      return { channels: { delivery: new RecordedChannel(target, runDir, 'primary', 'delivery'), inbound: new RecordedChannel(target, runDir, 'primary', 'inbound') }, release: async () => {} };
+    }
+    const { api, control, target } = this.ctx;
+    const before = await api.call('whoami');
+    expect(before).toSucceed(`${id}: precondition: reading the client context`);
+    const channels: Partial<Record<ClientWebhookKind, WebhookChannel>> = {};
+    for (const kind of ['delivery', 'inbound'] as const) if (before.body?.[`${kind}WebhookConfigured`] !== true) channels[kind] = this.ctx.channel(`client-${kind}`);
+    const clientId = target.clients.primary.clientId;
+    const set = (value: (kind: ClientWebhookKind) => string | null) => control.clientWebhooks(clientId, Object.fromEntries(Object.keys(channels).map((k) => [k, value(k as ClientWebhookKind)])));
+    if (Object.keys(channels).length > 0) await set((kind) => channels[kind]!.url);
+    return { channels, release: async () => void (Object.keys(channels).length > 0 && (await set(() => null))) };
+  }
+
   /** Inbound traffic to a primary number: the control plane's, or a loopback send. */
   inbound(known: KnownNumbers): Inbound {
     const trigger = this.require('inbound');

@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { test } from '../../harness/fixtures.ts';
+import { readNumbers } from '../../harness/known-numbers.ts';
+import { checkProperty, propertySettings } from '../../harness/property.ts';
+import { modelCommands, runModelSequence, tourOfEveryStep, type ModelCommand } from '../../harness/model/commands.ts';
+import { World, type InboundWay, type WorldOptions } from '../../harness/model/world.ts';
+import { recordRun } from '../support/properties.ts';
+
+// The whole interface as a model (harness/model/): generated sequences of every operation of the
+// document, by both clients and the short-lived one, on every number, each step judged against
+// the answers the model of the document allows, and every client's numbers, context and
+// callbacks compared with the model after every step that may change them. The first sequence
+// tries each kind of step once (tourOfEveryStep); the others are drawn. A failure shrinks to the
+// shortest sequence that still fails and counts against the requirement whose clause diverged.
+
+/** Sequences per run, and most steps per sequence, by depth (`--runs` sets the sequences). */
+const SEQUENCES = { quick: 3, deep: 20 } as const;
+const STEPS = { quick: 24, deep: 40 } as const;
+
+/** The requirements the model judges on every target (a failure of another names its own ID, and counts there too). */
+const JUDGED = ['@AUTH-007', '@CTX-004', '@NUM-006', '@UPD-003', '@UPD-007', '@SEND-008', '@IDEM-001', '@IDEM-002', '@IDEM-004', '@ERR-007'];
+
+test.describe('the document as a model: generated sequences of every operation', () => {
+  test('every answer, list, context and callback of a generated sequence is one the model of the document allows', { tag: JUDGED }, async ({ api, target, knownNumbers, settings, webhooks, triggers, runSettings }) => {
+    // Every settable attribute of every number of both clients is put back after the test,
+    // whatever the sequences did to them (refused updates a server wrongly applied included).
+    for (const role of ['primary', 'secondary'] as const) {
+      if (!target.clients[role]) continue;
+      for (const record of await readNumbers(api, role)) settings.remember(record, role);
+    }
+    const hooks = await triggers.clientWebhookChannels('the model');
+    try {
+      const expire = target.triggers.expireToken;
+      const inbound = inboundWay(target, knownNumbers, triggers);
+      const options: WorldOptions = {
+        api,
+        target,
+        channel: (label) => webhooks.channel(label),
+        clientHooks: hooks.channels,
+        ...(expire?.kind === 'wait' && { brief: { credentials: expire.client, maxWaitSeconds: expire.maxWaitSeconds } }),
+        ...(inbound && { inbound }),
+        recipients: { delivered: target.recipients.delivered, failing: target.triggers.failedDelivery?.recipients ?? [] },
+      };
+      const world = new World(options);
+      const depth = runSettings.property.depth;
+      const property = propertySettings();
+      const constraints = {
+        roles: world.roles(),
+        mms: knownNumbers.mms !== undefined && target.mediaSample.length > 0,
+        loopback: inbound?.kind === 'loopback',
+        inboundByControl: inbound?.kind === 'control',
+      };
+      const sequences = modelCommands({ ...constraints, maxCommands: STEPS[depth], ...(property.replayPath === undefined ? {} : { replayPath: property.replayPath }) });
+      const tour = tourOfEveryStep(constraints);
+      const run = await checkProperty(
+        JUDGED.map((tag) => tag.slice(1)),
+        fc.asyncProperty(sequences, (commands: Iterable<ModelCommand>) => runModelSequence(world, commands)),
+        {
+          settings: { ...property, numRuns: runSettings.property.runs ?? SEQUENCES[depth] },
+          grep: '"generated sequence is one the model"',
+          // The tour goes first only in a fresh run; a replay (--path) names a drawn sequence.
+          ...(property.path === undefined && { parameters: { examples: [[tour]] } }),
+        },
+      );
+      recordRun(run);
+    } finally {
+      await hooks.release();
+    }
+  });
+});
+
+/** How the model brings inbound traffic about (triggers.inbound), or undefined: then it awaits none. */
+function inboundWay(target: Parameters<typeof readNumbers>[0]['target'], known: { primary: Array<Record<string, unknown>> }, triggers: { control: { inbound(body: { numberId: string; from: string; text: string }): Promise<unknown> } }): InboundWay | undefined {
+  const trigger = target.triggers.inbound;
+  if (!trigger) return undefined;
+  if (trigger.kind === 'control') {
+    const numberId = known.primary.find((n) => typeof n.campaignregId === 'string')?.numberId;
+    const from = target.recipients.delivered[0];
+    if (typeof numberId !== 'string' || from === undefined) return undefined;
+    return { kind: 'control', numberId, deliver: async (text) => void (await triggers.control.inbound({ numberId, from, text })) };
+  }
+  const { phoneNumber } = trigger.to;
+  const numberId = trigger.to.numberId ?? known.primary.find((n) => Object.values(n).includes(phoneNumber))?.numberId;
+  return typeof numberId === 'string' ? { kind: 'loopback', numberId, phone: phoneNumber } : undefined;
+}
