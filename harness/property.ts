@@ -80,7 +80,17 @@ export interface CheckPropertyOptions<Ts> {
    * @defaultValue false
    */
   independentCases?: boolean;
+  /**
+   * How long shrinking may go on after the first failure, in milliseconds: each attempt replays
+   * requests against the target. When it runs out the smallest failure found so far is reported,
+   * with a note that shrinking stopped early.
+   * @defaultValue SHRINK_BUDGET_MS
+   */
+  shrinkBudgetMs?: number;
 }
+
+/** How long a property's shrinking may take by default: long enough for most, short of stalling a run. */
+export const SHRINK_BUDGET_MS = 30_000;
 
 /** How a passing property ran, for the test to record. */
 export interface PropertyRun {
@@ -142,8 +152,8 @@ export async function checkProperty<Ts>(
     seed,
     ...(settings.path === undefined ? {} : { path: settings.path }),
   };
-  const stop: { error?: Error } = {};
-  const stoppableProperty = stoppable(property as fc.IRawProperty<Ts>, stop);
+  const stop: { error?: Error; shrinkingCut?: boolean } = {};
+  const stoppableProperty = stoppable(property as fc.IRawProperty<Ts>, stop, options.shrinkBudgetMs ?? SHRINK_BUDGET_MS);
   let atOnce: CasesAtOnce<Ts> | null = null;
   if (options.independentCases === true && settings.path === undefined && Object.keys(options.parameters ?? {}).every((k) => k === 'examples')) {
     atOnce = await runCasesAtOnce(stoppableProperty, parameters, CASES_AT_ONCE);
@@ -176,7 +186,7 @@ export async function checkProperty<Ts>(
     counterexample: details.counterexample,
     error: details.errorInstance,
     interrupted: details.interrupted,
-    note: null,
+    note: stop.shrinkingCut ? `shrinking stopped after ${Math.round((options.shrinkBudgetMs ?? SHRINK_BUDGET_MS) / 1000)} s: the counterexample is the smallest found by then, not necessarily the smallest there is` : null,
   });
 }
 
@@ -274,20 +284,29 @@ async function runCasesAtOnce<Ts>(property: fc.IRawProperty<Ts>, parameters: fc.
  * fast-check then ends (keeping a failure it already found, shrunk as far as it got) instead
  * of shrinking towards the stop.
  */
-function stoppable<Ts>(property: fc.IRawProperty<Ts>, stop: { error?: Error }): fc.IRawProperty<Ts> {
+function stoppable<Ts>(property: fc.IRawProperty<Ts>, stop: { error?: Error; shrinkingCut?: boolean }, shrinkBudgetMs: number): fc.IRawProperty<Ts> {
+  // When the first failure was seen: shrinking after it has shrinkBudgetMs, then stops with the
+  // smallest failure found so far (each attempt replays requests against the target).
+  let failedAt: number | null = null;
   const asStop = (outcome: fc.PreconditionFailure | fc.PropertyFailure | null) => {
     const error = outcome && 'error' in outcome ? outcome.error : undefined;
     if (isJudged(error) && error.judgement.kind === 'harness') {
       stop.error ??= error;
       return new fc.PreconditionFailure(true);
     }
+    if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome)) failedAt ??= Date.now();
     return outcome;
   };
+  const overBudget = () => failedAt !== null && Date.now() - failedAt > shrinkBudgetMs;
   return {
     isAsync: () => property.isAsync(),
     generate: (mrng, runId) => property.generate(mrng, runId),
     shrink: (value) => property.shrink(value),
     run: ((v: Ts) => {
+      if (overBudget()) {
+        stop.shrinkingCut = true;
+        return new fc.PreconditionFailure(true);
+      }
       const outcome = property.run(v);
       return outcome instanceof Promise ? outcome.then(asStop) : asStop(outcome);
     }) as fc.IRawProperty<Ts>['run'],

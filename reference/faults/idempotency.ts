@@ -146,6 +146,15 @@ export const IDEMPOTENCY_FAULTS = {
       request.idempotencyKey = `${request.idempotencyKey}\u0000${(request.body as SendRequest).sendFrom}`;
     },
   },
+  'idempotency.keys-scoped-by-token': {
+    breaks: ['IDEM-004'],
+    description: "idempotency records are held per bearer token, not per client: a retry with the same key and payload under a token obtained since is queued as a new send",
+    route: SEND,
+    preHandler(request) {
+      const token = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      request.idempotencyKey = `${request.idempotencyKey}#${token}`;
+    },
+  },
   'idempotency.keys-case-insensitive': {
     breaks: ['IDEM-105'],
     description: 'Idempotency-Key values are compared without regard to letter case (stored lower-cased), so a key differing from a used one only in case is answered as that key: a replay or a conflict',

@@ -58,6 +58,8 @@ test.describe('the document as a model: generated sequences of every operation',
         {
           settings: { ...property, numRuns: runSettings.property.runs ?? SEQUENCES[depth] },
           grep: '"generated sequence is one the model"',
+          // Each shrinking step replays a whole sequence against the target.
+          shrinkBudgetMs: 20_000,
           // The tour goes first only in a fresh run; a replay (--path) names a drawn sequence.
           ...(property.path === undefined && { parameters: { examples: [[tour]] } }),
         },
