@@ -10,7 +10,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveTarget } from '../harness/config.ts';
+import { itemsAt, resolveTarget } from '../harness/config.ts';
 import { obtainToken, PreflightError, type PreflightResult } from '../harness/preflight.ts';
 import { BASE_URL_CREDENTIALS, baseUrlCredentials, invocation, userDirectory } from '../harness/settings.ts';
 
@@ -97,8 +97,10 @@ function numbersIn(json: unknown): { itemsPath: string | null; numbers: Array<Re
   const isList = (v: unknown): v is Array<Record<string, unknown>> => Array.isArray(v) && v.every((x) => typeof field(x, 'numberId') === 'string');
   if (isList(json)) return { itemsPath: null, numbers: json };
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return null;
-  const key = Object.keys(json).find((k) => isList((json as Record<string, unknown>)[k]));
-  return key === undefined ? null : { itemsPath: key, numbers: (json as Record<string, Array<Record<string, unknown>>>)[key]! };
+  // The envelope is open (4.3): a property of the answer, or of an object in it ("data.items").
+  const paths = Object.entries(json).flatMap(([k, v]) => [k, ...(v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).map((inner) => `${k}.${inner}`) : [])]);
+  const path = paths.find((p) => isList(itemsAt(json, p)));
+  return path === undefined ? null : { itemsPath: path, numbers: itemsAt(json, path) as Array<Record<string, unknown>> };
 }
 let numbers: { method: string; path: string; itemsPath: string | null; numbers: Array<Record<string, unknown>> } | null = null;
 for (const path of ['/api/core/numbers', '/api/core/numbers/list']) {

@@ -103,6 +103,16 @@ export const PROFILE_ROUTES: Target['routes'] = {
   update: { method: 'PATCH', path: '/api/core/numbers/{numberId}' },
 };
 
+/**
+ * The items of a numbers answer at `itemsPath` (routes.numbers.itemsPath): the answer itself for
+ * null, else the property it names, a dotted path reaching into nested objects ("data.items").
+ * The document shows no envelope (4.3), so any nesting a vendor chose is reachable.
+ */
+export function itemsAt(body: unknown, itemsPath: string | null | undefined): unknown {
+  if (!itemsPath) return body;
+  return itemsPath.split('.').reduce<unknown>((at, key) => (at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined), body);
+}
+
 export const PROFILE_MEDIA_SAMPLE = [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' }];
 
 /** NANP fictional numbers 555-0100..0199 (standards guide, E.164): safe to send to. */

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { ApiClient, ClientRole } from './api-client.ts';
-import type { Target } from './config.ts';
+import { itemsAt, type Target } from './config.ts';
 
 export interface NumberRecord {
   numberId: string;
@@ -30,7 +30,7 @@ export async function readNumbers(api: ApiClient, as: ClientRole = 'primary'): P
   const res = await api.call('numbers', { as });
   if (res.status >= 300) throw new Error(`cannot list the ${as} client's numbers: ${res.describe()} ${res.text.slice(0, 200)}`);
   const path = api.target.routes.numbersItemsPath;
-  return (path ? res.body[path] : res.body) as NumberRecord[];
+  return itemsAt(res.body, path) as NumberRecord[];
 }
 
 export async function discoverNumbers(api: ApiClient, target: Target): Promise<KnownNumbers> {

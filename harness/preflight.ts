@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { request as undiciRequest } from 'undici';
 import type { ClientRole } from './api-client.ts';
 import { basicCredentials } from './basic-auth.ts';
-import type { ClientCredentials, Route, Target } from './config.ts';
+import { itemsAt, type ClientCredentials, type Route, type Target } from './config.ts';
 import { redactBody } from './evidence.ts';
 import { HarnessStop } from './judgement.ts';
 import type { TokenIssuedEarly } from './triggers.ts';
@@ -238,7 +238,7 @@ async function listNumbers(target: Target, role: ClientRole, token: string, time
   if (answer.json === undefined) throw new PreflightError(`listing ${what} does not answer JSON: this is not the interface at this URL`, shown(answer), `baseUrl and routes.numbers ${config}`);
   if (status >= 300) throw new PreflightError(`listing ${what} is refused`, shown(answer), `routes.numbers ${config}`);
   const itemsPath = target.routes.numbersItemsPath;
-  const items = itemsPath === null ? answer.json : (answer.json as Record<string, unknown> | null)?.[itemsPath];
+  const items = itemsAt(answer.json, itemsPath);
   if (!Array.isArray(items)) {
     const keys = answer.json && typeof answer.json === 'object' && !Array.isArray(answer.json) ? Object.keys(answer.json) : [];
     throw new PreflightError(

@@ -5,7 +5,7 @@
 // receiver's record of the primary client's declared webhooks.
 import type { ApiClient, ApiResponse, CallOptions } from '../api-client.ts';
 import { basicCredentials } from '../basic-auth.ts';
-import type { ClientCredentials, OperationId, Target } from '../config.ts';
+import { itemsAt, type ClientCredentials, type OperationId, type Target } from '../config.ts';
 import type { ReceivedCallback, WebhookChannel } from '../webhook-receiver.ts';
 import type { Destination, Role } from './state.ts';
 
@@ -103,7 +103,7 @@ export class World {
     const res = await this.core('numbers', { token });
     if (res.status < 200 || res.status >= 300) return { res, items: null };
     const path = this.target.routes.numbersItemsPath;
-    const items: unknown = path ? res.body?.[path] : res.body;
+    const items = itemsAt(res.body, path);
     return { res, items: Array.isArray(items) ? (items as Array<Record<string, unknown>>) : null };
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { basicCredentials } from '../../harness/basic-auth.ts';
+import { itemsAt } from '../../harness/config.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
@@ -30,7 +31,7 @@ test.describe('5: a token acts for its client, whichever of the client\'s tokens
       expect(who).toSucceed('AUTH-007: whoami accepts a live token of the client');
       expect(list).toSucceed('AUTH-007: the numbers list accepts a live token of the client');
       const path = target.routes.numbersItemsPath;
-      const items = (path ? list.body?.[path] : list.body) as Array<{ numberId: string }>;
+      const items = itemsAt(list.body, path) as Array<{ numberId: string }>;
       return { apiClientId: who.body?.apiClientId, numbers: JSON.stringify((items ?? []).map((n) => n.numberId).sort()) };
     };
     const mine = [await issue('json', target.clients.primary), await issue('form', target.clients.primary), await issue('basic', target.clients.primary)];
