@@ -569,6 +569,41 @@ export class InboundCommand implements ModelCommand {
   toString = () => 'Inbound()';
 }
 
+/**
+ * Search: the search the target accepts, with one of the primary client's tokens and its JSON
+ * spelled any way (SEARCH-001, ERR-007), or one its sandbox answers as an upstream failure:
+ * 502 UPSTREAM_ERROR with details.providerStatus (SEARCH-002). A search changes nothing.
+ */
+export class SearchCommand implements ModelCommand {
+  constructor(
+    readonly failurePick: number | null,
+    readonly tokenPick: number,
+    readonly spelling: JsonSpelling,
+  ) {}
+  check = (m: Readonly<ModelState>) => tokensOf(m as ModelState, 'primary').length > 0;
+  async run(m: ModelState, w: World): Promise<void> {
+    const search = w.options.search;
+    if (!search) return;
+    const tokens = tokensOf(m, 'primary');
+    const token = tokens[this.tokenPick % tokens.length]!;
+    const failure = this.failurePick === null || search.failures.length === 0 ? undefined : search.failures[this.failurePick % search.failures.length]!;
+    const body = { ...search.accepted, ...failure?.body };
+    const bytes = spell(body, this.spelling);
+    const res = await w.core('search', { token: token.value, body: bytes, ...(failure?.headers && { headers: failure.headers }) });
+    const what = `a search ${bytes}${failure ? ' the sandbox answers as an upstream failure' : ''} with token t${token.label}`;
+    if (failure === undefined) {
+      expectRuling(withToken(token, { firings: [{ id: 'SEARCH-001', clause: '4.4', answer: { kind: 'accept' } }] }), res, what, token);
+      return;
+    }
+    expectRuling(withToken(token, { firings: [{ id: 'SEARCH-002', clause: '4.4; 7.2', answer: { kind: 'core', status: 502, code: 'UPSTREAM_ERROR' } }] }), res, what, token);
+    if (res.status !== 502) return;
+    const providerStatus: unknown = res.body?.error?.details?.providerStatus;
+    if (providerStatus === undefined || providerStatus === null) fail('SEARCH-002', `${what}: details.providerStatus is missing`, res);
+    if (failure.providerStatus !== undefined && String(providerStatus) !== String(failure.providerStatus)) fail('SEARCH-002', `${what}: details.providerStatus is ${JSON.stringify(providerStatus)}, the upstream answered ${failure.providerStatus}`, res);
+  }
+  toString = () => `Search(${this.failurePick === null ? 'accepted' : `failure #${this.failurePick}`}, t#${this.tokenPick}, ${describeSpelling(this.spelling)})`;
+}
+
 /** How a retry differs from the request that first used the key. */
 export type RetryVariation =
   /** The same bytes, with one of the client's tokens: the safe retry (IDEM-001). */
@@ -796,7 +831,8 @@ export class AwaitExpiryCommand implements ModelCommand {
   constructor(readonly tokenPick: number) {}
   check = (m: Readonly<ModelState>) => tokensOf(m as ModelState, 'brief').length > 0;
   async run(m: ModelState, w: World): Promise<void> {
-    const tokens = tokensOf(m, 'brief');
+    // The token to expire first (one obtained before the sequences, when there is one): the shortest wait.
+    const tokens = tokensOf(m, 'brief').sort((a, b) => a.receivedAt + a.expiresInSeconds * 1000 - (b.receivedAt + b.expiresInSeconds * 1000));
     const token = tokens[this.tokenPick % tokens.length]!;
     const maxWaitMs = (w.options.brief?.maxWaitSeconds ?? 0) * 1000;
     const waitMs = token.receivedAt + token.expiresInSeconds * 1000 + 1_100 - Date.now();
@@ -875,6 +911,7 @@ export function modelCommands(c: ModelCommandsConstraints): fc.Arbitrary<Iterabl
     retry,
     retry,
     fc.constant(new AwaitCallbacksCommand()),
+    fc.tuple(fc.option(pick, { nil: null, freq: 2 }), pick, jsonSpelling()).map(([f, t, sp]) => new SearchCommand(f, t, sp)),
   ];
   if (c.roles.includes('brief')) commands.push(pick.map((t) => new AwaitExpiryCommand(t)));
   if (c.inboundByControl) commands.push(fc.constant(new InboundCommand()));
@@ -916,6 +953,8 @@ export function tourOfEveryStep(c: Omit<ModelCommandsConstraints, 'maxCommands' 
     ...(c.loopback ? [new SendCommand(valid({ loopback: true, from: { whose: 'own', pick: 0 } }))] : []),
     ...(c.inboundByControl ? [new InboundCommand()] : []),
     ...(actors.includes('secondary') ? [new RetryCommand(0, 'other-client', 'text', 0, PLAIN_SPELLING), new SendCommand(valid({ actor: 'secondary' }))] : []),
+    new SearchCommand(null, 1, { ...PLAIN_SPELLING, escapes: 'every-letter' }),
+    new SearchCommand(0, 0, PLAIN_SPELLING),
     new AwaitCallbacksCommand(),
     ...(c.roles.includes('brief') ? [new AwaitExpiryCommand(0)] : []),
   ];
@@ -947,7 +986,8 @@ export async function runModelSequence(w: World, commands: Iterable<ModelCommand
     }
     const m = initialState(lists, w.visibleClientHooks());
     m.channels = w.channelNames;
-    m.tokens.push(...tokens.map((t, label) => ({ ...t, label })));
+    m.tokens.push(...tokens, ...(w.options.earlyTokens ?? []).map((t) => ({ ...t, label: 0 })));
+    m.tokens.forEach((t, label) => (t.label = label));
     for (const token of m.tokens) await checkContext(m, w, token.role, token, 'the start of the sequence');
     model = m;
     return { model: m, real: w };

@@ -34,6 +34,10 @@ export interface WorldOptions {
   /** Credentials of the short-lived client (triggers.expireToken, kind wait), when declared. */
   brief?: { credentials: ClientCredentials; maxWaitSeconds: number };
   inbound?: InboundWay;
+  /** A search body the target accepts, and the searches its sandbox answers as an upstream failure (triggers.upstreamFailure, kind request). */
+  search?: { accepted: Record<string, unknown>; failures: ReadonlyArray<{ body?: Record<string, unknown>; headers?: Record<string, string>; providerStatus?: number | string }> };
+  /** Tokens obtained before the sequences (a short-lived client's, so its lifetime runs out while they run): each sequence's model starts with them. */
+  earlyTokens?: ReadonlyArray<{ role: Role; value: string; requestedAt: number; receivedAt: number; expiresInSeconds: number }>;
   /** Recipients the target delivers to, and those whose messages end failed. */
   recipients: { delivered: readonly string[]; failing: readonly string[] };
 }
