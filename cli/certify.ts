@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
+import { lockReportFolder } from './out-lock.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
 import { referenceArgs } from '../harness/embedded-reference.ts';
@@ -166,6 +167,10 @@ if (values['dry-run']) {
   process.stdout.write(`${renderPlan(plan, settings, target).join('\n')}\n\nDry run: nothing was sent.\n`);
   process.exit(0);
 }
+
+// One run at a time writes a report folder.
+const lock = lockReportFolder(settings.output.dir);
+if (!lock.held) fail([`--out ${settings.output.dir}: another run is writing its report there (${lock.by}); give this run another --out, or wait for that one`]);
 
 const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
 

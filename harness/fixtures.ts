@@ -11,9 +11,10 @@ import { undiciTransport, type Transport } from './transport.ts';
 import { WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
-import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
+import { discoverNumbers, readNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
+import { HARNESS_STOP, RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
+import { InterferenceError, interferenceSeen, interferenceWatch } from './interference.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
@@ -161,7 +162,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   receiver: [
-    async ({ target }, use, workerInfo) => {
+    async ({ target, runSettings }, use, workerInfo) => {
       const { listenHost, listenPort, publicUrl } = target.webhooks;
       // Declared client webhooks point at the run's receiver on listenPort (run-receiver.ts): the workers take the ports after it.
       const first = target.triggers.clientWebhooks?.kind === 'declared' ? listenPort + 1 : listenPort;
@@ -169,6 +170,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
         host: listenHost,
         port: listenPort === 0 ? 0 : first + workerInfo.parallelIndex,
         ...(publicUrl && { publicUrl }),
+        watch: interferenceWatch(runSettings.runDir),
       });
       await use(receiver);
       await receiver.close();
@@ -223,7 +225,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   judgement: [
-    async ({ runState, rateLimitTally: tally }, use, testInfo) => {
+    async ({ runState, rateLimitTally: tally, runSettings, target, validator, guard, transport, tokens, rateLimit }, use, testInfo) => {
       // A stopped run starts no more tests: each would fail the same way and check nothing.
       const stopped = runState.stopped();
       if (stopped !== null) {
@@ -239,8 +241,6 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       tally.onWait = (ms) => testInfo.setTimeout(testInfo.timeout + ms);
       await use();
       tally.onWait = undefined;
-      const { judgements, annotations } = judge(testInfo.errors);
-      testInfo.annotations.push(...annotations);
       if (runState.sends > sendsBefore) {
         testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
         runState.flush();
@@ -248,6 +248,26 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       if (tally.retries > retries) {
         testInfo.annotations.push({ type: RATE_LIMITED, description: JSON.stringify({ retries: tally.retries - retries, waitedMs: tally.waitedMs - waitedMs }) });
       }
+      const failedHere = testInfo.status === 'failed' || testInfo.status === 'timedOut';
+      // Another client on the target may have caused a failure: the lists are read for its marks
+      // (harness/interference.ts), and anything the receivers saw of it counts too. Then the test
+      // checked nothing of the server's, and the run stops on the harness's side.
+      if (failedHere && interferenceSeen(runSettings.runDir).length === 0) {
+        const watch = interferenceWatch(runSettings.runDir);
+        const reader = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
+        for (const role of ['primary', 'secondary'] as const) {
+          if (target.clients[role]) watch.check(await readNumbers(reader, role).catch(() => []), `the ${role} client's numbers list`);
+        }
+      }
+      const interference = interferenceSeen(runSettings.runDir);
+      if (interference.length > 0) {
+        const stop = new InterferenceError(interference);
+        testInfo.annotations.push({ type: HARNESS_STOP, description: (stop.judgement as { reason: string }).reason });
+        if (testInfo.status !== 'skipped') runState.stop((stop.judgement as { reason: string }).reason);
+        return;
+      }
+      const { judgements, annotations } = judge(testInfo.errors);
+      testInfo.annotations.push(...annotations);
       if (testInfo.status === 'skipped' || testInfo.status === 'interrupted') return;
       const runStop = judgements.find((j) => j.kind === 'harness' && j.stopsRun);
       if (runStop?.kind === 'harness') return runState.stop(runStop.reason);

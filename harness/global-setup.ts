@@ -8,6 +8,7 @@
 // too (harness/run-lock.ts).
 import type { FullConfig } from '@playwright/test';
 import { awaitReference } from './embedded-reference.ts';
+import { interferenceWatch, runStartedAt } from './interference.ts';
 import { preflight } from './preflight.ts';
 import { startRunLock } from './run-lock.ts';
 import { startRunReceiver } from './run-receiver.ts';
@@ -16,6 +17,7 @@ import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
 
 export default async function globalSetup(_config: FullConfig): Promise<(() => Promise<void>) | undefined> {
   const settings = runSettings();
+  runStartedAt(settings.runDir);
   const { source } = settings.target;
   if (source.kind === 'reference' && source.startedBy === 'certify') await awaitReference(source);
   const target = loadRunTarget(settings);
@@ -27,7 +29,7 @@ export default async function globalSetup(_config: FullConfig): Promise<(() => P
   if (result.tokenIssuedEarly) saveTokenIssuedEarly(settings.runDir, result.tokenIssuedEarly);
   const stops: Array<() => Promise<void>> = [];
   if (settings.workers > 1) stops.push(await startRunLock(settings.runDir));
-  if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir));
+  if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir, interferenceWatch(settings.runDir)));
   if (stops.length === 0) return undefined;
   return async () => {
     for (const stop of stops) await stop();

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api-client.ts';
 import type { Capability, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
+import { runMark } from './interference.ts';
 import { HarnessStop } from './judgement.ts';
 import type { KnownNumbers, NumberRecord } from './known-numbers.ts';
 import { expect } from './matchers.ts';
@@ -309,7 +310,7 @@ export class TriggerSet {
     return {
       numberId: numberId!,
       deliver: async (text, id) => {
-        const json = { sendFrom: sender, to: [phoneNumber], messageType: 'SMS', text, externalReference: `conformance-loopback-${randomUUID().slice(0, 8)}` };
+        const json = { sendFrom: sender, to: [phoneNumber], messageType: 'SMS', text, externalReference: `conformance-${runMark(this.ctx.runDir)}-loopback-${randomUUID().slice(0, 8)}` };
         const res = await api.call('send', { headers: { 'idempotency-key': randomUUID() }, json });
         expect(res).toSucceed(`${id}: precondition: the loopback send from ${sender} to ${phoneNumber} (triggers.inbound) is accepted`);
         return from !== undefined ? { from } : {};

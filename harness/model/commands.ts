@@ -404,9 +404,9 @@ function rulingForSend(m: ModelState, w: World, actor: Role, body: Record<string
   return sendRuling(conditions);
 }
 
-/** A messageId-free marker that names one send: its externalReference and (for inbound traffic) its text. */
-function marker(kind: string): string {
-  return `conformance-model-${kind}-${randomUUID().slice(0, 8)}`;
+/** A marker that names one send, with the run's mark: its externalReference and (for inbound traffic) its text. */
+function marker(w: World, kind: string): string {
+  return `conformance-${w.options.mark()}-model-${kind}-${randomUUID().slice(0, 8)}`;
 }
 
 /**
@@ -479,7 +479,7 @@ export class SendCommand implements ModelCommand {
     const loopback = s.loopback && inbound?.kind === 'loopback' && this.sendFrom(m) !== inbound.numberId;
     const recipients = [...w.options.recipients.delivered, ...w.options.recipients.failing];
     const to = loopback ? [inbound.phone] : Array.from({ length: s.recipients }, (_, i) => recipients[(s.recipientPick + i) % recipients.length]!).filter((r, i, all) => all.indexOf(r) === i);
-    const reference = marker('send');
+    const reference = marker(w, 'send');
     const body: Record<string, unknown> = {
       sendFrom: this.sendFrom(m)!,
       to,
@@ -562,7 +562,7 @@ export class InboundCommand implements ModelCommand {
   async run(m: ModelState, w: World): Promise<void> {
     const way = w.options.inbound;
     if (way?.kind !== 'control') return;
-    const text = `Conformance model ${marker('inbound')}`;
+    const text = `Conformance model ${marker(w, 'inbound')}`;
     await way.deliver(text);
     m.inbound.push({ marker: text, numberId: way.numberId, destinations: new Set([destinationOf(m, way.numberId, 'inbound')]), outbound: [], reported: false });
   }
@@ -692,7 +692,7 @@ export class RetryCommand implements ModelCommand {
     const token = (tokensOf(m, actor)[this.tokenPick % Math.max(tokensOf(m, actor).length, 1)]) ?? (await obtainToken(m, w, actor, 'json'));
     const own = numbersOf(m, actor).find((n) => registered(n) === true && capabilityOf(n, 'SMS') === 'enabled');
     if (!own) return;
-    const reference = marker('other-client');
+    const reference = marker(w, 'other-client');
     const body: Record<string, unknown> = { sendFrom: own.numberId, to: [w.options.recipients.delivered[0]!], messageType: 'SMS', text: `Conformance model ${reference}`, externalReference: reference };
     const bytes = spell(body, this.spelling);
     // Keys are the client's under the Idempotency-Key draft (section 5): a new operation. A server

@@ -38,6 +38,8 @@ export interface WorldOptions {
   search?: { accepted: Record<string, unknown>; failures: ReadonlyArray<{ body?: Record<string, unknown>; headers?: Record<string, string>; providerStatus?: number | string }> };
   /** Tokens obtained before the sequences (a short-lived client's, so its lifetime runs out while they run): each sequence's model starts with them. */
   earlyTokens?: ReadonlyArray<{ role: Role; value: string; requestedAt: number; receivedAt: number; expiresInSeconds: number }>;
+  /** The run's mark (harness/interference.ts), for what the model creates. */
+  mark(): string;
   /** Recipients the target delivers to, and those whose messages end failed. */
   recipients: { delivered: readonly string[]; failing: readonly string[] };
 }

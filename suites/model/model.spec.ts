@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { test } from '../../harness/fixtures.ts';
+import { runMark } from '../../harness/interference.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
 import { modelCommands, runModelSequence, tourOfEveryStep, type ModelCommand } from '../../harness/model/commands.ts';
@@ -41,6 +42,7 @@ test.describe('the document as a model: generated sequences of every operation',
         ...(expire?.kind === 'wait' && { brief: { credentials: expire.client, maxWaitSeconds: expire.maxWaitSeconds } }),
         ...(inbound && { inbound }),
         recipients: { delivered: target.recipients.delivered, failing: target.triggers.failedDelivery?.recipients ?? [] },
+        mark: () => runMark(runSettings.runDir),
       };
       const search = await acceptedSearch(api);
       const upstream = target.triggers.upstreamFailure;

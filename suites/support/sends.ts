@@ -3,6 +3,8 @@ import type { ApiClient, ApiResponse, ClientRole } from '../../harness/api-clien
 import type { Target } from '../../harness/config.ts';
 import type { KnownNumbers } from '../../harness/known-numbers.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
+import { runMark } from '../../harness/interference.ts';
+import { runSettings } from '../../harness/settings.ts';
 import type { SendPayload } from '../../generators/send-payload.ts';
 import { reportsQueued as queuedIn } from '../../generators/send-port.ts';
 
@@ -12,9 +14,9 @@ import { reportsQueued as queuedIn } from '../../generators/send-port.ts';
  * the way the document allows it to look (result item fields beyond messageId are open).
  */
 
-/** A caller-side correlation key that names the test run, unique per call. */
+/** A caller-side correlation key that carries the run's mark (harness/interference.ts), unique per call. */
 export function externalRef(label: string): string {
-  return `conformance-${label}-${randomUUID().slice(0, 8)}`;
+  return `conformance-${runMark(runSettings().runDir)}-${label}-${randomUUID().slice(0, 8)}`;
 }
 
 /** The number ordinary sends use; without one the test is not testable. */

@@ -156,6 +156,22 @@ test('a test the harness stopped (send guard, configuration) checked nothing: no
   expect(reportSchemaErrors(r)).toEqual([]);
 });
 
+test('a failure seen before the harness stopped the run stands: not conformant, and partial, with the stop named', () => {
+  const stop = 'SendGuardError: send cap reached (2000 sends for the run)';
+  const r = buildReport(input([failingOn(['A-001'], { failedOn: ['A-001'] }), failingOn(['A-002'], { harnessStop: stop }), rec(['A-101'], 'passed')], { harnessStopped: stop }));
+  expect(r.verdict).toBe('not conformant');
+  expect((r.run.partial ?? []).join()).toContain('the harness stopped');
+  expect(summaryLine(r)).toMatch(/^NOT CONFORMANT \(partial: .*send cap reached/);
+  expect(reportSchemaErrors(r)).toEqual([]);
+});
+
+test('another client on the target voids what the run saw: a harness error, even beside failures', () => {
+  const stop = 'InterferenceError: another client is using this target: 1 sign of another run\'s work appeared during this one';
+  const r = buildReport(input([failingOn(['A-001'], { failedOn: ['A-001'] }), failingOn(['A-002'], { harnessStop: stop })], { harnessStopped: stop }));
+  expect(r.verdict).toBe('harness error');
+  expect(summaryLine(r)).toMatch(/^HARNESS ERROR/);
+});
+
 test('a requirement says how its tests reached it: the triggers they used, once each, and nothing when none was used', () => {
   const r = buildReport(
     input([
