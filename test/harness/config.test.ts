@@ -193,3 +193,21 @@ test('routes.numbers.itemsPath reaches the list at the top level, in a property,
   expect(itemsAt({ data: list }, 'data.items')).toBeUndefined();
   expect(itemsAt(null, 'numbers')).toBeUndefined();
 });
+
+test('a choice init left OPEN refuses to start, naming each such field', () => {
+  const open = { ...minimal, routes: { search: 'OPEN', update: 'OPEN' } };
+  expect(() => resolveTarget(open, 'open.yaml', {})).toThrow(ConfigError);
+  try {
+    resolveTarget(open, 'open.yaml', {});
+  } catch (e) {
+    expect((e as ConfigError).problems).toEqual([
+      '/routes/search is still OPEN (init could not discover it): set it to what your server does',
+      '/routes/update is still OPEN (init could not discover it): set it to what your server does',
+    ]);
+  }
+});
+
+test('the routes a config names are told apart from the profile routes it leaves to the defaults', () => {
+  expect(resolveTarget(minimal, 'a.yaml', {}).routesNamed).toEqual([]);
+  expect(resolveTarget({ ...minimal, routes: { search: { method: 'GET', path: '/api/core/inventory' } } }, 'a.yaml', {}).routesNamed).toEqual(['search']);
+});
