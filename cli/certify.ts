@@ -162,6 +162,7 @@ if (target.sendCap !== null && target.sendCap < plan.sendsNeeded) {
 }
 if (problems.length > 0) fail(problems.map((p) => `${p.input}: ${p.message}`));
 settings.sendBudget = plan.sendsNeeded;
+settings.expectsCallbacks = plan.tests.some((t) => t.receivesWebhooks);
 
 if (values['dry-run']) {
   process.stdout.write(`${renderPlan(plan, settings, target).join('\n')}\n\nDry run: nothing was sent.\n`);

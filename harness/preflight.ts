@@ -18,7 +18,7 @@ import type { TokenIssuedEarly } from './triggers.ts';
 type Method = 'JSON body' | 'form body' | 'HTTP Basic';
 
 /** What one request got: an answer, or why there was none. */
-interface Answer {
+export interface Answer {
   request: string;
   status?: number;
   contentType?: string;
@@ -369,7 +369,7 @@ function stopUnlessAnswered(answer: Answer, target: Target, config: string): voi
   );
 }
 
-async function send(route: Route, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Answer> {
+export async function send(route: Route, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Answer> {
   const requestLine = `${route.method} ${url}`;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -396,7 +396,7 @@ async function send(route: Route, url: string, headers: Record<string, string>, 
 }
 
 /** An answer as evidence: status, type and the start of the body, secrets redacted. */
-function shown(answer: Answer): string {
+export function shown(answer: Answer): string {
   if (answer.error) return `${answer.request}: no answer (${answer.error.code})`;
   let body: unknown = answer.text ?? '';
   if (answer.json !== undefined) body = JSON.stringify(redactBody(answer.json));

@@ -91,6 +91,8 @@ export interface RunSettings {
   sendBudget: number | null;
   /** Requests per second the whole run keeps to, from --rate-limit; null: the target config's rateLimit, if any. */
   rateLimit: number | null;
+  /** Some test of the run waits for callbacks: the preflight checks first that the target reaches the receiver (harness/webhook-round-trip.ts). */
+  expectsCallbacks: boolean;
 }
 
 export class SettingsError extends Error {
@@ -120,6 +122,7 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
     runDir: join(options.dir, 'run'),
     sendBudget: null,
     rateLimit: null,
+    expectsCallbacks: true,
   };
 }
 
@@ -199,7 +202,7 @@ const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 export const SETTINGS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget', 'rateLimit'],
+  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget', 'rateLimit', 'expectsCallbacks'],
   properties: {
     format: { const: 1 },
     target: {
@@ -274,6 +277,7 @@ export const SETTINGS_SCHEMA = {
     runDir: { type: 'string' },
     sendBudget: nullable({ type: 'integer', minimum: 1 }),
     rateLimit: nullable({ type: 'number', exclusiveMinimum: 0 }),
+    expectsCallbacks: { type: 'boolean' },
   },
 };
 const validateSettings = ajv.compile(SETTINGS_SCHEMA);
@@ -511,6 +515,8 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     runDir: ctx.runDir,
     sendBudget: null,
     rateLimit,
+    // certify sets it from the plan; a bare run checks the round trip whenever the target allows.
+    expectsCallbacks: true,
   };
   return { settings: problems.length === 0 ? settings : null, problems, ...(loaded && { target: loaded }) };
 }

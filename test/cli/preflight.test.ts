@@ -141,3 +141,14 @@ test("a target that refuses the receiver's public URL as a webhook target stops 
   expect(run.stdout).toContain('check:  webhooks.publicUrl in the target config');
   expect(run.report?.requirements.find((r) => r.id === 'WH-001')?.verdict).toBe('not run');
 });
+
+test('a webhooks.publicUrl the target cannot reach stops the run within seconds, naming publicUrl and the address the target was given', async () => {
+  // The reference takes the address (it is told to allow loopback) but nothing listens there.
+  const port = await closedPort();
+  const config = referenceConfig(shared.dir, 'unreachable-receiver', shared.reference.fixtures, (c) => (c.webhooks = { listenHost: '127.0.0.1', listenPort: 0, publicUrl: `http://127.0.0.1:${port}`, timeoutMs: 2000 }));
+  const run = await certify(config, '--grep', '@WH-001|@SEND-008');
+  expectStopped(run, /the target did not call the harness's webhook receiver within 2 s/);
+  expect(run.stdout + run.stderr).toContain('webhooks.publicUrl in');
+  expect(run.stdout + run.stderr).toMatch(/the target was given http:\/\/127\.0\.0\.1:\d+\/hooks\/\S+, as the webhookDeliveryOverride of/);
+  expect(run.report?.requirements.find((r) => r.id === 'WH-001')?.verdict).toBe('not run');
+});
