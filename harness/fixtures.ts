@@ -19,6 +19,7 @@ import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts'
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
 import { RunLock } from './run-lock.ts';
+import { RunMessages } from './run-messages.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
 import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
@@ -49,6 +50,8 @@ interface WorkerFixtures {
   knownNumbers: KnownNumbers;
   /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks, with what the wait showed of its lifetime. */
   expiredTokenOnce: () => Promise<ExpiredTokenOutcome>;
+  /** Every message the run's accepted sends reported (harness/run-messages.ts). */
+  runMessages: RunMessages;
   /** The worker's share of the run's request rate, and the 429s it waited out (the tally needs no target: the automatic judgement reads it). */
   rateLimit: { pacer: RequestPacer; tally: RateLimitTally };
   rateLimitTally: RateLimitTally;
@@ -121,6 +124,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
+  runMessages: [async ({ runSettings }, use, workerInfo) => use(new RunMessages(runSettings.runDir, workerInfo.parallelIndex)), { scope: 'worker' }],
   runLock: [async ({ runSettings }, use, workerInfo) => use(RunLock.forRun(runSettings.runDir, workerInfo.config.workers)), { scope: 'worker' }],
   guard: [
     async ({ target, runSettings, runState }, use) => {
@@ -291,8 +295,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   api: [
-    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control }, use) => {
-      await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
+    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control, runMessages }, use) => {
+      await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens, messages: runMessages }));
     },
     { box: 'self' },
   ],
