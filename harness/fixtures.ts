@@ -229,7 +229,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   judgement: [
-    async ({ runState, rateLimitTally: tally, runSettings, target, validator, guard, transport, tokens, rateLimit }, use, testInfo) => {
+    async ({ runState, rateLimitTally: tally, runSettings }, use, testInfo) => {
       // A stopped run starts no more tests: each would fail the same way and check nothing.
       const stopped = runState.stopped();
       if (stopped !== null) {
@@ -252,17 +252,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       if (tally.retries > retries) {
         testInfo.annotations.push({ type: RATE_LIMITED, description: JSON.stringify({ retries: tally.retries - retries, waitedMs: tally.waitedMs - waitedMs }) });
       }
-      const failedHere = testInfo.status === 'failed' || testInfo.status === 'timedOut';
-      // Another client on the target may have caused a failure: the lists are read for its marks
-      // (harness/interference.ts), and anything the receivers saw of it counts too. Then the test
-      // checked nothing of the server's, and the run stops on the harness's side.
-      if (failedHere && interferenceSeen(runSettings.runDir).length === 0) {
-        const watch = interferenceWatch(runSettings.runDir);
-        const reader = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
-        for (const role of ['primary', 'secondary'] as const) {
-          if (target.clients[role]) watch.check(await readNumbers(reader, role).catch(() => []), `the ${role} client's numbers list`);
-        }
-      }
+      // Another client on the target may have caused a failure: what the receivers saw of it, and
+      // the lists read after a failed test (the api fixture), count (harness/interference.ts). Then
+      // the test checked nothing of the server's, and the run stops on the harness's side.
       const interference = interferenceSeen(runSettings.runDir);
       if (interference.length > 0) {
         const stop = new InterferenceError(interference);
@@ -295,8 +287,17 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   api: [
-    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control, runMessages }, use) => {
+    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control, runMessages, runSettings }, use, testInfo) => {
       await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens, messages: runMessages }));
+      // After a failed test, the lists are read for another run's marks: a setting another client
+      // changed under the test (the judgement fixture then stops the run instead of failing it).
+      if ((testInfo.status === 'failed' || testInfo.status === 'timedOut') && interferenceSeen(runSettings.runDir).length === 0) {
+        const watch = interferenceWatch(runSettings.runDir);
+        const reader = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
+        for (const role of ['primary', 'secondary'] as const) {
+          if (target.clients[role]) watch.check(await readNumbers(reader, role).catch(() => []), `the ${role} client's numbers list`);
+        }
+      }
     },
     { box: 'self' },
   ],

@@ -139,7 +139,13 @@ export function buildReport(input: BuildInput): Report {
   // target voids what the run saw (InterferenceError): its failures may be that client's doing.
   const failed = requirements.some((r) => r.verdict === 'fail');
   const interfered = errors.some((e) => e.includes(`${INTERFERENCE}:`));
-  if (failed && !interfered && errors.length > 0) partial.push(...errors.map((e) => `the harness stopped: ${firstLine(e)}`));
+  if (failed && !interfered && errors.length > 0) {
+    // Named once: the run's stop is among the partial reasons already; tests the harness stopped are counted.
+    const stoppedTests = errors.filter((e) => e.includes('was stopped by the harness: '));
+    const others = errors.filter((e) => !stoppedTests.includes(e) && !e.startsWith('the harness stopped the run: '));
+    if (stoppedTests.length > 0 && stop?.by !== 'harness') partial.push(`the harness stopped ${stoppedTests.length === 1 ? 'a test' : `${stoppedTests.length} tests`} (${firstLine(stoppedTests[0]!).split('was stopped by the harness: ')[1]})`);
+    partial.push(...others.map((e) => `the harness stopped: ${firstLine(e)}`));
+  }
   const verdict: RunVerdict =
     errors.length > 0 && (interfered || !failed) ? 'harness error'
     : failed ? 'not conformant'

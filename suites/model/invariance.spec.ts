@@ -19,11 +19,10 @@ import { SETTABLE_FIELDS, differentValue, scratchNumber } from '../support/setti
 // insignificant is varied; numbers and repeated names, which RFC 8259 leaves to
 // implementations, are not.
 
-/** Cases per operation, by depth (--runs wins). */
-const CASES = { quick: 6, deep: 40 } as const;
-
-function settingsFor(runs: number | null, depth: 'quick' | 'deep') {
-  return { ...propertySettings(), numRuns: runs ?? CASES[depth] };
+/** Cases per operation: a quarter of a property's (7 at the quick depth), at most 40; scaled with --runs, as the send budget is. */
+function settingsFor() {
+  const settings = propertySettings();
+  return { ...settings, numRuns: Math.min(40, Math.ceil(settings.numRuns / 4)) };
 }
 
 /** What must not change with the spelling: the status, and the error the body names (CORE code or OAuth error). */
@@ -44,7 +43,7 @@ function jsonCall(api: ApiClient, operation: 'token' | 'search' | 'update' | 'se
 }
 
 test.describe('4 and RFC 8259: the same JSON written another way gets the same answer', () => {
-  test('a token request is answered alike however its JSON or form fields are written', { tag: ['@ERR-007', '@TOKEN-003', '@TOKEN-004', '@TOKEN-008'] }, async ({ api, target, runSettings }) => {
+  test('a token request is answered alike however its JSON or form fields are written', { tag: ['@ERR-007', '@TOKEN-003', '@TOKEN-004', '@TOKEN-008'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
     const valid = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
     const refused = { ...valid, grant_type: 'password' };
@@ -57,19 +56,19 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
       const body = spellForm(Object.entries(valid), form);
       sameAnswer('TOKEN-004', plain.form, await api.call('token', { body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), `as ${body.replace(clientSecret, '[secret]')}`, 'a valid form-encoded token request');
     });
-    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(runSettings.property.runs, runSettings.property.depth), grep: '"however its JSON or form fields are written"', independentCases: true }));
+    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"however its JSON or form fields are written"', independentCases: true }));
   });
 
-  test('a search is answered alike however its JSON is written', { tag: ['@ERR-007', '@SEARCH-001'] }, async ({ api, runSettings }) => {
+  test('a search is answered alike however its JSON is written', { tag: ['@ERR-007', '@SEARCH-001'] }, async ({ api }) => {
     const found = await acceptedSearch(api);
     if (!found.body || !found.response) notTestable('no search body among the candidates was accepted, so no search is known to succeed (SEARCH-001 reports why)');
     const property = fc.asyncProperty(respelling(), async (spelling) => {
       sameAnswer('SEARCH-001', found.response!, await jsonCall(api, 'search', found.body, spelling), describeSpelling(spelling), `the search ${JSON.stringify(found.body)}`);
     });
-    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(runSettings.property.runs, runSettings.property.depth), grep: '"search is answered alike"', independentCases: true }));
+    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"search is answered alike"', independentCases: true }));
   });
 
-  test('a send is answered alike however its JSON is written: accepted and queued, or refused with the same error', { tag: ['@ERR-007', '@SEND-008', '@SEND-007'] }, async ({ api, target, knownNumbers, newKey, runSettings }) => {
+  test('a send is answered alike however its JSON is written: accepted and queued, or refused with the same error', { tag: ['@ERR-007', '@SEND-008', '@SEND-007'] }, async ({ api, target, knownNumbers, newKey }) => {
     const sendFrom = smsNumber(knownNumbers);
     const to = deliveredRecipients(target);
     const refusedBody = { ...smsPayload(sendFrom, to, 'invariance-refused'), to: [...to, '2025550100'] };
@@ -84,10 +83,10 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
       }
       sameAnswer('SEND-007', plainRefused, await jsonCall(api, 'send', { ...refusedBody, externalReference: `${refusedBody.externalReference}-${newKey().slice(0, 8)}` }, spelling, { headers: { 'idempotency-key': newKey() } }), how, 'a send with one invalid recipient');
     });
-    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(runSettings.property.runs, runSettings.property.depth), grep: '"send is answered alike"', independentCases: true }));
+    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"send is answered alike"', independentCases: true }));
   });
 
-  test('an update is answered alike however its JSON is written, and the list then shows the same change', { tag: ['@ERR-007', '@UPD-001', '@UPD-005'] }, async ({ api, knownNumbers, settings, webhooks, runSettings }) => {
+  test('an update is answered alike however its JSON is written, and the list then shows the same change', { tag: ['@ERR-007', '@UPD-001', '@UPD-005'] }, async ({ api, knownNumbers, settings, webhooks }) => {
     const numberId = scratchNumber(knownNumbers);
     const record = (await readNumbers(api)).find((n) => n.numberId === numberId);
     if (!record) notTestable(`number ${numberId} is not in the primary client's list`);
@@ -111,6 +110,6 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
       }
     });
     // Cases read what earlier ones changed: one after another.
-    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(runSettings.property.runs, runSettings.property.depth), grep: '"update is answered alike"' }));
+    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"update is answered alike"' }));
   });
 });

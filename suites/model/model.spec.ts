@@ -15,8 +15,13 @@ import { recordRun } from '../support/properties.ts';
 // tries each kind of step once (tourOfEveryStep); the others are drawn. A failure shrinks to the
 // shortest sequence that still fails and counts against the requirement whose clause diverged.
 
-/** Sequences per run, and most steps per sequence, by depth (`--runs` sets the sequences). */
-const SEQUENCES = { quick: 3, deep: 20 } as const;
+/**
+ * Sequences per run: an eighth of a property's cases (3 at the quick depth, --runs 25), so that
+ * the send budget, measured per case (harness/send-budget.json), scales with --runs as every
+ * property's does; at most 25, a deep run's time being spent where it finds most. Most steps
+ * per sequence, by depth.
+ */
+const sequencesFor = (cases: number) => Math.min(25, Math.max(1, Math.ceil(cases / 8)));
 const STEPS = { quick: 24, deep: 40 } as const;
 
 /** The requirements the model judges on every target (a failure of another names its own ID, and counts there too). */
@@ -69,7 +74,7 @@ test.describe('the document as a model: generated sequences of every operation',
       const sequences = modelCommands({ ...constraints, maxCommands: STEPS[depth], ...(property.replayPath === undefined ? {} : { replayPath: property.replayPath }) });
       const judged = JUDGED.map((tag) => tag.slice(1));
       const run = await checkProperty(judged, fc.asyncProperty(sequences, (commands: Iterable<ModelCommand>) => runModelSequence(world, commands)), {
-        settings: { ...property, numRuns: runSettings.property.runs ?? SEQUENCES[depth] },
+        settings: { ...property, numRuns: sequencesFor(property.numRuns) },
         grep: '"generated sequence is one the model"',
         // Each shrinking step replays a whole sequence against the target.
         shrinkBudgetMs: 20_000,

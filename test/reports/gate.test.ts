@@ -108,12 +108,19 @@ test('a run the stop rule ended on a requirement failure seen again and again is
   expect(onFailure.run.errors).toEqual([]);
   expect(exitCodeFor(onFailure)).toBe(1);
   expect(summaryLine(onFailure)).toMatch(/^NOT CONFORMANT \(partial: 10 tests in a row failed the same way \(failed on A-001\);/);
-  // The same stop without requirements, or on a requirement that did not fail (a non-strict one): the harness cannot place it.
+  // The same stop without requirements, or on a requirement that did not fail (a non-strict one):
+  // the harness cannot place the stop, but the failure seen before it stands (not conformant, partial)...
   for (const on of [[], ['A-101']]) {
     const unjudged = buildReport({ ...buildInput(broken), harnessStopped: reason, harnessStoppedOn: on });
-    expect(unjudged.verdict).toBe('harness error');
-    expect(exitCodeFor(unjudged)).toBe(2);
+    expect(unjudged.verdict).toBe('not conformant');
+    expect(exitCodeFor(unjudged)).toBe(1);
+    expect(summaryLine(unjudged)).toMatch(/^NOT CONFORMANT \(partial: 10 tests in a row failed the same way/);
   }
+  // ...and with no failure seen, the run is a harness error.
+  const unplaced = [rec(['A-001'], 'stopped', { failedOn: ['A-101'] }), rec(['A-101'], 'did-not-run'), rec(['A-201'], 'did-not-run')];
+  const nothingFailed = buildReport({ ...buildInput(unplaced), harnessStopped: reason, harnessStoppedOn: [] });
+  expect(nothingFailed.verdict).toBe('harness error');
+  expect(exitCodeFor(nothingFailed)).toBe(2);
   expect(reportSchemaErrors(onFailure)).toEqual([]);
 });
 
