@@ -614,7 +614,7 @@ export type RetryVariation =
   | 'respelled'
   /** A changed payload: the unsafe retry (IDEM-002). */
   | 'changed'
-  /** Another client's own valid send under the same key string: its own operation, or refused; never the first client's (IDEM-002, SEND-004). */
+  /** Another client's own valid send under the same key string: its own first attempt, never the first client's (IDEM-005). */
   | 'other-client';
 
 export const RETRY_VARIATIONS: readonly RetryVariation[] = ['same', 'new-token', 'respelled', 'changed', 'other-client'];
@@ -695,15 +695,14 @@ export class RetryCommand implements ModelCommand {
     const reference = marker(w, 'other-client');
     const body: Record<string, unknown> = { sendFrom: own.numberId, to: [w.options.recipients.delivered[0]!], messageType: 'SMS', text: `Conformance model ${reference}`, externalReference: reference };
     const bytes = spell(body, this.spelling);
-    // Keys are the client's under the Idempotency-Key draft (section 5): a new operation. A server
-    // that keys records globally sees a changed payload under a used key: unsafe. Either way the
-    // other client's answer is never the first client's.
-    const ruling = either(rulingForSend(m, w, actor, body, true), { firings: [{ id: 'IDEM-002', clause: '4.6 rule 8', answer: { kind: 'class', classes: ['request-defect', 'conflict'] }, open: true }] });
+    // A key is the client's (IDEM-005): the other client's first send under the key string is a
+    // first attempt, judged by rules 1 to 7 alone, and never answered with the first client's messages.
+    const ruling = { firings: rulingForSend(m, w, actor, body, true).firings.map((f) => (f.answer.kind === 'accept' && !f.open ? { ...f, id: 'IDEM-005', clause: '4.6 rules 7, 8' } : f)) };
     const what = `the ${actor} client's own send under the ${record.owner} client's key k${record.label} (${bytes})`;
     const { res, accepted, ids } = await sendAndRecord(m, w, { actor, token, key: record.key, body, bytes, ruling, what, refusedAs: 'IDEM-002' });
     if (accepted) {
       const theirs = record.outcome.kind === 'accepted' ? ids.filter((id) => (record.outcome as { messageIds: string[] }).messageIds.includes(id)) : [];
-      if (theirs.length > 0) fail(['IDEM-002', 'SEND-004'], `${what}: answered with the ${record.owner} client's messageIds ${theirs.join(', ')}`, res);
+      if (theirs.length > 0) fail('IDEM-005', `${what}: answered with the ${record.owner} client's messageIds ${theirs.join(', ')}`, res);
       recordMessages(m, w, actor, body, ids, res, what);
       m.keys.push({ label: m.keys.length, owner: actor, key: record.key, bytes, canonical: canonicalJson(body), body, outcome: { kind: 'accepted', status: res.status, messageIds: ids } });
     }

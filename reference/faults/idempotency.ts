@@ -146,6 +146,17 @@ export const IDEMPOTENCY_FAULTS = {
       request.idempotencyKey = `${request.idempotencyKey}\u0000${(request.body as SendRequest).sendFrom}`;
     },
   },
+  'idempotency.keys-global': {
+    breaks: ['IDEM-005'],
+    description: "idempotency records are kept without their client: a send under a key another client used is refused 409 CONFLICT as an unsafe retry of that client's send",
+    route: SEND,
+    preHandler(request, { stores, seeded }) {
+      const caller = callerOf(request).apiClientId;
+      const now = Date.now();
+      const elsewhere = seeded.some((client) => client.apiClientId !== caller && stores.idempotency.find(client.apiClientId, request.idempotencyKey!, now) !== undefined);
+      if (elsewhere && !stores.idempotency.find(caller, request.idempotencyKey!, now)) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+    },
+  },
   'idempotency.keys-scoped-by-token': {
     breaks: ['IDEM-004'],
     description: "idempotency records are held per bearer token, not per client: a retry with the same key and payload under a token obtained since is queued as a new send",

@@ -164,3 +164,22 @@ test.describe('4.6 rule 8 with 7.3: a safe retry while the first is in flight', 
     expect(sorted(messageIdsOf(later)), 'IDEM-003: the later replay shows the one operation the burst queued').toEqual(ids);
   });
 });
+
+test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft 5: keys are scoped per client)', () => {
+  test('another client may use the same key for its own send', { tag: ['@IDEM-005', '@IDEM-103'] }, async ({ api, target, knownNumbers, newKey, secondClient }) => {
+    void secondClient; // the fixture reports the test not testable without a second client
+    if (!knownNumbers.foreign) notTestable("needs a number of the second client to send from (numbers.foreign in the target config)");
+    const key = newKey();
+    const to = deliveredRecipients(target);
+    const primaryBody = smsPayload(smsNumber(knownNumbers), to, 'scope-primary');
+    const mine = expectQueuedFor(await send(api, key, primaryBody), 'IDEM-005, IDEM-103', "the primary client's send");
+    // A different payload under the same key: were keys global, this would be an unsafe retry.
+    const theirs = await send(api, key, smsPayload(knownNumbers.foreign, to, 'scope-secondary'), 'secondary');
+    const theirIds = expectQueued(theirs, 'IDEM-005, IDEM-103: the second client sends under the same key as a first attempt');
+    expect(theirIds.filter((id) => mine.includes(id)), "IDEM-005, IDEM-103: the second client's send is its own, not a replay of the first client's").toEqual([]);
+    // And the second client's use of the key left the first client's record alone.
+    const replay = await send(api, key, primaryBody);
+    expect(replay).toSucceed("IDEM-005, IDEM-103: the primary client's retry still replays");
+    expect(sorted(messageIdsOf(replay)), "IDEM-005, IDEM-103: the primary client's key still names its own messages").toEqual(sorted(mine));
+  });
+});

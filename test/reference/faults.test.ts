@@ -282,6 +282,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s, 0).numberId), key);
     return (await send(s, sendBody(primaryNumber(s, 1).numberId), key)).status === 409;
   },
+  'idempotency.keys-global': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s).numberId), key);
+    return (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId), key, await s.token('secondary'))).status === 202;
+  },
   'idempotency.keys-scoped-by-token': async (s) => {
     const key = newKey();
     const first = await send(s, sendBody(primaryNumber(s).numberId), key);
