@@ -579,6 +579,8 @@ export class SearchCommand implements ModelCommand {
     readonly failurePick: number | null,
     readonly tokenPick: number,
     readonly spelling: JsonSpelling,
+    /** Another search than the accepted one: its shape is checked if the target takes it. */
+    readonly candidatePick: number | null = null,
   ) {}
   check = (m: Readonly<ModelState>) => tokensOf(m as ModelState, 'primary').length > 0;
   async run(m: ModelState, w: World): Promise<void> {
@@ -587,12 +589,15 @@ export class SearchCommand implements ModelCommand {
     const tokens = tokensOf(m, 'primary');
     const token = tokens[this.tokenPick % tokens.length]!;
     const failure = this.failurePick === null || search.failures.length === 0 ? undefined : search.failures[this.failurePick % search.failures.length]!;
-    const body = { ...search.accepted, ...failure?.body };
+    const candidate = failure === undefined && this.candidatePick !== null && search.candidates.length > 0 ? search.candidates[this.candidatePick % search.candidates.length]! : undefined;
+    const body = candidate ?? { ...search.accepted, ...failure?.body };
     const bytes = spell(body, this.spelling);
     const res = await w.core('search', { token: token.value, body: bytes, ...(failure?.headers && { headers: failure.headers }) });
     const what = `a search ${bytes}${failure ? ' the sandbox answers as an upstream failure' : ''} with token t${token.label}`;
     if (failure === undefined) {
-      expectRuling(withToken(token, { firings: [{ id: 'SEARCH-001', clause: '4.4', answer: { kind: 'accept' } }] }), res, what, token);
+      // Which fields a search needs is open (4.4): another search may be refused as a request defect, never otherwise.
+      const open = candidate ? [{ id: 'SEARCH-001', clause: '4.4 (which fields are required: not shown)', answer: { kind: 'class', classes: ['request-defect'] } as const, open: true }] : [];
+      expectRuling(withToken(token, { firings: [{ id: 'SEARCH-001', clause: '4.4', answer: { kind: 'accept' } }, ...open] }), res, what, token);
       return;
     }
     expectRuling(withToken(token, { firings: [{ id: 'SEARCH-002', clause: '4.4; 7.2', answer: { kind: 'core', status: 502, code: 'UPSTREAM_ERROR' } }] }), res, what, token);
@@ -601,8 +606,12 @@ export class SearchCommand implements ModelCommand {
     if (providerStatus === undefined || providerStatus === null) fail('SEARCH-002', `${what}: details.providerStatus is missing`, res);
     if (failure.providerStatus !== undefined && String(providerStatus) !== String(failure.providerStatus)) fail('SEARCH-002', `${what}: details.providerStatus is ${JSON.stringify(providerStatus)}, the upstream answered ${failure.providerStatus}`, res);
   }
-  toString = () => `Search(${this.failurePick === null ? 'accepted' : `failure #${this.failurePick}`}, t#${this.tokenPick}, ${describeSpelling(this.spelling)})`;
+  toString = () => `Search(${this.failurePick !== null ? `failure #${this.failurePick}` : this.candidatePick !== null ? `candidate #${this.candidatePick}` : 'accepted'}, t#${this.tokenPick}, ${describeSpelling(this.spelling)})`;
 }
+
+/** The fields a changed retry changes, one at a time. */
+export type PayloadField = 'externalReference' | 'text' | 'recipient' | 'sendFrom' | 'media';
+export const PAYLOAD_FIELDS: readonly PayloadField[] = ['externalReference', 'text', 'recipient', 'sendFrom', 'media'];
 
 /** How a retry differs from the request that first used the key. */
 export type RetryVariation =
@@ -624,7 +633,7 @@ export class RetryCommand implements ModelCommand {
   constructor(
     readonly keyPick: number,
     readonly variation: RetryVariation,
-    readonly change: 'externalReference' | 'text' | 'recipient',
+    readonly change: PayloadField,
     readonly tokenPick: number,
     readonly spelling: JsonSpelling,
   ) {}
@@ -647,7 +656,7 @@ export class RetryCommand implements ModelCommand {
     let bytes = record.bytes;
     if (this.variation === 'respelled') bytes = spell(body, this.spelling);
     if (this.variation === 'changed') {
-      body = changed(record.body, this.change, w);
+      body = changed(record.body, this.change, w, m);
       bytes = spell(body, this.spelling);
     }
     const sameBytes = bytes === record.bytes;
@@ -713,9 +722,17 @@ export class RetryCommand implements ModelCommand {
   toString = () => `Retry(k#${this.keyPick}, ${this.variation}${this.variation === 'changed' ? `:${this.change}` : ''}, t#${this.tokenPick}, ${describeSpelling(this.spelling)})`;
 }
 
-/** A valid payload that differs from `body` in one field. */
-function changed(body: Record<string, unknown>, field: 'externalReference' | 'text' | 'recipient', w: World): Record<string, unknown> {
+/** A payload that differs from `body` in one field (valid, where the field allows). */
+function changed(body: Record<string, unknown>, field: PayloadField, w: World, m: ModelState): Record<string, unknown> {
   switch (field) {
+    case 'sendFrom': {
+      // Another of the client's own numbers: a changed payload under the same key, however the server keys its records.
+      const other = [...m.numbers.values()].find((n) => n.numberId !== body.sendFrom && m.numbers.get(String(body.sendFrom))?.owner === n.owner);
+      return other ? { ...body, sendFrom: other.numberId } : { ...body, text: `${String(body.text ?? '')} (changed)` };
+    }
+    case 'media':
+      // An MMS's media given twice: still media, and another payload; an SMS gets text instead.
+      return Array.isArray(body.media) && body.media.length > 0 ? { ...body, media: [...body.media, ...body.media] } : { ...body, text: `${String(body.text ?? '')} (changed)` };
     case 'externalReference':
       return { ...body, externalReference: `${String(body.externalReference)}-2` };
     case 'text':
@@ -906,7 +923,7 @@ export function modelCommands(c: ModelCommandsConstraints): fc.Arbitrary<Iterabl
     })
     .map((shape) => new SendCommand(shape));
   const retry = fc
-    .tuple(fc.nat({ max: 7 }), fc.constantFrom<RetryVariation>(...RETRY_VARIATIONS), fc.constantFrom<'externalReference' | 'text' | 'recipient'>('externalReference', 'text', 'recipient'), pick, jsonSpelling())
+    .tuple(fc.nat({ max: 7 }), fc.constantFrom<RetryVariation>(...RETRY_VARIATIONS), fc.constantFrom<PayloadField>(...PAYLOAD_FIELDS), pick, jsonSpelling())
     .map(([k, v, ch, t, sp]) => new RetryCommand(k, v, ch, t, sp));
   const commands: Array<fc.Arbitrary<ModelCommand>> = [
     fc.tuple(anyRole, fc.constantFrom<TokenStyle>('json', 'form', 'basic')).map(([r, s]) => new ObtainTokenCommand(r, s)),
@@ -920,7 +937,7 @@ export function modelCommands(c: ModelCommandsConstraints): fc.Arbitrary<Iterabl
     retry,
     retry,
     fc.constant(new AwaitCallbacksCommand()),
-    fc.tuple(fc.option(pick, { nil: null, freq: 2 }), pick, jsonSpelling()).map(([f, t, sp]) => new SearchCommand(f, t, sp)),
+    fc.tuple(fc.option(pick, { nil: null, freq: 2 }), pick, jsonSpelling(), fc.option(pick, { nil: null })).map(([f, t, sp, c]) => new SearchCommand(f, t, sp, c)),
   ];
   if (c.roles.includes('brief')) commands.push(pick.map((t) => new AwaitExpiryCommand(t)));
   if (c.inboundByControl) commands.push(fc.constant(new InboundCommand()));
@@ -964,6 +981,7 @@ export function tourOfEveryStep(c: Omit<ModelCommandsConstraints, 'maxCommands' 
     ...(actors.includes('secondary') ? [new RetryCommand(0, 'other-client', 'text', 0, PLAIN_SPELLING), new SendCommand(valid({ actor: 'secondary' }))] : []),
     new SearchCommand(null, 1, { ...PLAIN_SPELLING, escapes: 'every-letter' }),
     new SearchCommand(0, 0, PLAIN_SPELLING),
+    new SearchCommand(null, 0, PLAIN_SPELLING, 2),
     new AwaitCallbacksCommand(),
     ...(c.roles.includes('brief') ? [new AwaitExpiryCommand(0)] : []),
   ];

@@ -35,7 +35,12 @@ export interface WorldOptions {
   brief?: { credentials: ClientCredentials; maxWaitSeconds: number };
   inbound?: InboundWay;
   /** A search body the target accepts, and the searches its sandbox answers as an upstream failure (triggers.upstreamFailure, kind request). */
-  search?: { accepted: Record<string, unknown>; failures: ReadonlyArray<{ body?: Record<string, unknown>; headers?: Record<string, string>; providerStatus?: number | string }> };
+  search?: {
+    accepted: Record<string, unknown>;
+    /** Other searches a client may make; which fields a search needs is open (4.4), so each may be refused as a request defect. */
+    candidates: ReadonlyArray<Record<string, unknown>>;
+    failures: ReadonlyArray<{ body?: Record<string, unknown>; headers?: Record<string, string>; providerStatus?: number | string }>;
+  };
   /** Tokens obtained before the sequences (a short-lived client's, so its lifetime runs out while they run): each sequence's model starts with them. */
   earlyTokens?: ReadonlyArray<{ role: Role; value: string; requestedAt: number; receivedAt: number; expiresInSeconds: number }>;
   /** The run's mark (harness/interference.ts), for what the model creates. */

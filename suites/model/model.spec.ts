@@ -5,7 +5,7 @@ import { readNumbers } from '../../harness/known-numbers.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
 import { modelCommands, runModelSequence, tourOfEveryStep, type ModelCommand } from '../../harness/model/commands.ts';
 import { World, type InboundWay, type WorldOptions } from '../../harness/model/world.ts';
-import { acceptedSearch } from '../support/core-routes.ts';
+import { acceptedSearch, SEARCH_CANDIDATES } from '../support/core-routes.ts';
 import { recordRun } from '../support/properties.ts';
 
 // The whole interface as a model (harness/model/): generated sequences of every operation of the
@@ -51,7 +51,9 @@ test.describe('the document as a model: generated sequences of every operation',
       };
       const search = await acceptedSearch(api);
       const upstream = target.triggers.upstreamFailure;
-      if (search.body) options.search = { accepted: search.body, failures: upstream?.kind === 'request' ? upstream.requests : [] };
+      // Other searches: the candidates, and each of their fields alone with a value no inventory holds (a search that finds nothing).
+      const candidates = [...SEARCH_CANDIDATES, ...Object.keys(SEARCH_CANDIDATES[3]!).map((field) => ({ [field]: field === 'state' ? 'ZZ' : field === 'npa' || field === 'nxx' ? '999' : field === 'zipCode' ? '00000' : 'Nowhere' }))];
+      if (search.body) options.search = { accepted: search.body, candidates, failures: upstream?.kind === 'request' ? upstream.requests : [] };
       // A token of the short-lived client obtained now runs out while the sequences run: the tour's
       // AwaitExpiry then finds it expired without waiting.
       if (options.brief) {
