@@ -221,7 +221,8 @@ function propertyFailure<Ts>(ids: readonly string[], settings: PropertySettings,
   const grep = options.grep ?? (ids.length === 1 ? `@${ids[0]}` : `"${ids.map((id) => `@${id}`).join('|')}"`);
   const replayCommand = [
     settings.command ?? DEFAULT_COMMAND,
-    `--seed ${run.seed}`,
+    // --seed=N: a negative seed would read as another flag after a space.
+    `--seed=${run.seed}`,
     ...(run.path === null ? [] : [`--path ${run.path}`]),
     ...(replayPath === undefined ? [] : [`--replay-path '${replayPath}'`]),
     `--grep ${grep}`,

@@ -666,10 +666,9 @@ export class RetryCommand implements ModelCommand {
     const what = `a retry (${this.variation}${this.variation === 'changed' ? `: ${this.change}` : ''}) of key k${record.label} by the ${actor} client with ${bytes} (token t${token.label})`;
     let ruling: Ruling;
     if (record.outcome.kind === 'accepted') {
-      const replay: Firing = { id: this.variation === 'same' ? 'IDEM-001' : 'IDEM-004', clause: '4.6 rule 8', answer: { kind: 'accept' } };
-      // Same bytes: the safe retry. Other bytes of the same JSON: the safe retry, or (for a server
-      // that fingerprints the bytes) an unsafe one; never a new operation. A changed payload: unsafe.
-      ruling = samePayload ? { firings: sameBytes ? [replay] : [replay, { ...unsafe, id: 'IDEM-004', open: true }] } : { firings: [unsafe] };
+      const replay: Firing = { id: this.variation === 'same' && sameBytes ? 'IDEM-001' : 'IDEM-004', clause: '4.6 rule 8', answer: { kind: 'accept' } };
+      // The same JSON, in these bytes or others, under any of the client's tokens: the safe retry. A changed payload: unsafe.
+      ruling = samePayload ? { firings: [replay] } : { firings: [unsafe] };
     } else {
       // The first attempt was refused: whether a refusal claims its key is open (the profile's
       // IDEM-203), so the retry may be judged afresh, replay the refusal, or (changed) be unsafe.

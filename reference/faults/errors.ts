@@ -84,7 +84,7 @@ export const ERRORS_FAULTS = {
     },
   },
   'errors.json-charset-refused': {
-    breaks: ['ERR-102'],
+    breaks: ['ERR-008'],
     description: 'a JSON body labelled application/json with a charset parameter is refused 415, on the token endpoint and on every core route',
     route: /^[A-Z]+ \/api\/(?:core\/|auth\/token$)/,
     // Before authentication, as a server that checks the Content-Type first would.

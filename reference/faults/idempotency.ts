@@ -56,6 +56,8 @@ function deliveryEventsAgain({ db }: ReferenceContext, messageIds: readonly stri
 // to arrive meanwhile.
 const RACE_WINDOW_MS = 100;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// The body length of the first request under each (client, key), per server, under idempotency.raw-bytes-fingerprint.
+const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
 
@@ -155,6 +157,21 @@ export const IDEMPOTENCY_FAULTS = {
       const now = Date.now();
       const elsewhere = seeded.some((client) => client.apiClientId !== caller && stores.idempotency.find(client.apiClientId, request.idempotencyKey!, now) !== undefined);
       if (elsewhere && !stores.idempotency.find(caller, request.idempotencyKey!, now)) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+    },
+  },
+  'idempotency.raw-bytes-fingerprint': {
+    breaks: ['IDEM-004'],
+    description: 'a retry is compared with the first request byte for byte: the same JSON with other whitespace or member order under the same key is refused 409 CONFLICT as an unsafe retry',
+    route: SEND,
+    preHandler(request, ctx) {
+      // The length of the first request's body under each (client, key) stands for its bytes.
+      let lengths = firstLengths.get(ctx);
+      if (!lengths) firstLengths.set(ctx, (lengths = new Map()));
+      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const length = request.headers['content-length'];
+      const earlier = earlierRecord(request, ctx);
+      if (earlier === undefined) lengths.set(slot, length);
+      else if (earlier === 'same' && lengths.has(slot) && lengths.get(slot) !== length) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
     },
   },
   'idempotency.keys-scoped-by-token': {

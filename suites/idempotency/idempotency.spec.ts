@@ -117,6 +117,21 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
     });
   }
 
+  test('reusing a key for an MMS with its media given twice is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // Media is part of the payload like any other field: a server whose fingerprint leaves it
+    // out replays the first MMS for an MMS that carries other media.
+    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
+    const key = newKey();
+    const mms = { sendFrom: knownNumbers.mms!, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check unsafe-retry-media', media: target.mediaSample, externalReference: externalRef('unsafe-retry-media') };
+    const first = expectQueuedFor(await send(api, key, mms), 'IDEM-002', 'the first MMS');
+    const changed = await send(api, key, { ...mms, media: [...target.mediaSample, ...target.mediaSample] });
+    expect(changed).toBeRefusedAsUnsafeRetry('IDEM-002: the same key with other media is an unsafe retry, refused as a request defect or 409 CONFLICT');
+    expect(messageIdsOf(changed), 'IDEM-002: the unsafe retry reports no messages').toEqual([]);
+    const replay = await send(api, key, mms);
+    expect(sorted(messageIdsOf(replay)), 'IDEM-002: the unsafe retry queued nothing and changed nothing under the key').toEqual(sorted(first));
+  });
+
   // "Queues nothing": a refused unsafe retry must not be sent anyway, which only the delivery
   // callbacks show (rule 7). Every change at once, each under its own key after its own first
   // send, whose callbacks belong on the channel; then one control send bounds the wait for any

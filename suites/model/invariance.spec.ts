@@ -68,7 +68,7 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
     recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"search is answered alike"', independentCases: true }));
   });
 
-  test('a send is answered alike however its JSON is written: accepted and queued, or refused with the same error', { tag: ['@ERR-007', '@SEND-008', '@SEND-007'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('a send is answered alike however its JSON is written: accepted and queued, refused with the same error, or replayed as the safe retry', { tag: ['@ERR-007', '@SEND-008', '@SEND-007', '@IDEM-004'] }, async ({ api, target, knownNumbers, newKey }) => {
     const sendFrom = smsNumber(knownNumbers);
     const to = deliveredRecipients(target);
     const refusedBody = { ...smsPayload(sendFrom, to, 'invariance-refused'), to: [...to, '2025550100'] };
@@ -82,6 +82,15 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
         throw new Error(`ERR-007: a valid send written ${how} was not accepted with QUEUED and its messageIds (SEND-008)\n  answered: ${res.status} ${res.text.slice(0, 300)}`);
       }
       sameAnswer('SEND-007', plainRefused, await jsonCall(api, 'send', { ...refusedBody, externalReference: `${refusedBody.externalReference}-${newKey().slice(0, 8)}` }, spelling, { headers: { 'idempotency-key': newKey() } }), how, 'a send with one invalid recipient');
+      // The same payload written plainly, retried under the key of the send above: the safe retry (IDEM-004).
+      const key = newKey();
+      const payload = smsPayload(sendFrom, to, 'invariance-retry');
+      const first = await jsonCall(api, 'send', payload, PLAIN_SPELLING, { headers: { 'idempotency-key': key } });
+      const retry = await jsonCall(api, 'send', payload, spelling, { headers: { 'idempotency-key': key } });
+      const [firstIds, retryIds] = [acceptedMessageIds(first.body), acceptedMessageIds(retry.body)];
+      if (first.status >= 200 && first.status < 300 && (!(retry.status >= 200 && retry.status < 300) || JSON.stringify(retryIds) !== JSON.stringify(firstIds))) {
+        throw new Error(`IDEM-004: a retry of a send, the same JSON written ${how}, was answered ${retry.status} with messageIds [${retryIds.join(', ')}]; the first answer had [${firstIds.join(', ')}]: the same payload under the same key is the safe retry\n  answered: ${retry.text.slice(0, 300)}`);
+      }
     });
     recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"send is answered alike"', independentCases: true }));
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { deliveredRecipients, expectQueuedFor, externalRef, send, smsNumber, smsPayload } from '../support/sends.ts';
-import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
+import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 
 // Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending
@@ -117,6 +117,24 @@ test.describe('6 inbound traffic by webhook', () => {
         timeoutMs: target.webhooks.timeoutMs,
       });
       expect(callback!.method, 'WH-005: inbound traffic is delivered by a POST').toBe('POST');
+    });
+  });
+
+  test("with only a delivery override on the number, inbound traffic still goes to the client's inbound webhook, never to that delivery override", { tag: ['@WH-005'] }, async ({ target, knownNumbers, settings, webhooks, triggers }) => {
+    // The two kinds are distinct (section 6): a number's delivery override is no target for its
+    // inbound traffic, whichever way a server falls back when the inbound override is unset.
+    const inbound = triggers.inbound(knownNumbers);
+    const deliveryChannel = webhooks.channel('inbound-neighbour');
+    await inboundTo(settings, inbound.numberId, null, 'WH-005');
+    await deliverTo(settings, inbound.numberId, deliveryChannel.url, 'WH-005');
+    await triggers.withClientWebhook('inbound', 'WH-005', async (channel) => {
+      const text = `Conformance inbound ${randomUUID()}`;
+      const sent = Date.now();
+      const { messageId } = await inbound.deliver(text, 'WH-005');
+      await expectCallbacks(channel, 'WH-005', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
+      // A copy sent to the wrong target goes out with the right one: as long again for it to arrive.
+      await quietPeriod(Date.now() - sent);
+      expect(deliveryChannel.received.filter((c) => c.text.includes(text)).map((c) => c.text.slice(0, 200)), "WH-005: the number's delivery override receives none of its inbound traffic").toEqual([]);
     });
   });
 });

@@ -60,7 +60,7 @@ test('a failure leads with requirement, seed, path, runs and shrinks, then the r
     `  shrinks: ${failure.numShrinks}`,
   ]);
   expect(failure.counterexample).toEqual([1000]);
-  expect(failure.replayCommand).toBe(`npm run certify -- --seed ${failure.seed} --path ${failure.path} --grep @SEND-007`);
+  expect(failure.replayCommand).toBe(`npm run certify -- --seed=${failure.seed} --path ${failure.path} --grep @SEND-007`);
   expect(failure.message).toContain(failure.replayCommand);
   expect(failure.message).toMatch(/Failure:\n {2}Property failed by returning false/);
 });

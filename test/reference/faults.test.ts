@@ -287,6 +287,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s).numberId), key);
     return (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId), key, await s.token('secondary'))).status === 202;
   },
+  'idempotency.raw-bytes-fingerprint': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    const first = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body), headers: { 'idempotency-key': key } });
+    const retry = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body, null, 1), headers: { 'idempotency-key': key } });
+    return retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
+  },
   'idempotency.keys-scoped-by-token': async (s) => {
     const key = newKey();
     const first = await send(s, sendBody(primaryNumber(s).numberId), key);
