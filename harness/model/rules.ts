@@ -150,7 +150,9 @@ export function sendRuling(c: SendConditions): Ruling {
   if (c.key === 'absent') firings.push({ id: 'SEND-001', clause: '4.6 rule 1', answer: { kind: 'core', status: 400, code: 'INVALID_REQUEST' } });
   // Rules 2 and 3: "the request is invalid".
   if (c.messageType === 'SMS' && c.media !== 'absent') firings.push({ id: 'SEND-002', clause: '4.6 rule 2', answer: REQUEST_DEFECT });
-  if (c.messageType === 'MMS' && c.media === 'absent') firings.push({ id: 'SEND-003', clause: '4.6 rule 3', answer: REQUEST_DEFECT });
+  // Rule 3 and the table ("required for MMS"): an MMS whose media array is empty carries no media,
+  // as one without the field does. (For SMS the same empty array is media present: rule 2.)
+  if (c.messageType === 'MMS' && (c.media === 'absent' || c.media === 'empty')) firings.push({ id: 'SEND-003', clause: '4.6 rule 3', answer: REQUEST_DEFECT });
   // The table: messageType is SMS or MMS, and required.
   if (c.messageType === 'other') firings.push({ id: 'SEND-012', clause: '4.6 table (messageType)', answer: REQUEST_DEFECT });
   if (c.messageType === 'absent') firings.push({ id: 'SEND-014', clause: '4.6 table (messageType required)', answer: REQUEST_DEFECT });
@@ -178,9 +180,6 @@ export function sendRuling(c: SendConditions): Ruling {
   const accepted: Firing = { id: 'SEND-008', clause: '4.6 rule 7', answer: { kind: 'accept' } };
   const open: Firing[] = [];
   if (c.messageType === 'SMS' && c.text === 'absent') open.push({ id: 'SEND-017', clause: '4.6 table (text optional; an empty SMS is not shown)', answer: REQUEST_DEFECT, open: true });
-  // Rule 3 requires media for MMS; an empty media array is media given with nothing in it, which
-  // the document neither forbids nor names as absent.
-  if (c.messageType === 'MMS' && c.media === 'empty') open.push({ id: 'SEND-003', clause: '4.6 rule 3 (an empty media array is not shown)', answer: REQUEST_DEFECT, open: true });
   if (c.capability !== 'enabled') {
     open.push({ id: 'SEND-008', clause: `2 (${c.messageType === 'MMS' ? 'mmsEnabled' : 'smsEnabled'} ${c.capability}: what it changes is not shown)`, answer: { kind: 'class', classes: ['request-defect', 'ownership'] }, open: true });
   }
