@@ -228,7 +228,7 @@ export class TriggerSet {
    * What waiting out the token of triggers.expireToken showed of its lifetime (the worker's
    * token, obtained and waited out once, as for expiredToken): for kind wait only. A target that
    * reaches expired tokens otherwise, or not at all, had nothing waited out: undefined, and the
-   * test that asks is not made not testable for it.
+   * test that asks says why it is not testable (reasonFor('tokenLifetime')).
    */
   async tokenLifetime(): Promise<ObservedLifetime | undefined> {
     const trigger = this.ctx.target.triggers.expireToken;

@@ -56,6 +56,9 @@ async function freePort(): Promise<number> {
 test('the reason a capability is out of reach names the field and the kinds that reach it', () => {
   expect(reasonFor('expireToken')).toMatch(/set triggers\.expireToken \(kind wait: a client whose tokens live briefly; or control\)/);
   expect(reasonFor('upstreamStall')).toMatch(/triggers\.upstreamFailure to kind control/);
+  expect(reasonFor('tokenLifetime')).toMatch(/set triggers\.expireToken to kind wait/);
+  expect([...suppliedBy(targetWith({ expireToken: { kind: 'control' } }, { hooks: { controlUrl: 'http://x.invalid' } }))]).not.toContain('tokenLifetime');
+  expect([...suppliedBy(targetWith({ expireToken: { kind: 'wait', client: { clientId: 'brief', clientSecret: 'bs' } } }))]).toContain('tokenLifetime');
   expect([...suppliedBy(targetWith({}))]).not.toContain('expireToken');
 });
 
@@ -135,7 +138,7 @@ test('a token refused long before the expires_in it reported is still the expire
   expect(Date.now() - started).toBeLessThan(2_000);
 });
 
-test('the lifetime of a token is asked for only of a wait: through the control plane, or with no trigger, there is none, and the test is not made not testable', async () => {
+test('the lifetime of a token is asked for only of a wait: through the control plane, or with no trigger, there is none (the test that asks is then not testable: the reason names triggers.expireToken)', async () => {
   const recorded: string[] = [];
   const lifetime = { clientId: 'brief', reportedSeconds: 2, acceptedBefore: 200, refusedAfterMs: 2_100, watchedMs: 2_100 };
   const byWait = targetWith({ expireToken: { kind: 'wait', client: { clientId: 'brief', clientSecret: 'bs' }, maxWaitSeconds: 5 } });
