@@ -177,12 +177,17 @@ const playwright = spawn(process.execPath, [...PLAYWRIGHT_NODE_ARGS, ...command]
 // global setup waits for the reference, harness/embedded-reference.ts).
 const { source } = settings.target;
 if (source.kind === 'reference' && values.merge === undefined) reference = startReference(source);
-// A terminal's Ctrl-C reaches Playwright (and the reference) itself; a SIGTERM is passed on.
+// A terminal's Ctrl-C reaches Playwright (and the reference) itself: Playwright stops the tests,
+// and its reporter writes the report of what ran (interrupted: a harness error, never a
+// certificate). A SIGTERM (a CI job cancelled, `kill`) reaches this process alone: it is passed
+// on to Playwright as that SIGINT, so it ends the same way, report and all; the reference keeps
+// serving until Playwright is done and is stopped after it. A second SIGTERM ends Playwright at once.
 let interrupted = false;
+let terminated = 0;
 process.on('SIGINT', () => (interrupted = true));
 process.on('SIGTERM', () => {
   interrupted = true;
-  playwright.kill('SIGTERM');
+  playwright.kill(terminated++ === 0 ? 'SIGINT' : 'SIGTERM');
 });
 let referenceLost: string | null = null;
 reference?.once('exit', (code, signal) => {
