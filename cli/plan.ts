@@ -9,6 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { loadCatalogue } from '../harness/catalogue.ts';
 import type { ClientWebhookKind, Target } from '../harness/config.ts';
 import { planOf, testsOfList, type ListedTest, type Plan } from '../harness/plan.ts';
+import { outOfReach } from '../harness/config-snippets.ts';
 import { clientWebhookUrl } from '../harness/run-receiver.ts';
 import { encodeSettings, grepOf, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
 import { PLAYWRIGHT_CLI, PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
@@ -147,5 +148,12 @@ export function renderPlan(plan: Plan, settings: RunSettings, target: Target): s
     ...plan.notTestable.map((r) => `  ${r.id.padEnd(11)} ${r.reasons.join('; ')}`),
     '  (a test may also find at run time that the target lacks data it needs, such as a number with a campaignregId)',
   );
+  // each snippet once, with every requirement it would reach
+  const reach = new Map<string, string[]>();
+  for (const g of outOfReach(plan.notTestable)) if (g.snippet) reach.set(g.snippet.join('\n'), [...new Set([...(reach.get(g.snippet.join('\n')) ?? []), ...g.ids])]);
+  if (reach.size > 0) {
+    lines.push('', 'What would reach them, in the target config:');
+    for (const [snippet, ids] of reach) lines.push(`  for ${ids.join(', ')}:`, ...snippet.split('\n').map((l) => `    ${l}`));
+  }
   return lines;
 }

@@ -7,11 +7,16 @@
 import type { Capability } from './config.ts';
 import { reasonFor } from './plan.ts';
 
-/** A trigger's stub: the kinds that reach it, and the lines of the kind shown (indented under `triggers:`). */
+/** A trigger's stub: the kinds that reach it, the lines of the kind shown (indented under `triggers:`), and what else of the config that kind needs. */
 interface TriggerStub {
   kinds: string;
   lines: string[];
+  /** Top-level lines the kind shown needs beside it. */
+  alongside?: string[];
 }
+
+/** Where the run's receiver listens, fixed: declared client webhooks point at it. */
+const FIXED_LISTEN_PORT = ['webhooks:', '  listenPort: 8787                 # fixed: the declared client webhooks point at <webhooks.publicUrl, or http://listenHost:8787>/clients/primary/…'];
 
 const TRIGGER_STUBS: Record<Capability, TriggerStub> = {
   upstreamFailure: {
@@ -34,6 +39,7 @@ const TRIGGER_STUBS: Record<Capability, TriggerStub> = {
   },
   clientWebhooks: {
     kinds: 'declared (the primary client\'s webhooks point at the run\'s receiver: <publicUrl>/clients/primary/delivery and …/inbound) or control',
+    alongside: FIXED_LISTEN_PORT,
     lines: [
       '  clientWebhooks:',
       '    kind: declared',
@@ -62,7 +68,10 @@ const CONTROL_PLANE = ['hooks:', '  controlUrl: "${CONTROL_URL}"       # a test-
 
 /** The snippet that supplies `need` (a name of the catalogue's `needs`), or undefined for one no config gives. */
 export function snippetFor(need: string): string[] | undefined {
-  if (Object.hasOwn(TRIGGER_STUBS, need)) return ['triggers:', ...TRIGGER_STUBS[need as Capability].lines];
+  if (Object.hasOwn(TRIGGER_STUBS, need)) {
+    const stub = TRIGGER_STUBS[need as Capability];
+    return [...(stub.alongside ?? []), 'triggers:', ...stub.lines];
+  }
   switch (need) {
     case 'tokenLifetime':
       return ['triggers:', ...TRIGGER_STUBS.expireToken.lines];
@@ -73,7 +82,7 @@ export function snippetFor(need: string): string[] | undefined {
     case 'specialCharsClient':
       return ['clients:', '  special: { clientId: "${SPECIAL_CLIENT_ID}", clientSecret: "${SPECIAL_CLIENT_SECRET}" }   # an id or secret with \':\' or \'+\''];
     case 'webhookSecret':
-      return ['clients:', '  primary:', '    webhookSecret: "${CONFORMANCE_WEBHOOK_SECRET}"   # its webhook signing secret (whsec_…); the variable alone is enough too'];
+      return ['webhooks:', '  secret: "${CONFORMANCE_WEBHOOK_SECRET}"   # the primary client\'s webhook signing secret (whsec_…); the variable alone is enough too'];
     default:
       return undefined;
   }
@@ -98,7 +107,9 @@ export function snippetForReason(reason: string): string[] | undefined {
  * requirements it reaches (`reaches`: from the catalogue's needs), for the config `init` writes.
  */
 export function commentedTriggerStubs(reaches: (capability: Capability) => string[]): string[] {
-  const lines = ['# triggers:                         # how your sandbox reaches what a client cannot bring about by itself (README: Declare your triggers);', '#                                   # uncomment and fill in each you have: one left out is reported not testable here'];
+  const alongside = [...new Set(Object.values(TRIGGER_STUBS).flatMap((s) => (s.alongside ? [s.alongside.join('\n')] : [])))].flatMap((block) => block.split('\n'));
+  const lines = [
+    ...alongside.map((l) => `# ${l}`),'# triggers:                         # how your sandbox reaches what a client cannot bring about by itself (README: Declare your triggers);', '#                                   # uncomment and fill in each you have: one left out is reported not testable here'];
   for (const [capability, stub] of Object.entries(TRIGGER_STUBS) as Array<[Capability, TriggerStub]>) {
     const ids = reaches(capability);
     lines.push(`#   # ${capability}${ids.length > 0 ? ` reaches ${ids.join(', ')}` : ''}; kinds: ${stub.kinds}${stub.kinds.endsWith('or control') ? ' (through hooks.controlUrl)' : ''}`);
