@@ -130,7 +130,7 @@ export function renderPlan(plan: Plan, settings: RunSettings, target: Target): s
     if (t.file !== file) lines.push(`  ${(file = t.file)}`);
     const marks = `${t.changesSettings ? '⚙' : ' '}${t.receivesWebhooks ? '↩' : ' '}`;
     const extra = [t.triggers.length ? `triggers: ${t.triggers.join(', ')}` : '', t.sends > 0 ? `~${Math.ceil(t.sends)} sends` : ''].filter(Boolean).join('; ');
-    lines.push(`    ${marks} ${t.requirements.join(',').padEnd(11)} ${t.title}${extra ? `  (${extra})` : ''}`);
+    lines.push(`    ${marks} ${t.requirements.join(',').padEnd(11)} ${t.title}${extra ? `  (${extra})` : ''}  suites/${t.file}:${t.line}`);
   }
   const settingsTests = plan.tests.filter((t) => t.changesSettings).length;
   const triggers = [...new Set(plan.tests.flatMap((t) => t.triggers))];

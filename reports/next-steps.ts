@@ -39,7 +39,7 @@ export function anchorOf(id: string): string {
   return `report.html#${slug(id)}`;
 }
 
-const MAX_LINE = 200;
+const MAX_LINE = 240;
 
 /** A reason in one line: its first line, cut to a length a terminal shows. */
 export function oneLine(text: string | undefined): string {
@@ -47,9 +47,27 @@ export function oneLine(text: string | undefined): string {
   return first.length > MAX_LINE ? `${first.slice(0, MAX_LINE - 1)}…` : first;
 }
 
+/**
+ * What the first failing test of `r` expected and got, as its message says it: the harness's
+ * matchers write `expected:` and `actual:` lines, Playwright's own `Expected:` and `Received:`.
+ */
+export function expectedAndActual(r: RequirementResult): string {
+  const failed = r.tests.find((t) => t.outcome === 'failed' || t.outcome === 'flaky');
+  const error = failed ? [...failed.attempts].reverse().find((a) => a.errors.length > 0)?.errors[0] : undefined;
+  if (!error) return '';
+  const line = (label: RegExp) => error.split('\n').map((l) => label.exec(l)?.[1]?.trim()).find((v) => v !== undefined && v !== '');
+  const expected = line(/^\s*expected:\s*(.*)$/i);
+  const actual = line(/^\s*(?:actual|received(?: string)?):\s*(.*)$/i);
+  return expected !== undefined && actual !== undefined ? `expected ${expected}; got ${actual}` : '';
+}
+
 /** The console's lines: one per failed requirement, then the not-testable ones by reason with their snippets. */
 export function renderNextSteps(steps: NextSteps): string[] {
-  const lines = steps.failed.map(({ requirement: r, label }) => `${label}: ${r.id} ${oneLine(r.reasons[0])}  [${anchorOf(r.id)}]`);
+  const lines = steps.failed.map(({ requirement: r, label }) => {
+    const detail = expectedAndActual(r);
+    const reason = oneLine(r.reasons[0]);
+    return `${label}: ${r.id} ${detail && !reason.includes(detail) ? oneLine(`${reason} — ${detail}`) : reason}  [${anchorOf(r.id)}]`;
+  });
   if (steps.notTestable.length > 0) {
     lines.push(`not testable here: ${steps.notTestable.length} requirement${steps.notTestable.length === 1 ? '' : 's'}, each with what would reach it:`);
     for (const g of steps.outOfReach) {

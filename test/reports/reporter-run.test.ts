@@ -111,7 +111,8 @@ test('an Authorization header and other credentials in evidence stay redacted in
 test('the console ends with what to do next: each failed requirement in one line with its anchor, then the not-testable ones with the config that reaches them', () => {
   const lines = run.stdout.trimEnd().split('\n');
   const tail = lines.slice(lines.findIndex((l) => /^fail: /.test(l)));
-  expect(tail[0]).toMatch(/^fail: FIX-002 .*Requirement FIX-002: expected 403 FORBIDDEN {2}\[report\.html#FIX-002\]$/);
+  // the first line of the failure, then what it expected and what came, from the message's Expected/Received
+  expect(tail[0]).toMatch(/^fail: FIX-002 .*Requirement FIX-002: expected 403 FORBIDDEN — expected 403; got 202 {2}\[report\.html#FIX-002\]$/);
   expect(tail.slice(0, 4).map((l) => /^([a-z -]+): (FIX-\d{3}) .*\[report\.html#\2\]$/.exec(l)?.slice(1, 3).join(' '))).toEqual(['fail FIX-002', 'fail FIX-006', 'fail FIX-202', 'non-strict fail FIX-101']);
   expect(tail.slice(4)).toEqual([
     'not testable here: 2 requirements, each with what would reach it:',
