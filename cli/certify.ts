@@ -185,7 +185,8 @@ if (settings?.target.source.kind === 'url' && problems.length === 0) {
     configTarget = loadRunTarget(settings);
   } catch (e) {
     if (!(e instanceof DiscoveryError)) throw e;
-    fail([`--base-url ${source.baseUrl}: ${e.message}`, `--base-url: ${initHint}`]);
+    // no token: the credentials or the URL, which init would meet the same way
+    fail([`--base-url ${source.baseUrl}: ${e.message}`]);
   }
 }
 if (values.baseline !== undefined) {
