@@ -15,8 +15,10 @@ cd "$(dirname "$0")/.."
 HARNESS=$PWD
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/check-package-XXXXXX")
 SERVER_PID=
+FAULTY_PID=
 cleanup() {
   if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
+  if [ -n "$FAULTY_PID" ]; then kill "$FAULTY_PID" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -137,9 +139,10 @@ node -e '
   const c = t.clients.find((x) => x.role === "primary");
   process.stdout.write(`label: faulty\nbaseUrl: ${t.baseUrl}\nprofile: reference\nclients:\n  primary: { clientId: "${c.clientId}", clientSecret: "${c.clientSecret}" }\n`);
 ' "$WORK/faulty.json" >"$USER_DIR/faulty.yaml"
-expect_exit 1 npx --no-install messaging-conformance certify --config faulty.yaml --grep @AUTH-002 --out faulty-report
+expect_exit 1 npx --no-install messaging-conformance certify --config faulty.yaml --grep @AUTH-002 --max-failures 1 --out faulty-report
 kill "$FAULTY_PID"
-took "certify (a faulty target, @AUTH-002)"
+FAULTY_PID=
+took "certify (a faulty target, @AUTH-002, to its first failure)"
 grep -q "suites/bearer/bearer.spec.ts:$AUTH002_LINE:[0-9]" "$WORK/last.log" || fail "no stack frame at suites/bearer/bearer.spec.ts:$AUTH002_LINE, the line of the failing check"
 ! grep -q -E '\.spec\.ts:1:[0-9]{3,}' "$WORK/last.log" || fail "stack frames point into compiled code: $(grep -o -E '[a-z./-]+\.spec\.ts:1:[0-9]{3,}' "$WORK/last.log" | head -n 1)"
 grep -q '^fail: AUTH-002 .*\[report\.html#AUTH-002\]$' "$WORK/last.log" || fail "the run does not end with the failed requirement and its anchor"
