@@ -123,7 +123,7 @@ export function renderPlan(plan: Plan, settings: RunSettings, target: Target): s
     `Clients: primary${target.clients.secondary ? ', secondary' : ''}${target.clients.special ? ', special' : ''}`,
     `Filters: ${[settings.selection.grep && `grep ${settings.selection.grep}`, settings.selection.requirements && `requirements ${settings.selection.requirements.join(',')}`, settings.selection.shard && `shard ${settings.selection.shard.current}/${settings.selection.shard.total}`].filter(Boolean).join(', ') || 'none (the whole suite)'}`,
     '',
-    `Tests that will run (${plan.tests.length}); ⚙ changes number settings and restores them, ↩ expects webhook callbacks:`,
+    `Tests that will run (${plan.tests.length}), each with where it is declared; ⚙ changes number settings and restores them, ↩ expects webhook callbacks:`,
   ];
   let file = '';
   for (const t of plan.tests) {
