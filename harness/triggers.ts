@@ -82,6 +82,13 @@ export interface ObservedLifetime {
   acceptedBefore: number;
   /** Milliseconds from sending the token request to the first answer that refused the token; null when none did while the harness watched. */
   refusedAfterMs: number | null;
+  /**
+   * Milliseconds from sending the token request to sending the last request the token was
+   * accepted on (2xx); null when it never was. With refusedAfterMs it bounds when the token
+   * stopped working: a worker that first asks after the token should have expired has seen
+   * nothing of its lifetime between the two.
+   */
+  lastAcceptedMs: number | null;
   /** Milliseconds from sending the token request to the last answer the harness waited for. */
   watchedMs: number;
 }
@@ -126,6 +133,11 @@ export function loadTokenIssuedEarly(runDir: string): TokenIssuedEarly | null {
 /** A refusal of a bearer token: a 4xx other than 408 and 429, which say nothing of the token. */
 function refuses(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+/** An answer that took the token. */
+function accepts(status: number): boolean {
+  return status >= 200 && status < 300;
 }
 
 /** Inbound traffic to one of the primary client's numbers. */
@@ -229,7 +241,7 @@ export class TriggerSet {
    * What waiting out the token of triggers.expireToken showed of its lifetime (the worker's
    * token, obtained and waited out once, as for expiredToken): for kind wait only. A target that
    * reaches expired tokens otherwise, or not at all, had nothing waited out: undefined, and the
-   * test that asks is not made not testable for it.
+   * test that asks says why it is not testable (reasonFor('tokenLifetime')).
    */
   async tokenLifetime(): Promise<ObservedLifetime | undefined> {
     const trigger = this.ctx.target.triggers.expireToken;
@@ -388,13 +400,17 @@ export async function obtainExpiredToken(
   const giveUp = received + Math.min(reportedSeconds * 1000, maxWaitMs) + EXPIRY_MARGIN_MS;
   // whoami was asked right after the token came.
   let refusedAfterMs: number | null = refuses(acceptedBefore) ? received - requested : null;
+  let lastAcceptedMs: number | null = accepts(acceptedBefore) ? received - requested : null;
   while (refusedAfterMs === null && Date.now() < giveUp) {
     // Coarsely while the token should live, never past the moment it should expire, then finely.
     const now = Date.now();
     await sleep(Math.max(0, Math.min(now < expiresAt ? Math.min(LIFETIME_POLL_MS, expiresAt - now) : EXPIRY_POLL_MS, giveUp - now)));
-    if (refuses((await whoami(token)).status)) refusedAfterMs = Date.now() - requested;
+    const asked = Date.now() - requested;
+    const status = (await whoami(token)).status;
+    if (refuses(status)) refusedAfterMs = Date.now() - requested;
+    else if (accepts(status)) lastAcceptedMs = asked;
   }
-  const lifetime: ObservedLifetime = { clientId: client.clientId, reportedSeconds, acceptedBefore, refusedAfterMs, watchedMs: Date.now() - requested };
+  const lifetime: ObservedLifetime = { clientId: client.clientId, reportedSeconds, acceptedBefore, refusedAfterMs, lastAcceptedMs, watchedMs: Date.now() - requested };
   // Still accepted after the longest wait, short of its expires_in: nothing to judge AUTH-003 with.
   if (refusedAfterMs === null && reportedSeconds * 1000 > maxWaitMs) {
     return {

@@ -31,6 +31,9 @@ test('a wrong client secret stops the run: the client, the URL, the answer, what
   expect(run.stdout).toContain(`POST ${shared.reference.baseUrl}/api/auth/token: JSON body → 401`);
   expect(run.stdout).toContain(`check:  clients.primary.clientId and clients.primary.clientSecret in ${config}`);
   expect(run.stdout + run.stderr).not.toContain('not-the-secret');
+  // printed once: the answer and what to check appear once, the summary line names the error
+  expect((run.stdout + run.stderr).split('JSON body → 401').length - 1, run.stdout).toBe(1);
+  expect((run.stdout + run.stderr).split('could not obtain a token').length - 1, run.stdout).toBe(2);
 });
 
 test('a wrong secret of the second client stops the run the same way', async () => {

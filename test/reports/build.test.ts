@@ -195,7 +195,7 @@ test('429s a run waited out are summed into run.rateLimited and the summary line
   expect(report.run.rateLimited).toEqual({ retries: 3, waitedMs: 3500 });
   expect(report.verdict).toBe('conformant');
   expect(reportSchemaErrors(report)).toEqual([]);
-  expect(summaryLine(report)).toBe('CONFORMANT  document 2/2  standard 1/1  profile 1/1  not testable 0  not run 1  rate-limited: 3 retries, 3.5 s waited');
+  expect(summaryLine(report)).toBe('CONFORMANT  document 2/2 of 2 checkable  standard 1/1 of 1 checkable  profile 1/1 of 1 checkable  not testable 0  not run 1  rate-limited: 3 retries, 3.5 s waited');
   // a run the target never limited carries no such field, and its line says nothing of it
   const calm = buildReport(input(goodTests));
   expect(calm.run.rateLimited).toBeUndefined();
