@@ -455,7 +455,7 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
     sendCap: 100_000,
     // The reference's recipients that end FAILED (reference/README.md). Its short-lived
     // client's tokens expire by waiting, control plane or not: the wait also sees whether a
-    // token lives as long as its expires_in says (TOKEN-002), which expiring one at once cannot.
+    // token lives as long as its expires_in says (TOKEN-011), which expiring one at once cannot.
     triggers: {
       failedDelivery: { kind: 'request', recipients: ['+12025550150', '+12025550151'] },
       ...(brief && { expireToken: { kind: 'wait', client: brief } }),

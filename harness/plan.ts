@@ -24,7 +24,7 @@ export function suppliedBy(target: Target): Set<string> {
   for (const capability of CAPABILITIES) if (target.triggers[capability]) supplied.add(capability);
   // Only the control plane makes the upstream stall (SEARCH-203).
   if (target.triggers.upstreamFailure?.kind === 'control') supplied.add('upstreamStall');
-  // Only a token waited out shows how long it lived (TOKEN-002): the control plane expires tokens at once.
+  // Only a token waited out shows how long it lived (TOKEN-011): the control plane expires tokens at once.
   if (target.triggers.expireToken?.kind === 'wait') supplied.add('tokenLifetime');
   return supplied;
 }

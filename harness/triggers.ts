@@ -351,7 +351,7 @@ function canSend(n: NumberRecord): boolean {
  * maxWaitSeconds), or expire a fresh token through the control plane. `issue` obtains a token
  * for a client and `whoami` reads the context with a token, both through the validating client.
  * For kind wait the outcome also says what the watch saw of the token's lifetime, refused or
- * not: a token refused well before its expires_in was out is the check of TOKEN-002, and is
+ * not: a token refused well before its expires_in was out is the check of TOKEN-011, and is
  * used as expired all the same.
  */
 export async function obtainExpiredToken(

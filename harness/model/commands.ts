@@ -64,12 +64,12 @@ function fail(ids: string | readonly string[], message: string, res?: ApiRespons
 
 /**
  * The answer must be one the ruling allows; returns the firing it satisfies. A 401 for a token
- * that certainly still lives is TOKEN-002's failure before any other: the token did not live as
+ * that certainly still lives is TOKEN-011's failure before any other: the token did not live as
  * long as its expires_in said.
  */
 function expectRuling(ruling: Ruling, res: ApiResponse, what: string, token?: ModelToken): Firing {
   if (token && res.status === 401 && tokenStanding(token, Date.now()) === 'valid') {
-    fail('TOKEN-002', `${what}: token t${token.label} of the ${token.role} client was refused ${((Date.now() - token.requestedAt) / 1000).toFixed(1)} s after it was asked for; its expires_in said ${token.expiresInSeconds} s`, res);
+    fail('TOKEN-011', `${what}: token t${token.label} of the ${token.role} client was refused ${((Date.now() - token.requestedAt) / 1000).toFixed(1)} s after it was asked for; its expires_in said ${token.expiresInSeconds} s`, res);
   }
   const judged = judgeRuling(ruling, { status: res.status, body: res.body });
   if (!judged.legal) fail(judged.ids.length > 0 ? judged.ids : ['ERR-002'], `${what}: answered ${res.status}; the document allows ${judged.expected}`, res);

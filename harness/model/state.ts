@@ -6,7 +6,7 @@
 // - clients and their context (2, 4.2): the apiClientId each token acts for, and the two
 //   webhook flags, which no operation of the interface changes (CTX-002, CTX-004);
 // - tokens and their lifetimes (4.1, 5): a token acts for the client it was issued to until its
-//   expires_in is out, and is refused after (TOKEN-002, AUTH-003, AUTH-007);
+//   expires_in is out, and is refused after (TOKEN-011, AUTH-003, AUTH-007);
 // - numbers and their settable attributes (2, 4.3, 4.5): each client's list, changed only by an
 //   accepted update of that number, and only in the fields the update names (UPD-001, UPD-003,
 //   UPD-007, NUM-006);

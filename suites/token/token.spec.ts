@@ -42,7 +42,7 @@ test.describe('4.1 Issue an access token', () => {
     expect(Number.isInteger(res.body.expires_in) && res.body.expires_in > 0, `TOKEN-002: expires_in is a positive integer lifetime, got ${res.body.expires_in}`).toBe(true);
   });
 
-  test('a token is accepted until the lifetime its expires_in reports is out', { tag: ['@TOKEN-002'] }, async ({ triggers }) => {
+  test('a token is accepted until the lifetime its expires_in reports is out', { tag: ['@TOKEN-011'] }, async ({ triggers }) => {
     // Section 5 rule 4: expires_in is the token's lifetime. Seen where the target declares a
     // client whose tokens live briefly (triggers.expireToken, kind wait): the harness watches
     // such a token until the server refuses it, the wait AUTH-003 needs anyway, and the token is
@@ -66,7 +66,7 @@ test.describe('4.1 Issue an access token', () => {
     }
     expect(
       refusedAfterMs ?? Number.POSITIVE_INFINITY,
-      `TOKEN-002: the token of ${clientId} (triggers.expireToken) reported expires_in ${reportedSeconds} s, but was refused ${seconds(refusedAfterMs ?? 0)} after it was requested: expires_in is not its lifetime`,
+      `TOKEN-011: the token of ${clientId} (triggers.expireToken) reported expires_in ${reportedSeconds} s, but was refused ${seconds(refusedAfterMs ?? 0)} after it was requested: expires_in is not its lifetime`,
     ).toBeGreaterThanOrEqual(mustLiveMs);
   });
 
