@@ -13,6 +13,7 @@ import { basicCredentials } from './basic-auth.ts';
 import { itemsAt, type ClientCredentials, type Route, type Target } from './config.ts';
 import { redactBody } from './evidence.ts';
 import { HarnessStop } from './judgement.ts';
+import { retryAfterMs } from './rate-limit.ts';
 import type { TokenIssuedEarly } from './triggers.ts';
 
 type Method = 'JSON body' | 'form body' | 'HTTP Basic';
@@ -24,6 +25,7 @@ export interface Answer {
   contentType?: string;
   text?: string;
   json?: unknown;
+  headers?: Record<string, string>;
   /** Transport failure: no answer at all. */
   error?: { code: string; message: string };
 }
@@ -369,7 +371,21 @@ function stopUnlessAnswered(answer: Answer, target: Target, config: string): voi
   );
 }
 
+/**
+ * One request of the preflight. A 429 with Retry-After is waited out and the same request sent
+ * again, as the run's own transport does (harness/rate-limit.ts), at most 4 times: a target
+ * that limits its token endpoint or its sends must not make the preflight blame the config.
+ */
 export async function send(route: Route, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Answer> {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await sendOnce(route, url, headers, body, timeoutMs);
+    const wait = answer.status === 429 ? retryAfterMs(answer.headers?.['retry-after']) : null;
+    if (wait === null || attempt >= 3 || wait > 60_000) return answer;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+async function sendOnce(route: Route, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Answer> {
   const requestLine = `${route.method} ${url}`;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -385,7 +401,7 @@ export async function send(route: Route, url: string, headers: Record<string, st
     } catch {
       json = undefined;
     }
-    return { request: requestLine, status: res.statusCode, contentType, text, json };
+    return { request: requestLine, status: res.statusCode, contentType, text, json, headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')])) };
   } catch (e) {
     const err = e as Error & { code?: string; cause?: { code?: string } };
     const code = controller.signal.aborted || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' ? 'timeout' : err.code ?? err.cause?.code ?? err.name;
