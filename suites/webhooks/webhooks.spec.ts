@@ -72,6 +72,17 @@ test.describe('6 delivery outcomes by webhook', () => {
   });
 });
 
+test.describe('6 a failed outcome goes where any outcome goes', () => {
+  test("the outcome of a message to a recipient the sandbox fails is POSTed to the number's webhookDeliveryOverride", { tag: ['@WH-007'] }, async ({ api, knownNumbers, settings, webhooks, triggers, newKey, target }) => {
+    const [failing] = triggers.failingRecipients();
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('override-failed');
+    await deliverTo(settings, numberId, channel.url, 'WH-007');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, [failing!], 'wh-override-failed')), 'WH-007');
+    await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, "WH-007: the failed outcome reaches the number's override");
+  });
+});
+
 test.describe('6 what a delivery callback carries', () => {
   test('a delivery callback is a JSON body that names the messageId it reports', { tag: ['@WH-003'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);

@@ -567,6 +567,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await override.close();
     }
   },
+  'webhooks.failed-ignores-override': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550150'] }));
+      await receiver.waitFor(1, 2_000).catch(() => undefined);
+      return receiver.received.length > 0;
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.message-id-missing': async (s) => {
     const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));
     return JSON.parse(callback!.body).data.messageId === messageId;
