@@ -761,7 +761,7 @@ export class AwaitCallbacksCommand implements ModelCommand {
 
   async run(m: ModelState, w: World): Promise<void> {
     const started = Date.now();
-    const observable = (d: Set<Destination>) => ![...d].includes('elsewhere');
+    const observable = (d: Set<Destination>) => !d.has('elsewhere') && !d.has('unshown');
     const due = [...m.messages.values()].filter((x) => !x.reported && observable(x.destinations));
     const inbound = m.inbound.filter((x) => !x.reported && observable(x.destinations));
     const arrivedAt = (needle: string, destinations: Set<Destination>) => w.arrivals().some((a) => destinations.has(a.destination) && names(a.callback, needle));
@@ -801,14 +801,14 @@ export class AwaitCallbacksCommand implements ModelCommand {
       const markers = m.inbound.filter((x) => names(callback, x.marker));
       const named = [...m.messages.values()].filter((x) => names(callback, x.messageId));
       for (const message of named) {
-        if (message.destinations.has(destination)) continue;
+        if (message.destinations.has(destination) || message.destinations.has('unshown')) continue;
         // The loopback send's own events, and the inbound event, may carry each other's marks.
         if (markers.some((x) => x.outbound.includes(message.messageId) && x.destinations.has(destination))) continue;
         const id = [...message.destinations].some((d) => d.startsWith('ch:')) ? 'WH-001' : 'WH-002';
         problems.push({ id, what: `the outcome of ${message.messageId} (from ${message.sendFrom}) arrived at ${destination}, which was never its destination (${[...message.destinations].join(', ')}): ${callback.text.slice(0, 200)}` });
       }
       for (const x of markers) {
-        if (x.destinations.has(destination) || named.some((n) => n.destinations.has(destination))) continue;
+        if (x.destinations.has(destination) || x.destinations.has('unshown') || named.some((n) => n.destinations.has(destination) || n.destinations.has('unshown'))) continue;
         problems.push({ id: [...x.destinations].some((d) => d.startsWith('client:')) ? 'WH-005' : 'WH-004', what: `inbound traffic for ${x.numberId} arrived at ${destination}, not at ${[...x.destinations].join(' or ')}` });
       }
       // An event that names no message the answers reported, but the externalReference of a
@@ -822,7 +822,7 @@ export class AwaitCallbacksCommand implements ModelCommand {
     }
     // IDEM-001: a message retried safely gets no more distinct events than one sent once.
     const eventsOf = (x: ModelMessage) => new Set(arrivals.filter((a) => x.destinations.has(a.destination) && names(a.callback, x.messageId) && a.callback.answered < 300).map((a) => a.callback.headers['webhook-id'] || a.callback.text)).size;
-    const reported = [...m.messages.values()].filter((x) => ![...x.destinations].includes('elsewhere') && eventsOf(x) > 0);
+    const reported = [...m.messages.values()].filter((x) => !x.destinations.has('elsewhere') && !x.destinations.has('unshown') && eventsOf(x) > 0);
     const once = reported.filter((x) => !x.retried);
     if (once.length > 0) {
       const most = Math.max(...once.map(eventsOf));
