@@ -2,7 +2,12 @@ import { join } from 'node:path';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import type { ConformanceReporterOptions } from './reports/reporter.ts';
 import { referenceCommand } from './harness/embedded-reference.ts';
+import { installSourceMapsForTsx } from './harness/installed-source-maps.ts';
 import { grepOf, runSettings, selectionFilters, type RunSettings } from './harness/settings.ts';
+
+// An installed harness's suites are compiled by tsx: their tests and stacks keep their lines only
+// through the maps tsx leaves (harness/installed-source-maps.ts). Before any test file loads.
+installSourceMapsForTsx();
 
 /**
  * The conformance run, from the run's settings (harness/settings.ts): `npm run certify` builds

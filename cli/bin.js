@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const NAME = 'messaging-conformance';
 const SUBCOMMANDS = {
-  certify: ['cli/certify.ts', 'certify a server (with no --config and no --base-url: the bundled reference)'],
+  certify: ['cli/certify.ts', 'certify a server (with no --config and no --base-url: ./conformance.yaml if there is one, else the bundled reference)'],
   init: ['cli/init.ts', 'probe a server (--base-url) and write a commented config for it'],
   verify: ['cli/verify.ts', 'check a signed report and say what it certifies'],
   compare: ['cli/compare.ts', 'compare two reports'],

@@ -1,7 +1,9 @@
 // npm run certify [-- --config vendor.yaml] [--strict] [--grep @SEND-004] [--baseline FILE] …
 //
-// Certifies a target: with no --config, the bundled reference server (started fresh here, beside
-// Playwright's own start: harness/embedded-reference.ts); with --config, any server. Every input is checked first (all
+// Certifies a target: with --config (or ./conformance.yaml, .yml or .json where the person stands,
+// when neither --config nor --base-url is given), any server; with --base-url, a server whose
+// routes are discovered as init discovers them; else the bundled reference server (started
+// fresh here, beside Playwright's own start: harness/embedded-reference.ts). Every input is checked first (all
 // problems at once); then the run's settings (harness/settings.ts) go to Playwright, whose
 // reporter writes the report under reports/out/ and decides the exit code: 0 conformant (or
 // a partial run with no failure), 1 not conformant, 2 harness or configuration error.
@@ -11,32 +13,53 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
+import { lockReportFolder } from './out-lock.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
 import { referenceArgs } from '../harness/embedded-reference.ts';
-import { encodeSettings, invocation, REPO_ROOT, SETTINGS_ENV, settingsFromFlags, userDirectory, type InputProblem, type RunSettings, type TargetSource } from '../harness/settings.ts';
+import { discover, DiscoveryError, openRoutes, routesOf } from '../harness/discovery.ts';
+import {
+  baseUrlCredentials,
+  CONFIG_FILE_NAMES,
+  configIn,
+  encodeSettings,
+  invocation,
+  loadRunTarget,
+  REPO_ROOT,
+  SETTINGS_ENV,
+  settingsFromFlags,
+  userDirectory,
+  type InputProblem,
+  type RunSettings,
+  type TargetSource,
+} from '../harness/settings.ts';
+import { harnessInfo } from '../reports/meta.ts';
 import { listTests, planFor, renderPlan } from './plan.ts';
 import { loadBaseline } from '../reports/baseline.ts';
 import { InputError } from '../reports/errors.ts';
 import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
-const USAGE = `Usage: npm run certify -- [options]
+const invokedAs = invocation();
+const USAGE = `Usage: ${invokedAs.command} [options]
 
 Certify a server against the Outbound Messaging and Number Management Service Interface 0.2.0.
-With no --config or --base-url, the bundled reference server is started with a fresh database and certified.
-Paths are relative to the directory you run the command in.
+With no --config or --base-url: ./conformance.yaml (or .yml, or .json) in the directory you
+run the command in is the target config; without one, the bundled reference server is started
+with a fresh database and certified. The first line says which. Paths are relative to the
+directory you run the command in.
 
 Options:
   --config FILE         target config (YAML or JSON; see harness/config.schema.json), or a
                         reference fixtures file written by --fixtures-out
-  --base-url URL        a first run without a config: the reference profile's routes, the
+  --base-url URL        a first run without a config: the routes and the numbers envelope
+                        found as ${invokedAs.init} finds them (or exit 2 pointing at init), the
                         primary client from CONFORMANCE_PRIMARY_CLIENT_ID and
                         CONFORMANCE_PRIMARY_CLIENT_SECRET (a second client, optional, from
                         CONFORMANCE_SECONDARY_CLIENT_ID and _SECRET); what needs more is
                         reported not testable here, naming the config field that would reach it
   --strict              standard-level failures fail the run (default: reported as non-strict)
   --baseline FILE       expected failures (YAML/JSON): fail only on regressions
-  --out DIR             report directory (default reports/out of the harness)
+  --out DIR             report directory (default ${invokedAs.defaultOutShown})
   --dry-run             say what the run would do and need, send nothing
 
 Part of the suite (the report is then partial, never a certificate):
@@ -58,6 +81,7 @@ Runs:
   --seed N              seed for property runs (printed on every failure)
   --path P              with --seed: replay a reported property failure (fast-check path)
   --replay-path R       with --seed: fast-check's replay hint of a command scenario
+  --version             the harness's name and version
   -h, --help            this text
 
 Exit codes: 0 conformant (or partial with no failure), 1 not conformant,
@@ -96,6 +120,7 @@ function parse() {
       merge: { type: 'string' },
       quiet: { type: 'boolean' },
       'dry-run': { type: 'boolean', default: false },
+      version: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -111,8 +136,24 @@ if (values.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
+if (values.version) {
+  const { name, version } = harnessInfo();
+  process.stdout.write(`${name} ${version}\n`);
+  process.exit(0);
+}
 
 const cwd = userDirectory();
+// No target named: the config `init` writes where the person stands, else the bundled reference.
+// The first line says which, so nobody takes one for the other.
+if (values.config === undefined && values['base-url'] === undefined) {
+  const found = configIn(cwd);
+  if (found !== null) {
+    values.config = found;
+    process.stdout.write(`certify: using ${found} (found in the directory you run this in; --config names another)\n`);
+  } else {
+    process.stdout.write(`certify: no --config, and no ${CONFIG_FILE_NAMES.join(', ')} in ${cwd}: certifying the bundled reference server\n`);
+  }
+}
 const problems: InputProblem[] = [];
 let knownRequirements: Set<string>;
 try {
@@ -121,15 +162,34 @@ try {
   if (e instanceof CatalogueError) fail([e.message]);
   throw e;
 }
-const { settings, problems: flagProblems, target: configTarget } = settingsFromFlags(values, {
+const { settings, problems: flagProblems, target: flagTarget } = settingsFromFlags(values, {
   cwd,
   env: process.env,
   reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')), startedBy: 'certify' },
   runDir: mkdtempSync(join(tmpdir(), 'conformance-run-')),
   knownRequirements,
-  invocation: invocation(),
+  invocation: invokedAs,
 });
 problems.push(...flagProblems);
+// --base-url without a config: the routes and the numbers envelope as init finds them, never the
+// reference profile's guessed; what cannot be found stops the run here, pointing at init.
+let configTarget = flagTarget;
+if (settings?.target.source.kind === 'url' && problems.length === 0) {
+  const source = settings.target.source;
+  const primary = baseUrlCredentials(process.env).primary!;
+  const initHint = `run ${invokedAs.init} --base-url ${source.baseUrl}: it writes ./conformance.yaml with what it found and marks OPEN what it could not; set those there, then ${invokedAs.command} (it uses ./conformance.yaml)`;
+  try {
+    const found = await discover(source.baseUrl.replace(/\/+$/, ''), primary, 15_000);
+    const open = openRoutes(found);
+    if (open.length > 0) fail([...open.map((o) => `--base-url ${source.baseUrl}: routes.${o.route} was not found (${o.why})`), `--base-url: ${initHint}`]);
+    source.routes = routesOf(found);
+    configTarget = loadRunTarget(settings);
+  } catch (e) {
+    if (!(e instanceof DiscoveryError)) throw e;
+    // no token: the credentials or the URL, which init would meet the same way
+    fail([`--base-url ${source.baseUrl}: ${e.message}`]);
+  }
+}
 if (values.baseline !== undefined) {
   const file = resolve(cwd, values.baseline);
   try {
@@ -161,11 +221,16 @@ if (target.sendCap !== null && target.sendCap < plan.sendsNeeded) {
 }
 if (problems.length > 0) fail(problems.map((p) => `${p.input}: ${p.message}`));
 settings.sendBudget = plan.sendsNeeded;
+settings.expectsCallbacks = plan.tests.some((t) => t.receivesWebhooks);
 
 if (values['dry-run']) {
   process.stdout.write(`${renderPlan(plan, settings, target).join('\n')}\n\nDry run: nothing was sent.\n`);
   process.exit(0);
 }
+
+// One run at a time writes a report folder.
+const lock = lockReportFolder(settings.output.dir);
+if (!lock.held) fail([`--out ${settings.output.dir}: another run is writing its report there (${lock.by}); give this run another --out, or wait for that one`]);
 
 const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
 
@@ -177,12 +242,17 @@ const playwright = spawn(process.execPath, [...PLAYWRIGHT_NODE_ARGS, ...command]
 // global setup waits for the reference, harness/embedded-reference.ts).
 const { source } = settings.target;
 if (source.kind === 'reference' && values.merge === undefined) reference = startReference(source);
-// A terminal's Ctrl-C reaches Playwright (and the reference) itself; a SIGTERM is passed on.
+// A terminal's Ctrl-C reaches Playwright (and the reference) itself: Playwright stops the tests,
+// and its reporter writes the report of what ran (interrupted: a harness error, never a
+// certificate). A SIGTERM (a CI job cancelled, `kill`) reaches this process alone: it is passed
+// on to Playwright as that SIGINT, so it ends the same way, report and all; the reference keeps
+// serving until Playwright is done and is stopped after it. A second SIGTERM ends Playwright at once.
 let interrupted = false;
+let terminated = 0;
 process.on('SIGINT', () => (interrupted = true));
 process.on('SIGTERM', () => {
   interrupted = true;
-  playwright.kill('SIGTERM');
+  playwright.kill(terminated++ === 0 ? 'SIGINT' : 'SIGTERM');
 });
 let referenceLost: string | null = null;
 reference?.once('exit', (code, signal) => {

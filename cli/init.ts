@@ -5,20 +5,24 @@
 // changes no setting: it obtains a token (as the preflight does, in each request style the
 // document allows), reads the client context and the numbers list, runs an empty search, and
 // learns the update route's method from an Allow header or by writing a number's own settings
-// back to it (restoring whatever that changed). The clients' credentials come from the
-// environment, as for certify --base-url.
+// back to it (restoring whatever that changed): harness/discovery.ts, which certify --base-url
+// runs too. Every trigger and the webhook secret are written as commented stubs to fill in
+// (harness/config-snippets.ts). The clients' credentials come from the environment, as for
+// certify --base-url.
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveTarget } from '../harness/config.ts';
-import { obtainToken, PreflightError, type PreflightResult } from '../harness/preflight.ts';
+import { loadCatalogue } from '../harness/catalogue.ts';
+import { commentedTriggerStubs } from '../harness/config-snippets.ts';
+import { discover, DiscoveryError, type Discovery, type Route } from '../harness/discovery.ts';
 import { BASE_URL_CREDENTIALS, baseUrlCredentials, invocation, userDirectory } from '../harness/settings.ts';
 
 const USAGE = `Usage: messaging-conformance init --base-url URL [--out FILE] [--force]
 
 Probes the target at URL without sending a message or changing a setting, and writes a
 commented target config (default ./conformance.yaml) with what it found; each open choice it
-could not discover is marked OPEN. Credentials: ${BASE_URL_CREDENTIALS.primary.join(' and ')} in
+could not discover is marked OPEN, and every trigger and the webhook secret are commented
+stubs to fill in. Credentials: ${BASE_URL_CREDENTIALS.primary.join(' and ')} in
 the environment (a second client, optional: ${BASE_URL_CREDENTIALS.secondary.join(' and ')}).`;
 
 function fail(message: string): never {
@@ -43,117 +47,21 @@ if (!credentials.primary) fail(`needs the primary client's credentials in the en
 const out = resolve(userDirectory(), values.out ?? 'conformance.yaml');
 if (existsSync(out) && !values.force) fail(`${out} exists: give --force to replace it, or --out another file`);
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  json: unknown;
-}
-async function ask(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<Answer | null> {
-  try {
-    const res = await fetch(baseUrl + path, { method, redirect: 'manual', signal: AbortSignal.timeout(15_000), headers: { accept: 'application/json', ...init.headers }, ...(init.body !== undefined && { body: init.body }) });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, json };
-  } catch {
-    return null;
-  }
-}
-const field = (v: unknown, name: string): unknown => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined);
-
-// ---- the token: every request style the document allows, as the preflight tries them --------
-const target = resolveTarget({ baseUrl, clients: { primary: credentials.primary } }, '--base-url', {});
-const tokenResult: PreflightResult = { checked: [], notes: [], clients: [] };
-let obtained: Awaited<ReturnType<typeof obtainToken>>;
+let found: Discovery;
 try {
-  obtained = await obtainToken(target, 'primary', credentials.primary, 15_000, 'in the environment', tokenResult);
+  found = await discover(baseUrl, credentials.primary);
 } catch (e) {
-  if (e instanceof PreflightError) fail(e.message);
+  if (e instanceof DiscoveryError) fail(e.message);
   throw e;
 }
-if (obtained === null) fail(`no token: ${tokenResult.notes.join('; ')}`);
-const token = obtained.accessToken;
-const bearer = { authorization: `Bearer ${token}` };
-
-// ---- the client context, the numbers list, the update and search routes ----------------------
-const found: string[] = [];
+const { whoami, numbers, search, update } = found;
+const discovered: string[] = [];
 const open: string[] = [];
 
-let whoami: string | null = null;
-for (const path of ['/api/core/whoami', '/api/core/me', '/api/core/client', '/api/core/context']) {
-  const answer = await ask('GET', path, { headers: bearer });
-  if (answer?.status === 200 && typeof field(answer.json, 'apiClientId') === 'string') {
-    whoami = path;
-    break;
-  }
-}
-
-/** Where a numbers answer holds the list (the document's schema: an array of objects with a numberId string). */
-function numbersIn(json: unknown): { itemsPath: string | null; numbers: Array<Record<string, unknown>> } | null {
-  const isList = (v: unknown): v is Array<Record<string, unknown>> => Array.isArray(v) && v.every((x) => typeof field(x, 'numberId') === 'string');
-  if (isList(json)) return { itemsPath: null, numbers: json };
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return null;
-  const key = Object.keys(json).find((k) => isList((json as Record<string, unknown>)[k]));
-  return key === undefined ? null : { itemsPath: key, numbers: (json as Record<string, Array<Record<string, unknown>>>)[key]! };
-}
-let numbers: { method: string; path: string; itemsPath: string | null; numbers: Array<Record<string, unknown>> } | null = null;
-for (const path of ['/api/core/numbers', '/api/core/numbers/list']) {
-  const answer = await ask('GET', path, { headers: bearer });
-  const list = answer?.status === 200 ? numbersIn(answer.json) : null;
-  if (list) {
-    numbers = { method: 'GET', path, ...list };
-    break;
-  }
-}
-
-let update: { method: string; path: string; how: string } | null = null;
-const probe = numbers?.numbers[0];
-if (probe && numbers) {
-  const paths = [`${numbers.path}/{numberId}`, `${numbers.path}/{numberId}/settings`];
-  const at = (path: string) => path.replace('{numberId}', encodeURIComponent(String(probe.numberId)));
-  // A method the route refuses is answered 405 with Allow (RFC 9110 15.5.6); GET and OPTIONS change nothing.
-  for (const path of paths) {
-    for (const method of ['OPTIONS', 'GET']) {
-      const allow = (await ask(method, at(path), { headers: bearer }))?.headers.get('allow')?.split(',').map((m) => m.trim().toUpperCase()) ?? [];
-      const writer = ['PATCH', 'PUT', 'POST'].find((m) => allow.includes(m));
-      if (writer && !update) update = { method: writer, path, how: `Allow: ${allow.join(', ')}` };
-    }
-  }
-  // Else write the number's own settings back to it (NumberSettings, section 4.5): a route that
-  // takes them answers 2xx and nothing changes; the list is read again, and what differs restored.
-  const settingsOf = (n: Record<string, unknown>) => Object.fromEntries(['campaignregId', 'smsEnabled', 'mmsEnabled', 'webhookInboundOverride', 'webhookDeliveryOverride'].filter((k) => k in n).map((k) => [k, n[k]]));
-  const body = JSON.stringify(settingsOf(probe));
-  for (const path of update ? [] : paths) {
-    for (const method of ['PATCH', 'PUT', 'POST']) {
-      const answer = await ask(method, at(path), { headers: { ...bearer, 'content-type': 'application/json' }, body });
-      if (answer === null || answer.status < 200 || answer.status > 299) continue;
-      update = { method, path, how: `${method} of the number's own settings answered ${answer.status}` };
-      const after = numbersIn((await ask(numbers.method, numbers.path, { headers: bearer }))?.json)?.numbers.find((n) => n.numberId === probe.numberId);
-      if (!after || JSON.stringify(settingsOf(after)) !== body) {
-        await ask(method, at(path), { headers: { ...bearer, 'content-type': 'application/json' }, body });
-        update.how += '; the settings it changed were restored';
-      }
-      break;
-    }
-    if (update) break;
-  }
-}
-
-let search: { method: string; path: string } | null = null;
-for (const path of ['/api/core/numbers/search', '/api/core/search', '/api/core/numbers/available']) {
-  // A search sends nothing and changes nothing: a route that exists answers in JSON, not 404 or 405.
-  const answer = await ask('POST', path, { headers: { ...bearer, 'content-type': 'application/json' }, body: '{}' });
-  if (answer !== null && answer.json !== undefined && answer.status !== 404 && answer.status !== 405) {
-    search = { method: 'POST', path };
-    break;
-  }
-}
-
 // ---- the config -------------------------------------------------------------------------------
+const catalogue = loadCatalogue();
+/** The requirements that need `need` (the catalogue's needs), for the comment beside its stub. */
+const needing = (need: string) => catalogue.requirements.filter((r) => !r.withdrawn && (r.needs ?? []).includes(need)).map((r) => r.id).join(', ');
 const route = (r: { method: string; path: string }, extra = '') => `{ method: ${r.method}, path: ${JSON.stringify(r.path)}${extra} }`;
 const lines = [
   '# yaml-language-server: $schema=node_modules/messaging-conformance/harness/config.schema.json',
@@ -168,22 +76,24 @@ const lines = [
   '  primary:',
   `    clientId: \${${BASE_URL_CREDENTIALS.primary[0]}}`,
   `    clientSecret: \${${BASE_URL_CREDENTIALS.primary[1]}}`,
+  `    # webhookSecret: \${CONFORMANCE_WEBHOOK_SECRET}   # its webhook signing secret (whsec_…), to check callback signatures (${needing('webhookSecret')}); the variable alone is enough too`,
   ...(credentials.secondary
     ? ['  secondary:', `    clientId: \${${BASE_URL_CREDENTIALS.secondary[0]}}`, `    clientSecret: \${${BASE_URL_CREDENTIALS.secondary[1]}}`]
     : ['  # OPEN: a second client (ownership checks): clients.secondary { clientId, clientSecret }']),
-  `# a token was obtained with the credentials in a ${obtained.by}`,
+  `# a token was obtained with the credentials in a ${found.tokenBy}`,
   'routes:',
 ];
-const routeLine = (name: string, r: { method: string; path: string } | null, how: string, extra = '') => {
+const routeLine = (name: string, r: Route | null, how: string, extra = '') => {
   if (r) {
-    found.push(name);
+    discovered.push(name);
     return `  ${name}: ${route(r, extra)}   # found: ${how}`;
   }
   open.push(`routes.${name}`);
-  return `  # OPEN: routes.${name} not found (${how}); e.g. ${name}: { method: …, path: … }`;
+  // Left as the value OPEN, which certify refuses until it is set: a guessed route would be blamed on the target.
+  return `  ${name}: OPEN   # not found (${how}): set { method: …, path: … }`;
 };
 lines.push(
-  routeLine('whoami', whoami === null ? null : { method: 'GET', path: whoami }, 'GET answered 200 with apiClientId'),
+  routeLine('whoami', whoami, 'GET answered 200 with apiClientId'),
   routeLine('numbers', numbers, 'an array of objects with a numberId string', numbers ? `, itemsPath: ${numbers.itemsPath === null ? 'null' : JSON.stringify(numbers.itemsPath)}` : ''),
   routeLine('search', search, 'POST of an empty search answered in JSON'),
   routeLine('update', update, update?.how ?? 'no Allow header, and no method took the number\'s own settings'),
@@ -198,9 +108,14 @@ if (numbers) {
 lines.push(
   '# OPEN: webhooks.publicUrl: where the target can reach this machine; without it the webhook requirements are not testable here',
   '# OPEN: hooks: { controlUrl, offers } if the target offers test-control hooks (reference/README.md)',
+  ...commentedTriggerStubs((capability) => [
+    ...needing(capability).split(', ').filter(Boolean),
+    // a token waited out shows its lifetime too (kind wait only)
+    ...(capability === 'expireToken' ? needing('tokenLifetime').split(', ').filter(Boolean).map((id) => `${id} (kind wait)`) : []),
+  ]),
   '',
 );
 writeFileSync(out, lines.join('\n'));
 const next = `${invocation().command} --config ${values.out ?? 'conformance.yaml'}`;
-process.stdout.write(`init: token (${obtained.by}); found ${found.length > 0 ? found.map((f) => `routes.${f}`).join(', ') : 'no route'}${open.length > 0 ? `; open: ${open.join(', ')}` : ''}\n`);
+process.stdout.write(`init: token (${found.tokenBy}); found ${discovered.length > 0 ? discovered.map((f) => `routes.${f}`).join(', ') : 'no route'}${open.length > 0 ? `; open: ${open.join(', ')}` : ''}\n`);
 process.stdout.write(`wrote ${out}\nnext: ${next} --dry-run   # then without --dry-run\n`);

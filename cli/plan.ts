@@ -9,6 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { loadCatalogue } from '../harness/catalogue.ts';
 import type { ClientWebhookKind, Target } from '../harness/config.ts';
 import { planOf, testsOfList, type ListedTest, type Plan } from '../harness/plan.ts';
+import { outOfReach } from '../harness/config-snippets.ts';
 import { clientWebhookUrl } from '../harness/run-receiver.ts';
 import { encodeSettings, grepOf, REPO_ROOT, SETTINGS_ENV, type RunSettings } from '../harness/settings.ts';
 import { PLAYWRIGHT_CLI, PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
@@ -122,14 +123,14 @@ export function renderPlan(plan: Plan, settings: RunSettings, target: Target): s
     `Clients: primary${target.clients.secondary ? ', secondary' : ''}${target.clients.special ? ', special' : ''}`,
     `Filters: ${[settings.selection.grep && `grep ${settings.selection.grep}`, settings.selection.requirements && `requirements ${settings.selection.requirements.join(',')}`, settings.selection.shard && `shard ${settings.selection.shard.current}/${settings.selection.shard.total}`].filter(Boolean).join(', ') || 'none (the whole suite)'}`,
     '',
-    `Tests that will run (${plan.tests.length}); ⚙ changes number settings and restores them, ↩ expects webhook callbacks:`,
+    `Tests that will run (${plan.tests.length}), each with where it is declared; ⚙ changes number settings and restores them, ↩ expects webhook callbacks:`,
   ];
   let file = '';
   for (const t of plan.tests) {
     if (t.file !== file) lines.push(`  ${(file = t.file)}`);
     const marks = `${t.changesSettings ? '⚙' : ' '}${t.receivesWebhooks ? '↩' : ' '}`;
     const extra = [t.triggers.length ? `triggers: ${t.triggers.join(', ')}` : '', t.sends > 0 ? `~${Math.ceil(t.sends)} sends` : ''].filter(Boolean).join('; ');
-    lines.push(`    ${marks} ${t.requirements.join(',').padEnd(11)} ${t.title}${extra ? `  (${extra})` : ''}`);
+    lines.push(`    ${marks} ${t.requirements.join(',').padEnd(11)} ${t.title}${extra ? `  (${extra})` : ''}  suites/${t.file}:${t.line}`);
   }
   const settingsTests = plan.tests.filter((t) => t.changesSettings).length;
   const triggers = [...new Set(plan.tests.flatMap((t) => t.triggers))];
@@ -147,5 +148,12 @@ export function renderPlan(plan: Plan, settings: RunSettings, target: Target): s
     ...plan.notTestable.map((r) => `  ${r.id.padEnd(11)} ${r.reasons.join('; ')}`),
     '  (a test may also find at run time that the target lacks data it needs, such as a number with a campaignregId)',
   );
+  // each snippet once, with every requirement it would reach
+  const reach = new Map<string, string[]>();
+  for (const g of outOfReach(plan.notTestable)) if (g.snippet) reach.set(g.snippet.join('\n'), [...new Set([...(reach.get(g.snippet.join('\n')) ?? []), ...g.ids])]);
+  if (reach.size > 0) {
+    lines.push('', 'What would reach them, in the target config:');
+    for (const [snippet, ids] of reach) lines.push(`  for ${ids.join(', ')}:`, ...snippet.split('\n').map((l) => `    ${l}`));
+  }
   return lines;
 }

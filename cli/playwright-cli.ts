@@ -5,13 +5,12 @@
 // here, not from the directory the user runs in). A clone is not: there Playwright's own
 // transform does it, and tsx's hooks in the runner and every worker would only cost time
 // (about 0.6 s of a default run's wall time, 1 s of its CPU, measured with bench/certify-time.ts).
-import { sep } from 'node:path';
+// (Playwright then keeps the lines of the .ts sources through the maps tsx leaves:
+// harness/installed-source-maps.ts.)
 import { fileURLToPath } from 'node:url';
+import { INSTALLED } from '../harness/installed-source-maps.ts';
 
 /** Playwright's command-line entry. */
 export const PLAYWRIGHT_CLI = fileURLToPath(import.meta.resolve('@playwright/test/cli'));
-
-/** Whether this harness is an installed package (its files under a node_modules folder). */
-const INSTALLED = fileURLToPath(new URL('..', import.meta.url)).split(sep).includes('node_modules');
 
 export const PLAYWRIGHT_NODE_ARGS = [...(INSTALLED ? ['--import', import.meta.resolve('tsx')] : []), PLAYWRIGHT_CLI];

@@ -38,3 +38,18 @@ export function acceptedMessageIds(body: unknown): string[] {
     .filter((id): id is string => typeof id === 'string' && id.length > 0)
     .sort();
 }
+
+/**
+ * Whether a send answer reports QUEUED (section 3, rule 7). The document shows neither the field
+ * that carries the status nor where it sits ("Fields of the result items: not shown"): a
+ * property of the answer whose value is QUEUED, or one on every result item that carries a
+ * messageId, is read as QUEUED, whatever its name (`status`, `state`, …).
+ */
+export function reportsQueued(body: unknown): boolean {
+  if (carriesQueued(body)) return true;
+  const results = (body as { results?: unknown } | null)?.results;
+  const accepted = Array.isArray(results) ? results.filter((r) => typeof (r as { messageId?: unknown } | null)?.messageId === 'string') : [];
+  return accepted.length > 0 && accepted.every(carriesQueued);
+}
+
+const carriesQueued = (value: unknown): boolean => value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).includes('QUEUED');

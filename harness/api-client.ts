@@ -2,6 +2,8 @@ import type { OperationId, Target } from './config.ts';
 import { asCurl, EvidenceLog, redactBody, redactHeaders, type Exchange } from './evidence.ts';
 import { HarnessStop, recordError, type Judged, type Judgement } from './judgement.ts';
 import type { ResponseValidator, Violation } from './response-validator.ts';
+import { acceptedMessageIds } from '../generators/send-port.ts';
+import type { RunMessages } from './run-messages.ts';
 import type { SendGuard } from './send-guard.ts';
 import { TokenManager } from './token-manager.ts';
 import type { HttpResponse, Transport } from './transport.ts';
@@ -86,6 +88,8 @@ export interface ApiClientOptions {
   guard: SendGuard;
   /** Token managers by role, shared per worker so tests do not each fetch tokens. */
   tokens: Partial<Record<ClientRole, TokenManager>>;
+  /** The run's record of the messages accepted sends reported (harness/run-messages.ts). */
+  messages?: RunMessages;
 }
 
 /**
@@ -112,6 +116,11 @@ export class ApiClient {
 
   get target(): Target {
     return this.options.target;
+  }
+
+  /** Every messageId the run's accepted sends reported so far (all its tests), when the client keeps the record. */
+  messagesOfRun(): Set<string> {
+    return this.options.messages?.all() ?? new Set();
   }
 
   async call(operation: OperationId, options: CallOptions = {}): Promise<ApiResponse> {
@@ -176,6 +185,7 @@ export class ApiClient {
       ...(violations.length > 0 && { violations }),
     });
     if (violations.length > 0) throw new SchemaViolationError(violations, response);
+    if (operation === 'send' && raw.status >= 200 && raw.status < 300) this.options.messages?.add(acceptedMessageIds(response.body));
     return response;
   }
 }

@@ -76,6 +76,12 @@ export interface Target {
   clients: { primary: ClientCredentials; secondary?: ClientCredentials; special?: ClientCredentials };
   numbers: { sms?: string; mms?: string; foreign?: string };
   routes: Record<OperationId, Route> & { numbersItemsPath: string | null };
+  /**
+   * The operations whose route the config names; the others take the reference profile's. A
+   * profile route the target does not serve is the config's gap (a route left to guess), where a
+   * named route the target does not serve is the target's to answer for.
+   */
+  routesNamed: OperationId[];
   mediaSample: unknown[];
   recipients: { allowPattern: string; delivered: string[] };
   /** The most sends one run may make; null: as many as the run's plan needs (harness/plan.ts). */
@@ -102,6 +108,16 @@ export const PROFILE_ROUTES: Target['routes'] = {
   search: { method: 'POST', path: '/api/core/numbers/search' },
   update: { method: 'PATCH', path: '/api/core/numbers/{numberId}' },
 };
+
+/**
+ * The items of a numbers answer at `itemsPath` (routes.numbers.itemsPath): the answer itself for
+ * null, else the property it names, a dotted path reaching into nested objects ("data.items").
+ * The document shows no envelope (4.3), so any nesting a vendor chose is reachable.
+ */
+export function itemsAt(body: unknown, itemsPath: string | null | undefined): unknown {
+  if (!itemsPath) return body;
+  return itemsPath.split('.').reduce<unknown>((at, key) => (at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined), body);
+}
 
 export const PROFILE_MEDIA_SAMPLE = [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' }];
 
@@ -146,11 +162,23 @@ export function loadTarget(path: string, env: NodeJS.ProcessEnv): Target {
   return resolveTarget(raw, file, env);
 }
 
+/** JSON pointers of the values a config leaves as the placeholder OPEN. */
+function openChoices(value: unknown, pointer: string): string[] {
+  if (value === 'OPEN') return [pointer || '/'];
+  if (Array.isArray(value)) return value.flatMap((v, i) => openChoices(v, `${pointer}/${i}`));
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => openChoices(v, `${pointer}/${k}`));
+  return [];
+}
+
 /** Validate an already-parsed config object and apply defaults and environment overrides. */
 export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessEnv): Target {
   const missing: string[] = [];
   const interpolated = interpolate(raw, env, '', missing);
   if (missing.length > 0) throw new ConfigError(origin, missing);
+  // What init could not discover it writes as OPEN: a run on such a config would guess, and blame
+  // the target for the guess (a route it does not serve).
+  const open = openChoices(interpolated, '');
+  if (open.length > 0) throw new ConfigError(origin, open.map((pointer) => `${pointer} is still OPEN (init could not discover it): set it to what your server does`));
   const withOverrides = applyEnvOverrides(interpolated, env);
   const validateShape = shapeValidator();
   if (!validateShape(withOverrides)) throw new ConfigError(origin, shapeProblems(validateShape.errors ?? []));
@@ -169,6 +197,7 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
       ...(c.routes?.numbers && { numbers: { method: c.routes.numbers.method, path: c.routes.numbers.path } }),
       numbersItemsPath: c.routes?.numbers?.itemsPath !== undefined ? c.routes.numbers.itemsPath : PROFILE_ROUTES.numbersItemsPath,
     },
+    routesNamed: (['whoami', 'numbers', 'search', 'update'] as const).filter((op) => c.routes?.[op] !== undefined),
     mediaSample: c.mediaSample ?? PROFILE_MEDIA_SAMPLE,
     recipients: {
       allowPattern: c.recipients?.allowPattern ?? FICTIONAL_NANP_PATTERN,
@@ -426,7 +455,7 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
     sendCap: 100_000,
     // The reference's recipients that end FAILED (reference/README.md). Its short-lived
     // client's tokens expire by waiting, control plane or not: the wait also sees whether a
-    // token lives as long as its expires_in says (TOKEN-002), which expiring one at once cannot.
+    // token lives as long as its expires_in says (TOKEN-011), which expiring one at once cannot.
     triggers: {
       failedDelivery: { kind: 'request', recipients: ['+12025550150', '+12025550151'] },
       ...(brief && { expireToken: { kind: 'wait', client: brief } }),

@@ -11,13 +11,15 @@ import { undiciTransport, type Transport } from './transport.ts';
 import { WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
-import { discoverNumbers, type KnownNumbers } from './known-numbers.ts';
+import { discoverNumbers, readNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
+import { HARNESS_STOP, RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
+import { InterferenceError, interferenceSeen, interferenceWatch } from './interference.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
 import { RunLock } from './run-lock.ts';
+import { RunMessages } from './run-messages.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
 import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
@@ -48,6 +50,8 @@ interface WorkerFixtures {
   knownNumbers: KnownNumbers;
   /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks, with what the wait showed of its lifetime. */
   expiredTokenOnce: () => Promise<ExpiredTokenOutcome>;
+  /** Every message the run's accepted sends reported (harness/run-messages.ts). */
+  runMessages: RunMessages;
   /** The worker's share of the run's request rate, and the 429s it waited out (the tally needs no target: the automatic judgement reads it). */
   rateLimit: { pacer: RequestPacer; tally: RateLimitTally };
   rateLimitTally: RateLimitTally;
@@ -120,6 +124,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
+  runMessages: [async ({ runSettings }, use, workerInfo) => use(new RunMessages(runSettings.runDir, workerInfo.parallelIndex)), { scope: 'worker' }],
   runLock: [async ({ runSettings }, use, workerInfo) => use(RunLock.forRun(runSettings.runDir, workerInfo.config.workers)), { scope: 'worker' }],
   guard: [
     async ({ target, runSettings, runState }, use) => {
@@ -161,7 +166,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   receiver: [
-    async ({ target }, use, workerInfo) => {
+    async ({ target, runSettings }, use, workerInfo) => {
       const { listenHost, listenPort, publicUrl } = target.webhooks;
       // Declared client webhooks point at the run's receiver on listenPort (run-receiver.ts): the workers take the ports after it.
       const first = target.triggers.clientWebhooks?.kind === 'declared' ? listenPort + 1 : listenPort;
@@ -169,6 +174,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
         host: listenHost,
         port: listenPort === 0 ? 0 : first + workerInfo.parallelIndex,
         ...(publicUrl && { publicUrl }),
+        watch: interferenceWatch(runSettings.runDir),
       });
       await use(receiver);
       await receiver.close();
@@ -223,7 +229,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   judgement: [
-    async ({ runState, rateLimitTally: tally }, use, testInfo) => {
+    async ({ runState, rateLimitTally: tally, runSettings }, use, testInfo) => {
       // A stopped run starts no more tests: each would fail the same way and check nothing.
       const stopped = runState.stopped();
       if (stopped !== null) {
@@ -239,8 +245,6 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       tally.onWait = (ms) => testInfo.setTimeout(testInfo.timeout + ms);
       await use();
       tally.onWait = undefined;
-      const { judgements, annotations } = judge(testInfo.errors);
-      testInfo.annotations.push(...annotations);
       if (runState.sends > sendsBefore) {
         testInfo.annotations.push({ type: SENDS, description: String(runState.sends - sendsBefore) });
         runState.flush();
@@ -248,6 +252,18 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       if (tally.retries > retries) {
         testInfo.annotations.push({ type: RATE_LIMITED, description: JSON.stringify({ retries: tally.retries - retries, waitedMs: tally.waitedMs - waitedMs }) });
       }
+      // Another client on the target may have caused a failure: what the receivers saw of it, and
+      // the lists read after a failed test (the api fixture), count (harness/interference.ts). Then
+      // the test checked nothing of the server's, and the run stops on the harness's side.
+      const interference = interferenceSeen(runSettings.runDir);
+      if (interference.length > 0) {
+        const stop = new InterferenceError(interference);
+        testInfo.annotations.push({ type: HARNESS_STOP, description: (stop.judgement as { reason: string }).reason });
+        if (testInfo.status !== 'skipped') runState.stop((stop.judgement as { reason: string }).reason);
+        return;
+      }
+      const { judgements, annotations } = judge(testInfo.errors);
+      testInfo.annotations.push(...annotations);
       if (testInfo.status === 'skipped' || testInfo.status === 'interrupted') return;
       const runStop = judgements.find((j) => j.kind === 'harness' && j.stopsRun);
       if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
@@ -271,8 +287,17 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   api: [
-    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control }, use) => {
-      await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens }));
+    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control, runMessages, runSettings }, use, testInfo) => {
+      await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens, messages: runMessages }));
+      // After a failed test, the lists are read for another run's marks: a setting another client
+      // changed under the test (the judgement fixture then stops the run instead of failing it).
+      if ((testInfo.status === 'failed' || testInfo.status === 'timedOut') && interferenceSeen(runSettings.runDir).length === 0) {
+        const watch = interferenceWatch(runSettings.runDir);
+        const reader = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
+        for (const role of ['primary', 'secondary'] as const) {
+          if (target.clients[role]) watch.check(await readNumbers(reader, role).catch(() => []), `the ${role} client's numbers list`);
+        }
+      }
     },
     { box: 'self' },
   ],

@@ -8,26 +8,37 @@
 // too (harness/run-lock.ts).
 import type { FullConfig } from '@playwright/test';
 import { awaitReference } from './embedded-reference.ts';
+import { interferenceWatch, runStartedAt } from './interference.ts';
 import { preflight } from './preflight.ts';
 import { startRunLock } from './run-lock.ts';
 import { startRunReceiver } from './run-receiver.ts';
 import { saveTokenIssuedEarly } from './triggers.ts';
+import { webhookRoundTrip } from './webhook-round-trip.ts';
 import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
 
 export default async function globalSetup(_config: FullConfig): Promise<(() => Promise<void>) | undefined> {
   const settings = runSettings();
+  runStartedAt(settings.runDir);
   const { source } = settings.target;
   if (source.kind === 'reference' && source.startedBy === 'certify') await awaitReference(source);
   const target = loadRunTarget(settings);
   const result = await preflight(target, { origin: targetOrigin(settings.target.source) });
+  if (result.tokenIssuedEarly) saveTokenIssuedEarly(settings.runDir, result.tokenIssuedEarly);
+  const stops: Array<() => Promise<void>> = [];
+  const watch = interferenceWatch(settings.runDir);
+  if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir, watch));
+  try {
+    // Does the target reach the receiver at all? Checked once here, before any test waits for a callback.
+    if (settings.expectsCallbacks) await webhookRoundTrip(target, result, { origin: targetOrigin(settings.target.source), runDir: settings.runDir, watch });
+  } catch (error) {
+    for (const stop of stops) await stop();
+    throw error;
+  }
   if (!settings.output.quiet) {
     process.stdout.write(`preflight: ${result.checked.join('; ')}\n`);
     for (const note of result.notes) process.stdout.write(`preflight note: ${note}\n`);
   }
-  if (result.tokenIssuedEarly) saveTokenIssuedEarly(settings.runDir, result.tokenIssuedEarly);
-  const stops: Array<() => Promise<void>> = [];
   if (settings.workers > 1) stops.push(await startRunLock(settings.runDir));
-  if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir));
   if (stops.length === 0) return undefined;
   return async () => {
     for (const stop of stops) await stop();

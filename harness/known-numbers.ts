@@ -1,5 +1,6 @@
+import { randomInt } from 'node:crypto';
 import type { ApiClient, ClientRole } from './api-client.ts';
-import type { Target } from './config.ts';
+import { itemsAt, type Target } from './config.ts';
 
 export interface NumberRecord {
   numberId: string;
@@ -29,7 +30,7 @@ export async function readNumbers(api: ApiClient, as: ClientRole = 'primary'): P
   const res = await api.call('numbers', { as });
   if (res.status >= 300) throw new Error(`cannot list the ${as} client's numbers: ${res.describe()} ${res.text.slice(0, 200)}`);
   const path = api.target.routes.numbersItemsPath;
-  return (path ? res.body[path] : res.body) as NumberRecord[];
+  return itemsAt(res.body, path) as NumberRecord[];
 }
 
 export async function discoverNumbers(api: ApiClient, target: Target): Promise<KnownNumbers> {
@@ -43,4 +44,20 @@ export async function discoverNumbers(api: ApiClient, target: Target): Promise<K
     withoutCampaign: primary.find((n) => n.campaignregId === null)?.numberId,
     foreign: target.numbers.foreign ?? secondary[0]?.numberId,
   };
+}
+
+/**
+ * A numberId the target never issued, shaped like `like` (same length, prefix and character
+ * classes), so a server cannot tell it from a real one by its form.
+ */
+export function unknownNumberIdLike(like: string): string {
+  const cut = like.lastIndexOf('_') + 1;
+  const swap = (c: string): string => {
+    if (/[0-9]/.test(c)) return String((Number(c) + 1 + randomInt(8)) % 10);
+    if (/[a-f]/.test(c)) return 'abcdef'[('abcdef'.indexOf(c) + 1 + randomInt(5)) % 6]!;
+    if (/[a-z]/.test(c)) return String.fromCharCode(97 + ((c.charCodeAt(0) - 97 + 1 + randomInt(25)) % 26));
+    if (/[A-Z]/.test(c)) return String.fromCharCode(65 + ((c.charCodeAt(0) - 65 + 1 + randomInt(25)) % 26));
+    return c;
+  };
+  return like.slice(0, cut) + [...like.slice(cut)].map(swap).join('');
 }

@@ -24,13 +24,16 @@ export function suppliedBy(target: Target): Set<string> {
   for (const capability of CAPABILITIES) if (target.triggers[capability]) supplied.add(capability);
   // Only the control plane makes the upstream stall (SEARCH-203).
   if (target.triggers.upstreamFailure?.kind === 'control') supplied.add('upstreamStall');
+  // Only a token waited out shows how long it lived (TOKEN-011): the control plane expires tokens at once.
+  if (target.triggers.expireToken?.kind === 'wait') supplied.add('tokenLifetime');
   return supplied;
 }
 
 /** The catalogue's trigger names (`needs`), and the config field that declares each, with the kinds that reach it. */
-const TRIGGER_FIELDS: Record<Capability | 'upstreamStall', string> = {
+const TRIGGER_FIELDS: Record<Capability | 'upstreamStall' | 'tokenLifetime', string> = {
   upstreamFailure: 'triggers.upstreamFailure (kind request: searches your sandbox answers as an upstream failure; or control)',
   upstreamStall: 'triggers.upstreamFailure to kind control (only the control plane makes the upstream stall)',
+  tokenLifetime: 'triggers.expireToken to kind wait (a client whose tokens live briefly: only a token waited out shows how long it lived; the control plane expires tokens at once)',
   expireToken: 'triggers.expireToken (kind wait: a client whose tokens live briefly; or control)',
   clientWebhooks: "triggers.clientWebhooks (kind declared: the primary client's webhooks point at the harness's run receiver; or control)",
   inbound: "triggers.inbound (kind loopback: a send to another of the client's own numbers arrives as inbound traffic; or control)",
@@ -44,7 +47,7 @@ export function reachedBy(capability: Capability, kind: string): string {
 
 /** Why a requirement that needs `need` is not testable on a target without it; the fixtures say the same. */
 export function reasonFor(need: string): string {
-  const field = TRIGGER_FIELDS[need as Capability | 'upstreamStall'];
+  const field = TRIGGER_FIELDS[need as keyof typeof TRIGGER_FIELDS];
   if (field) return `needs a trigger the target does not declare: set ${field}`;
   const what: Record<string, string> = {
     secondClient: 'a second client of the same target (clients.secondary in the target config)',
@@ -190,7 +193,7 @@ export function planOf(tests: readonly ListedTest[], target: Target, catalogue: 
       ...t,
       changesSettings: fixtures.has('settings'),
       receivesWebhooks: fixtures.has('webhooks') || needs.has('webhookReceiver'),
-      triggers: CAPABILITIES.filter((c) => (needs.has(c) || (c === 'upstreamFailure' && needs.has('upstreamStall'))) && supplied.has(c)).map((c) => reachedBy(c, target.triggers[c]!.kind)),
+      triggers: CAPABILITIES.filter((c) => (needs.has(c) || (c === 'upstreamFailure' && needs.has('upstreamStall')) || (c === 'expireToken' && needs.has('tokenLifetime'))) && supplied.has(c)).map((c) => reachedBy(c, target.triggers[c]!.kind)),
       sends: sendsOf(t, runs, budget),
     };
   });

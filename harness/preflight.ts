@@ -4,25 +4,28 @@
 // URL, a server that is down or is not this interface — never a requirement failure of the
 // target: the run stops within seconds, naming what failed, the answer received and what to
 // check. Also the first half of a future `init` (discovery) command: it returns what it found.
+import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { request as undiciRequest } from 'undici';
 import type { ClientRole } from './api-client.ts';
 import { basicCredentials } from './basic-auth.ts';
-import type { ClientCredentials, Route, Target } from './config.ts';
+import { itemsAt, type ClientCredentials, type Route, type Target } from './config.ts';
 import { redactBody } from './evidence.ts';
 import { HarnessStop } from './judgement.ts';
+import { retryAfterMs } from './rate-limit.ts';
 import type { TokenIssuedEarly } from './triggers.ts';
 
 type Method = 'JSON body' | 'form body' | 'HTTP Basic';
 
 /** What one request got: an answer, or why there was none. */
-interface Answer {
+export interface Answer {
   request: string;
   status?: number;
   contentType?: string;
   text?: string;
   json?: unknown;
+  headers?: Record<string, string>;
   /** Transport failure: no answer at all. */
   error?: { code: string; message: string };
 }
@@ -37,6 +40,10 @@ export interface PreflightClient {
 }
 
 export interface PreflightResult {
+  /** The tokens the clients obtained, for the probes after them (never printed). */
+  tokens?: Partial<Record<ClientRole, string>>;
+  /** Each client's listed numbers as the list shows them. */
+  records?: Partial<Record<ClientRole, Array<Record<string, unknown>>>>;
   /** What was checked, a line each, for the log. */
   checked: string[];
   /** What a person should know that does not stop the run (no numbers, a token endpoint off its path). */
@@ -94,7 +101,14 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
       const creds = target.clients[role]!;
       const token = await obtainToken(target, role, creds, timeoutMs, config, own);
       const client: PreflightClient = { role, clientId: creds.clientId, tokenBy: token?.by ?? null, numbers: null };
-      if (token) client.numbers = await listNumbers(target, role, token.accessToken, timeoutMs, config, own);
+      if (token) {
+        own.tokens = { [role]: token.accessToken };
+        const records = await listNumbers(target, role, token.accessToken, timeoutMs, config, own);
+        if (records !== null) {
+          own.records = { [role]: records };
+          client.numbers = records.map((n) => n.numberId).filter((id): id is string => typeof id === 'string');
+        }
+      }
       own.clients.push(client);
       return own;
     }),
@@ -122,36 +136,101 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
     result.checked.push(...check.value.checked);
     result.notes.push(...check.value.notes);
     result.clients.push(...check.value.clients);
+    result.tokens = { ...result.tokens, ...check.value.tokens };
+    result.records = { ...result.records, ...check.value.records };
     if (check.value.tokenIssuedEarly) result.tokenIssuedEarly = check.value.tokenIssuedEarly;
   }
-  checkConfiguredNumbers(target, result.clients, config);
+  await checkConfiguredNumbers(target, result, config, timeoutMs);
+  const primaryToken = result.tokens?.primary;
+  if (primaryToken !== undefined) await checkRoutes(target, primaryToken, result, config, timeoutMs);
   return result;
 }
 
 /**
  * The numberIds the config names (numbers.sms, .mms, .foreign) against the lists the clients
- * just returned: a number the primary client does not list cannot be sent from (the document:
- * the listed numberIds are the ones to use as sendFrom), and a "foreign" number the primary
- * client owns is no foreign number. Either would fail the send and ownership checks on the
- * config's mistake; say so now instead.
+ * just returned. Where they disagree, whose mistake it is decides what happens: a legal answer
+ * that contradicts the config is the config's (the run stops, naming the field); an answer the
+ * document does not allow is the server's, and the suites judge it (a note, and the run goes on).
+ * A send from the number tells them apart: the server accepting it from a client whose list
+ * leaves the number out, or refusing it from a client whose list shows it, is the server's.
  */
-function checkConfiguredNumbers(target: Target, clients: readonly PreflightClient[], config: string): void {
-  const listed = (role: ClientRole) => clients.find((c) => c.role === role)?.numbers ?? null;
+async function checkConfiguredNumbers(target: Target, result: PreflightResult, config: string, timeoutMs: number): Promise<void> {
+  const listed = (role: ClientRole) => result.clients.find((c) => c.role === role)?.numbers ?? null;
   const primary = listed('primary');
   const lists = (ids: readonly string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
+  const sendsFrom = (role: ClientRole, numberId: string) => probeSend(target, result.tokens?.[role], numberId, timeoutMs);
   for (const field of ['sms', 'mms'] as const) {
     const numberId = target.numbers[field];
     if (numberId === undefined || primary === null || primary.includes(numberId)) continue;
-    throw new PreflightError(`numbers.${field} (${numberId}) is not one of the primary client's numbers`, `the primary client lists: ${lists(primary)}`, `numbers.${field} ${config}: name a numberId the primary client's list returns, or leave it out to use one found there`);
+    const probe = await sendsFrom('primary', numberId);
+    if (probe !== null && probe.status !== undefined && probe.status >= 200 && probe.status < 300) {
+      result.notes.push(`numbers.${field} (${numberId}) is missing from the primary client's list, yet a send from it was accepted (${shown(probe)}): the list leaves out a number the client has, which the suites judge (NUM-001)`);
+      continue;
+    }
+    throw new PreflightError(`numbers.${field} (${numberId}) is not one of the primary client's numbers`, `the primary client lists: ${lists(primary)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.${field} ${config}: name a numberId the primary client's list returns, or leave it out to use one found there`);
   }
   const foreign = target.numbers.foreign;
   if (foreign === undefined) return;
-  if (primary?.includes(foreign)) {
-    throw new PreflightError(`numbers.foreign (${foreign}) is one of the primary client's own numbers`, `the primary client lists: ${lists(primary)}`, `numbers.foreign ${config}: name a number of another client, which the primary client does not own`);
-  }
   const secondary = listed('secondary');
+  if (primary?.includes(foreign)) {
+    // Both lists show it: the primary client's list shows another client's number (NUM-003).
+    if (secondary?.includes(foreign)) {
+      result.notes.push(`numbers.foreign (${foreign}) is in the secondary client's list and in the primary client's too: the primary client's list shows another client's number, which the suites judge (NUM-003)`);
+      return;
+    }
+    const probe = secondary === null ? await sendsFrom('primary', foreign) : null;
+    if (probe?.status === 403) {
+      result.notes.push(`numbers.foreign (${foreign}) is in the primary client's list, yet a send from it is refused as not owned (${shown(probe)}): the list shows a number the client does not own, which the suites judge (NUM-003)`);
+      return;
+    }
+    throw new PreflightError(`numbers.foreign (${foreign}) is one of the primary client's own numbers`, `the primary client lists: ${lists(primary)}${secondary ? `; the secondary client lists: ${lists(secondary)}` : ''}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.foreign ${config}: name a number of another client, which the primary client does not own`);
+  }
   if (secondary !== null && !secondary.includes(foreign)) {
-    throw new PreflightError(`numbers.foreign (${foreign}) is not one of the secondary client's numbers`, `the secondary client lists: ${lists(secondary)}`, `numbers.foreign ${config}: name a numberId the secondary client's list returns, or leave it out to use one found there`);
+    const probe = await sendsFrom('secondary', foreign);
+    if (probe !== null && probe.status !== undefined && probe.status >= 200 && probe.status < 300) {
+      result.notes.push(`numbers.foreign (${foreign}) is missing from the secondary client's list, yet a send from it by that client was accepted (${shown(probe)}): the list leaves out a number the client has, which the suites judge (NUM-001)`);
+      return;
+    }
+    throw new PreflightError(`numbers.foreign (${foreign}) is not one of the secondary client's numbers`, `the secondary client lists: ${lists(secondary)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.foreign ${config}: name a numberId the secondary client's list returns, or leave it out to use one found there`);
+  }
+}
+
+/** A valid SMS from `numberId` with `token`, to the first recipient the target delivers to: whether the server takes the number as the client's. */
+async function probeSend(target: Target, token: string | undefined, numberId: string, timeoutMs: number): Promise<Answer | null> {
+  const to = target.recipients.delivered[0];
+  if (token === undefined || to === undefined) return null;
+  const body = { sendFrom: numberId, to: [to], messageType: 'SMS', text: 'Conformance preflight: is this number the client\'s?', externalReference: `conformance-preflight-${randomUUID().slice(0, 8)}` };
+  return send(target.routes.send, target.baseUrl + target.routes.send.path, { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, JSON.stringify(body), timeoutMs);
+}
+
+/**
+ * The routes the config leaves to the reference profile where the document does not fix them
+ * (whoami's method, the search's and the update's method and path): one the target does not
+ * serve (404, 405) is a gap in the config, not the target's failure, and the run stops naming
+ * it. A route the config names is the target's to serve: the suites judge it.
+ */
+async function checkRoutes(target: Target, token: string, result: PreflightResult, config: string, timeoutMs: number): Promise<void> {
+  const numberId = result.clients.find((c) => c.role === 'primary')?.numbers?.[0];
+  const probes: Array<{ op: 'whoami' | 'search' | 'update'; pathFixed: boolean; body?: string; params?: Record<string, string> }> = [
+    // The document fixes whoami's path: only its method is open.
+    { op: 'whoami', pathFixed: true },
+    // A search and an update that change nothing: an empty search, an empty update of the client's own number.
+    { op: 'search', pathFixed: false, body: '{}' },
+    ...(numberId !== undefined ? [{ op: 'update' as const, pathFixed: false, body: '{}', params: { numberId } }] : []),
+  ];
+  for (const { op, pathFixed, body, params } of probes) {
+    if (target.routesNamed.includes(op)) continue;
+    const route = target.routes[op];
+    const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params?.[name] ?? ''));
+    const answer = await send(route, target.baseUrl + path, { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) }, body, timeoutMs);
+    stopUnlessAnswered(answer, target, config);
+    const gap = answer.status === 405 || (answer.status === 404 && !pathFixed);
+    if (!gap) continue;
+    throw new PreflightError(
+      `routes.${op} is not set, and the reference profile's ${route.method} ${route.path} is not served by the target`,
+      shown(answer),
+      `routes.${op} ${config}: the document leaves its ${pathFixed ? 'method' : 'method and path'} open; set them to your server's (init finds them: messaging-conformance init --base-url …)`,
+    );
   }
 }
 
@@ -226,31 +305,55 @@ async function tokenEndpointMissing(target: Target, role: string, answer: Answer
   throw new PreflightError(`nothing serves the token endpoint at the document's path (${role} client)`, `${shown(answer)}; and ${shown(probe)}`, `baseUrl ${config} (${target.baseUrl}): the interface's paths (/api/auth/token, /api/core/…) are appended to it`);
 }
 
-async function listNumbers(target: Target, role: ClientRole, token: string, timeoutMs: number, config: string, result: PreflightResult): Promise<string[]> {
+async function listNumbers(target: Target, role: ClientRole, token: string, timeoutMs: number, config: string, result: PreflightResult): Promise<Array<Record<string, unknown>> | null> {
   const route = target.routes.numbers;
   const answer = await send(route, target.baseUrl + route.path, { authorization: `Bearer ${token}` }, undefined, timeoutMs);
   stopUnlessAnswered(answer, target, config);
   const status = answer.status!;
   const what = `the ${role} client's numbers`;
+  const named = target.routesNamed.includes('numbers');
   if (status >= 500) throw new PreflightError(`listing ${what} fails`, shown(answer), 'the server and its logs; the run can only start once it answers');
-  if (status === 404 || status === 405) throw new PreflightError(`listing ${what}: nothing answers at ${route.method} ${route.path}`, shown(answer), `routes.numbers ${config}`);
-  if (status === 401 || status === 403) throw new PreflightError(`listing ${what}: the token the server just issued is refused`, shown(answer), `that clients.${role} ${config} belongs to ${target.baseUrl}, and the server's logs`);
-  if (answer.json === undefined) throw new PreflightError(`listing ${what} does not answer JSON: this is not the interface at this URL`, shown(answer), `baseUrl and routes.numbers ${config}`);
-  if (status >= 300) throw new PreflightError(`listing ${what} is refused`, shown(answer), `routes.numbers ${config}`);
-  const itemsPath = target.routes.numbersItemsPath;
-  const items = itemsPath === null ? answer.json : (answer.json as Record<string, unknown> | null)?.[itemsPath];
-  if (!Array.isArray(items)) {
-    const keys = answer.json && typeof answer.json === 'object' && !Array.isArray(answer.json) ? Object.keys(answer.json) : [];
-    throw new PreflightError(
-      `listing ${what}: the list is not where the config says (${itemsPath === null ? 'the answer itself' : `property "${itemsPath}"`})`,
-      shown(answer),
-      `routes.numbers.itemsPath ${config}${keys.length ? ` (the answer has: ${keys.join(', ')})` : Array.isArray(answer.json) ? ' (the answer is the array itself: itemsPath: null)' : ''}`,
-    );
+  // The document fixes the path (4.3) and leaves the method open: a method the target does not
+  // take, where the config left it to the profile, is the config's gap.
+  if (status === 405 && !named) throw new PreflightError(`listing ${what}: the target does not take ${route.method} ${route.path}`, shown(answer), `routes.numbers ${config}: the document leaves its method open; set it to your server's`);
+  // A token the server has just issued and now refuses, or its own documented path unserved: the
+  // server's failure, which the suites judge (AUTH-005, NUM-001), not the config's.
+  if (status === 401 || status === 403 || status === 404 || status === 405) {
+    result.notes.push(`listing ${what}: ${shown(answer)}: the suites judge it (AUTH-005, NUM-001); tests that need the numbers are not testable`);
+    return null;
   }
-  const ids = items.map((n) => (n as { numberId?: unknown } | null)?.numberId).filter((id): id is string => typeof id === 'string');
+  if (answer.json === undefined) throw new PreflightError(`listing ${what} does not answer JSON: this is not the interface at this URL`, shown(answer), `baseUrl and routes.numbers ${config}`);
+  if (status >= 300) {
+    result.notes.push(`listing ${what} is refused: ${shown(answer)}: the suites judge it (NUM-001)`);
+    return null;
+  }
+  const itemsPath = target.routes.numbersItemsPath;
+  const items = itemsAt(answer.json, itemsPath);
+  if (!Array.isArray(items)) {
+    // A list of numbers elsewhere in the answer is the config's to name; none anywhere is the server's failure (NUM-001).
+    const elsewhere = listPaths(answer.json);
+    if (elsewhere.length > 0) {
+      throw new PreflightError(
+        `listing ${what}: the list is not where the config says (${itemsPath === null ? 'the answer itself' : `property "${itemsPath}"`})`,
+        shown(answer),
+        `routes.numbers.itemsPath ${config} (the answer holds a list of numbers at: ${elsewhere.map((p) => (p === null ? 'the answer itself: itemsPath: null' : p)).join(', ')})`,
+      );
+    }
+    result.notes.push(`listing ${what}: the answer holds no list of numbers (${shown(answer)}): the suites judge it (NUM-001)`);
+    return null;
+  }
   result.checked.push(`the ${role} client lists ${items.length} number${items.length === 1 ? '' : 's'}`);
   if (items.length === 0) result.notes.push(`the ${role} client has no numbers: tests that send or change settings will be not testable`);
-  return ids;
+  return items.filter((n): n is Record<string, unknown> => n !== null && typeof n === 'object');
+}
+
+/** Where an answer holds an array of objects with a numberId string: the answer itself (null), a property, or one of a property ("data.items"). */
+function listPaths(json: unknown): Array<string | null> {
+  const isList = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof (x as { numberId?: unknown } | null)?.numberId === 'string');
+  if (isList(json)) return [null];
+  if (json === null || typeof json !== 'object') return [];
+  const paths = Object.entries(json).flatMap(([k, v]) => [k, ...(v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).map((inner) => `${k}.${inner}`) : [])]);
+  return paths.filter((p) => isList(itemsAt(json, p)));
 }
 
 /** No answer at all is the run's problem: say which, and what to check. */
@@ -268,7 +371,21 @@ function stopUnlessAnswered(answer: Answer, target: Target, config: string): voi
   );
 }
 
-async function send(route: Route, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Answer> {
+/**
+ * One request of the preflight. A 429 with Retry-After is waited out and the same request sent
+ * again, as the run's own transport does (harness/rate-limit.ts), at most 4 times: a target
+ * that limits its token endpoint or its sends must not make the preflight blame the config.
+ */
+export async function send(route: Route, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Answer> {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await sendOnce(route, url, headers, body, timeoutMs);
+    const wait = answer.status === 429 ? retryAfterMs(answer.headers?.['retry-after']) : null;
+    if (wait === null || attempt >= 3 || wait > 60_000) return answer;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+async function sendOnce(route: Route, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Answer> {
   const requestLine = `${route.method} ${url}`;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -284,7 +401,7 @@ async function send(route: Route, url: string, headers: Record<string, string>, 
     } catch {
       json = undefined;
     }
-    return { request: requestLine, status: res.statusCode, contentType, text, json };
+    return { request: requestLine, status: res.statusCode, contentType, text, json, headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')])) };
   } catch (e) {
     const err = e as Error & { code?: string; cause?: { code?: string } };
     const code = controller.signal.aborted || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT' ? 'timeout' : err.code ?? err.cause?.code ?? err.name;
@@ -295,7 +412,7 @@ async function send(route: Route, url: string, headers: Record<string, string>, 
 }
 
 /** An answer as evidence: status, type and the start of the body, secrets redacted. */
-function shown(answer: Answer): string {
+export function shown(answer: Answer): string {
   if (answer.error) return `${answer.request}: no answer (${answer.error.code})`;
   let body: unknown = answer.text ?? '';
   if (answer.json !== undefined) body = JSON.stringify(redactBody(answer.json));

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { isReplayableStep, type HttpRequest, type ScenarioState } from '../generators/http-request.ts';
 import { SEND_PATH } from '../generators/send-payload.ts';
 import { isJudged, recordError, requirementsOfLabel, type Judged, type Judgement } from './judgement.ts';
+import { shrinkingStarted } from './send-guard.ts';
 import { RUNS_BY_DEPTH, runSettings, type ConformanceDepth, type PropertyInput } from './settings.ts';
 
 /**
@@ -80,7 +81,17 @@ export interface CheckPropertyOptions<Ts> {
    * @defaultValue false
    */
   independentCases?: boolean;
+  /**
+   * How long shrinking may go on after the first failure, in milliseconds: each attempt replays
+   * requests against the target. When it runs out the smallest failure found so far is reported,
+   * with a note that shrinking stopped early.
+   * @defaultValue SHRINK_BUDGET_MS
+   */
+  shrinkBudgetMs?: number;
 }
+
+/** How long a property's shrinking may take by default: long enough for most, short of stalling a run. */
+export const SHRINK_BUDGET_MS = 30_000;
 
 /** How a passing property ran, for the test to record. */
 export interface PropertyRun {
@@ -142,42 +153,50 @@ export async function checkProperty<Ts>(
     seed,
     ...(settings.path === undefined ? {} : { path: settings.path }),
   };
-  const stop: { error?: Error } = {};
-  const stoppableProperty = stoppable(property as fc.IRawProperty<Ts>, stop);
-  let atOnce: CasesAtOnce<Ts> | null = null;
-  if (options.independentCases === true && settings.path === undefined && Object.keys(options.parameters ?? {}).every((k) => k === 'examples')) {
-    atOnce = await runCasesAtOnce(stoppableProperty, parameters, CASES_AT_ONCE);
-    if (atOnce.failure === null) {
-      if (stop.error) throw stop.error;
-      return { seed, numRuns: atOnce.ran };
+  const stop: { error?: Error; shrinkingCut?: boolean; endShrinking?: () => void } = {};
+  const stoppableProperty = stoppable(property as fc.IRawProperty<Ts>, stop, options.shrinkBudgetMs ?? SHRINK_BUDGET_MS);
+  try {
+    let atOnce: CasesAtOnce<Ts> | null = null;
+    if (options.independentCases === true && settings.path === undefined && Object.keys(options.parameters ?? {}).every((k) => k === 'examples')) {
+      atOnce = await runCasesAtOnce(stoppableProperty, parameters, CASES_AT_ONCE);
+      if (atOnce.failure === null) {
+        if (stop.error) throw stop.error;
+        return { seed, numRuns: atOnce.ran };
+      }
+      // Replay the first failing case alone, from its path, and let fast-check shrink it.
+      parameters.path = String(atOnce.failure.index);
     }
-    // Replay the first failing case alone, from its path, and let fast-check shrink it.
-    parameters.path = String(atOnce.failure.index);
+    const details = await fc.check(stoppableProperty, parameters);
+    if (atOnce?.failure != null && (!details.failed || details.counterexample === null)) {
+      // The case failed among others and passed alone: the failure stands as it was seen.
+      const { index, value, error } = atOnce.failure;
+      const note = `the case failed while up to ${CASES_AT_ONCE} cases ran at once, and passed when replayed alone`;
+      throw propertyFailure(ids, settings, options, { seed, path: String(index), numRuns: atOnce.ran, numSkips: atOnce.skipped, numShrinks: 0, counterexample: value, error, interrupted: false, note });
+    }
+    // The harness stopped a case (the send cap, a recipient the guard refuses) before any case
+    // failed: the property checked nothing, and the stop, not a failure of the requirement, is
+    // what ends the test. After a failure it only ends the shrinking: the failure stands. A stop
+    // in the first case leaves fast-check "failed" with no counterexample: that, too, is the stop.
+    if (stop.error && (!details.failed || details.counterexample === null)) throw stop.error;
+    if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
+    throw propertyFailure(ids, settings, options, {
+      seed: details.seed,
+      path: details.counterexamplePath,
+      numRuns: atOnce === null ? details.numRuns : atOnce.ran,
+      numSkips: details.numSkips,
+      numShrinks: details.numShrinks,
+      counterexample: details.counterexample,
+      error: details.errorInstance,
+      interrupted: details.interrupted,
+      note: stop.error
+        ? `shrinking stopped when the harness did (${firstLineOf(stop.error.message)}): the counterexample is the smallest found by then, and the failure stands`
+        : stop.shrinkingCut
+          ? `shrinking stopped after ${Math.round((options.shrinkBudgetMs ?? SHRINK_BUDGET_MS) / 1000)} s: the counterexample is the smallest found by then, not necessarily the smallest there is`
+          : null,
+    });
+  } finally {
+    stop.endShrinking?.();
   }
-  const details = await fc.check(stoppableProperty, parameters);
-  if (atOnce?.failure != null && (!details.failed || details.counterexample === null)) {
-    // The case failed among others and passed alone: the failure stands as it was seen.
-    const { index, value, error } = atOnce.failure;
-    const note = `the case failed while up to ${CASES_AT_ONCE} cases ran at once, and passed when replayed alone`;
-    throw propertyFailure(ids, settings, options, { seed, path: String(index), numRuns: atOnce.ran, numSkips: atOnce.skipped, numShrinks: 0, counterexample: value, error, interrupted: false, note });
-  }
-  // The harness stopped a case (the send cap, a recipient the guard refuses) before any case
-  // failed: the property checked nothing, and the stop, not a failure of the requirement, is
-  // what ends the test. After a failure it only ends the shrinking: the failure stands. A stop
-  // in the first case leaves fast-check "failed" with no counterexample: that, too, is the stop.
-  if (stop.error && (!details.failed || details.counterexample === null)) throw stop.error;
-  if (!details.failed) return { seed: details.seed, numRuns: details.numRuns };
-  throw propertyFailure(ids, settings, options, {
-    seed: details.seed,
-    path: details.counterexamplePath,
-    numRuns: atOnce === null ? details.numRuns : atOnce.ran,
-    numSkips: details.numSkips,
-    numShrinks: details.numShrinks,
-    counterexample: details.counterexample,
-    error: details.errorInstance,
-    interrupted: details.interrupted,
-    note: null,
-  });
 }
 
 interface FailedRun<Ts> {
@@ -202,7 +221,8 @@ function propertyFailure<Ts>(ids: readonly string[], settings: PropertySettings,
   const grep = options.grep ?? (ids.length === 1 ? `@${ids[0]}` : `"${ids.map((id) => `@${id}`).join('|')}"`);
   const replayCommand = [
     settings.command ?? DEFAULT_COMMAND,
-    `--seed ${run.seed}`,
+    // --seed=N: a negative seed would read as another flag after a space.
+    `--seed=${run.seed}`,
     ...(run.path === null ? [] : [`--path ${run.path}`]),
     ...(replayPath === undefined ? [] : [`--replay-path '${replayPath}'`]),
     `--grep ${grep}`,
@@ -274,20 +294,33 @@ async function runCasesAtOnce<Ts>(property: fc.IRawProperty<Ts>, parameters: fc.
  * fast-check then ends (keeping a failure it already found, shrunk as far as it got) instead
  * of shrinking towards the stop.
  */
-function stoppable<Ts>(property: fc.IRawProperty<Ts>, stop: { error?: Error }): fc.IRawProperty<Ts> {
+function stoppable<Ts>(property: fc.IRawProperty<Ts>, stop: { error?: Error; shrinkingCut?: boolean; endShrinking?: () => void }, shrinkBudgetMs: number): fc.IRawProperty<Ts> {
+  // When the first failure was seen: shrinking after it has shrinkBudgetMs, then stops with the
+  // smallest failure found so far (each attempt replays requests against the target).
+  let failedAt: number | null = null;
   const asStop = (outcome: fc.PreconditionFailure | fc.PropertyFailure | null) => {
     const error = outcome && 'error' in outcome ? outcome.error : undefined;
     if (isJudged(error) && error.judgement.kind === 'harness') {
       stop.error ??= error;
       return new fc.PreconditionFailure(true);
     }
+    if (outcome !== null && !fc.PreconditionFailure.isFailure(outcome) && failedAt === null) {
+      failedAt = Date.now();
+      // From here the property shrinks: its sends may use the part of the cap kept for that.
+      stop.endShrinking = shrinkingStarted();
+    }
     return outcome;
   };
+  const overBudget = () => failedAt !== null && Date.now() - failedAt > shrinkBudgetMs;
   return {
     isAsync: () => property.isAsync(),
     generate: (mrng, runId) => property.generate(mrng, runId),
     shrink: (value) => property.shrink(value),
     run: ((v: Ts) => {
+      if (overBudget()) {
+        stop.shrinkingCut = true;
+        return new fc.PreconditionFailure(true);
+      }
       const outcome = property.run(v);
       return outcome instanceof Promise ? outcome.then(asStop) : asStop(outcome);
     }) as fc.IRawProperty<Ts>['run'],
@@ -295,6 +328,8 @@ function stoppable<Ts>(property: fc.IRawProperty<Ts>, stop: { error?: Error }): 
     runAfterEach: () => property.runAfterEach(),
   };
 }
+
+const firstLineOf = (text: string): string => text.split('\n')[0] ?? text;
 
 function describeStop(details: { interrupted: boolean; numSkips: number }): string {
   if (details.interrupted) return 'the run was interrupted (time limit)';

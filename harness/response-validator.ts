@@ -4,7 +4,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { parse } from 'yaml';
-import type { OperationId } from './config.ts';
+import { itemsAt, type OperationId } from './config.ts';
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../spec/openapi.yaml', import.meta.url));
 const DOC_ID = 'openapi.json';
@@ -159,7 +159,7 @@ export class ResponseValidator {
   }
 
   private checkNumberItems(body: unknown, itemsPath: string | null | undefined): Violation[] {
-    const items = itemsPath ? (body as Record<string, unknown> | null)?.[itemsPath] : body;
+    const items = itemsAt(body, itemsPath);
     if (!Array.isArray(items)) {
       return [{ requirement: VIOLATION_RULES.numbersEnvelope, message: itemsPath ? `property '${itemsPath}' (the configured envelope) is not an array` : 'the answer is not an array (configured with no envelope)' }];
     }

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientWebhookKind, Target } from './config.ts';
+import type { InterferenceWatch } from './interference.ts';
 import { publicBase, receivedCallback, WebhookChannel, type ReceivedCallback } from './webhook-receiver.ts';
 
 export type { ClientWebhookKind };
@@ -26,7 +27,7 @@ export function clientWebhookUrl(target: Target, role: 'primary' | 'secondary', 
 }
 
 /** Start the run's receiver on webhooks.listenPort; resolves to a function that stops it. */
-export async function startRunReceiver(target: Target, runDir: string): Promise<() => Promise<void>> {
+export async function startRunReceiver(target: Target, runDir: string, watch?: InterferenceWatch): Promise<() => Promise<void>> {
   mkdirSync(join(runDir, 'client-webhooks'), { recursive: true });
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -38,6 +39,7 @@ export async function startRunReceiver(target: Target, runDir: string): Promise<
       const text = Buffer.concat(chunks).toString('utf8');
       const callback = receivedCallback(req, `${match[1]}-${match[2]}`, text, 200);
       appendFileSync(recordFile(runDir, match[1]!, match[2]!), `${JSON.stringify(callback)}\n`);
+      watch?.check(text, `a callback to the ${match[1]} client's ${match[2]} webhook`);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
     });
   });

@@ -14,6 +14,26 @@ export class SendGuardError extends HarnessStop {
 
 const E164_SYNTAX = /^\+[1-9]\d{1,14}$/;
 
+/**
+ * The part of the send cap kept for shrinking a property that has already failed: ordinary sends
+ * stop short of it, so that a failure found late in a run can still be shrunk, and a run that
+ * reaches the cap while shrinking still reports the failure it found.
+ */
+export const SHRINK_RESERVE = 0.15;
+
+/** How many properties of this process are shrinking a failure now (harness/property.ts says). */
+let shrinking = 0;
+
+/** A property found a failure and shrinks it: its sends may use the reserve until `done` is called. */
+export function shrinkingStarted(): () => void {
+  shrinking += 1;
+  let done = false;
+  return () => {
+    if (!done) shrinking -= 1;
+    done = true;
+  };
+}
+
 /** Where the sends of a run are counted: across its worker processes (harness/run-state.ts). Returns the run's count. */
 export interface SendCounter {
   countSend(): number;
@@ -57,6 +77,8 @@ export class SendGuard {
     const count = this.counter.countSend();
     this.sent = count;
     if (count > this.cap.sends) throw new SendGuardError(`send cap reached (${this.cap.describe})`, true);
+    const ordinary = this.cap.sends - Math.floor(this.cap.sends * SHRINK_RESERVE);
+    if (shrinking === 0 && count > ordinary) throw new SendGuardError(`send cap reached: ${ordinary} sends, the cap less the ${Math.round(SHRINK_RESERVE * 100)}% kept for shrinking a failure (${this.cap.describe})`, true);
   }
 
   get count(): number {

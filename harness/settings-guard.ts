@@ -31,6 +31,20 @@ export class SettingsGuard {
     return this.api.call('update', { params: { numberId }, json: patch, as });
   }
 
+  /**
+   * Remember a number's settable fields as `record` shows them, so that restore() puts them
+   * back, for a test that changes them itself (with requests the guard does not make, refused
+   * ones among them) and reads the list before it starts.
+   */
+  remember(record: NumberRecord, as: ClientRole = 'primary'): void {
+    const key = `${as}:${record.numberId}`;
+    const saved = this.originals.get(key) ?? { as, values: {} };
+    for (const field of ['campaignregId', 'smsEnabled', 'mmsEnabled', 'webhookInboundOverride', 'webhookDeliveryOverride'] as const) {
+      if (field in record && !(field in saved.values)) (saved.values as Record<string, unknown>)[field] = record[field];
+    }
+    this.originals.set(key, saved);
+  }
+
   async restore(): Promise<void> {
     const failures: string[] = [];
     for (const [key, { as, values }] of this.originals) {

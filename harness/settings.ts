@@ -8,7 +8,7 @@
 // The one channel into Playwright's processes is the environment variable CONFORMANCE_SETTINGS,
 // holding the object as JSON: the runner and every worker load playwright.config.ts, which
 // reads it here. No other module reads process.env for run settings.
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +28,11 @@ export interface TargetDescription {
 export type TargetSource =
   /** A target config file (YAML or JSON, harness/config.schema.json), or a reference fixtures file. */
   | { kind: 'config'; path: string }
-  /** A bare --base-url: every other field at its default, the clients from BASE_URL_CREDENTIALS in the environment. */
-  | { kind: 'url'; baseUrl: string }
+  /**
+   * A bare --base-url: the clients from BASE_URL_CREDENTIALS in the environment, the routes
+   * certify discovered as init does (harness/discovery.ts), every other field at its default.
+   */
+  | { kind: 'url'; baseUrl: string; routes?: Record<string, unknown> }
   /**
    * The bundled reference server, started fresh for the run (harness/embedded-reference.ts):
    * by certify, beside Playwright's own start, or by playwright.config.ts's webServer when
@@ -91,6 +94,8 @@ export interface RunSettings {
   sendBudget: number | null;
   /** Requests per second the whole run keeps to, from --rate-limit; null: the target config's rateLimit, if any. */
   rateLimit: number | null;
+  /** Some test of the run waits for callbacks: the preflight checks first that the target reaches the receiver (harness/webhook-round-trip.ts). */
+  expectsCallbacks: boolean;
 }
 
 export class SettingsError extends Error {
@@ -120,6 +125,7 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
     runDir: join(options.dir, 'run'),
     sendBudget: null,
     rateLimit: null,
+    expectsCallbacks: true,
   };
 }
 
@@ -146,7 +152,7 @@ export function loadRunTarget(settings: RunSettings, env: NodeJS.ProcessEnv = pr
 }
 
 function targetOf(source: TargetSource, env: NodeJS.ProcessEnv): Target {
-  if (source.kind === 'url') return resolveTarget({ baseUrl: source.baseUrl }, targetOrigin(source), env);
+  if (source.kind === 'url') return resolveTarget({ baseUrl: source.baseUrl, ...(source.routes && { routes: source.routes }) }, targetOrigin(source), env);
   return loadTarget(source.kind === 'config' ? source.path : referenceFixturesFile(source), env);
 }
 
@@ -199,7 +205,7 @@ const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 export const SETTINGS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget', 'rateLimit'],
+  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget', 'rateLimit', 'expectsCallbacks'],
   properties: {
     format: { const: 1 },
     target: {
@@ -210,7 +216,7 @@ export const SETTINGS_SCHEMA = {
         source: {
           oneOf: [
             { type: 'object', additionalProperties: false, required: ['kind', 'path'], properties: { kind: { const: 'config' }, path: { type: 'string' } } },
-            { type: 'object', additionalProperties: false, required: ['kind', 'baseUrl'], properties: { kind: { const: 'url' }, baseUrl: { type: 'string' } } },
+            { type: 'object', additionalProperties: false, required: ['kind', 'baseUrl'], properties: { kind: { const: 'url' }, baseUrl: { type: 'string' }, routes: { type: 'object' } } },
             {
               type: 'object',
               additionalProperties: false,
@@ -274,6 +280,7 @@ export const SETTINGS_SCHEMA = {
     runDir: { type: 'string' },
     sendBudget: nullable({ type: 'integer', minimum: 1 }),
     rateLimit: nullable({ type: 'number', exclusiveMinimum: 0 }),
+    expectsCallbacks: { type: 'boolean' },
   },
 };
 const validateSettings = ajv.compile(SETTINGS_SCHEMA);
@@ -336,8 +343,12 @@ export const INVOKED_AS_ENV = 'CONFORMANCE_INVOKED_AS';
 export interface Invocation {
   /** The certify command to repeat the run with: `npm run certify --` or `messaging-conformance certify`. */
   command: string;
+  /** The init command, the same way: `npm run init --` or `messaging-conformance init`. */
+  init: string;
   /** The report directory when --out is not given, relative to the user's directory. */
   defaultOut: string;
+  /** How help texts name that directory: `reports/out of the harness` or `./conformance-report`. */
+  defaultOutShown: string;
 }
 
 /**
@@ -346,7 +357,21 @@ export interface Invocation {
  */
 export function invocation(env: NodeJS.ProcessEnv = process.env): Invocation {
   const bin = env[INVOKED_AS_ENV];
-  return bin ? { command: `${bin} certify`, defaultOut: 'conformance-report' } : { command: 'npm run certify --', defaultOut: join(REPO_ROOT, 'reports', 'out') };
+  return bin
+    ? { command: `${bin} certify`, init: `${bin} init`, defaultOut: 'conformance-report', defaultOutShown: './conformance-report' }
+    : { command: 'npm run certify --', init: 'npm run init --', defaultOut: join(REPO_ROOT, 'reports', 'out'), defaultOutShown: 'reports/out of the harness' };
+}
+
+/** The config files certify uses when neither --config nor --base-url is given, in this order. */
+export const CONFIG_FILE_NAMES = ['conformance.yaml', 'conformance.yml', 'conformance.json'] as const;
+
+/** The first of CONFIG_FILE_NAMES in `dir` (absolute), or null when there is none. */
+export function configIn(dir: string): string | null {
+  for (const name of CONFIG_FILE_NAMES) {
+    const file = join(dir, name);
+    if (existsSync(file)) return file;
+  }
+  return null;
 }
 
 // ---- from the command line --------------------------------------------------------------------
@@ -511,6 +536,8 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     runDir: ctx.runDir,
     sendBudget: null,
     rateLimit,
+    // certify sets it from the plan; a bare run checks the round trip whenever the target allows.
+    expectsCallbacks: true,
   };
   return { settings: problems.length === 0 ? settings : null, problems, ...(loaded && { target: loaded }) };
 }

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api-client.ts';
 import type { Capability, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
+import { runMark } from './interference.ts';
 import { HarnessStop } from './judgement.ts';
 import type { KnownNumbers, NumberRecord } from './known-numbers.ts';
 import { expect } from './matchers.ts';
@@ -81,6 +82,13 @@ export interface ObservedLifetime {
   acceptedBefore: number;
   /** Milliseconds from sending the token request to the first answer that refused the token; null when none did while the harness watched. */
   refusedAfterMs: number | null;
+  /**
+   * Milliseconds from sending the token request to sending the last request the token was
+   * accepted on (2xx); null when it never was. With refusedAfterMs it bounds when the token
+   * stopped working: a worker that first asks after the token should have expired has seen
+   * nothing of its lifetime between the two.
+   */
+  lastAcceptedMs: number | null;
   /** Milliseconds from sending the token request to the last answer the harness waited for. */
   watchedMs: number;
 }
@@ -125,6 +133,11 @@ export function loadTokenIssuedEarly(runDir: string): TokenIssuedEarly | null {
 /** A refusal of a bearer token: a 4xx other than 408 and 429, which say nothing of the token. */
 function refuses(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+/** An answer that took the token. */
+function accepts(status: number): boolean {
+  return status >= 200 && status < 300;
 }
 
 /** Inbound traffic to one of the primary client's numbers. */
@@ -228,7 +241,7 @@ export class TriggerSet {
    * What waiting out the token of triggers.expireToken showed of its lifetime (the worker's
    * token, obtained and waited out once, as for expiredToken): for kind wait only. A target that
    * reaches expired tokens otherwise, or not at all, had nothing waited out: undefined, and the
-   * test that asks is not made not testable for it.
+   * test that asks says why it is not testable (reasonFor('tokenLifetime')).
    */
   async tokenLifetime(): Promise<ObservedLifetime | undefined> {
     const trigger = this.ctx.target.triggers.expireToken;
@@ -263,6 +276,32 @@ export class TriggerSet {
     }
   }
 
+  /**
+   * The primary client's webhooks as channels, for a test that uses those it can see and does
+   * without the rest (the stateful model): declared ones as the run receiver records them; through
+   * the control plane, a fresh channel for each kind the client has none of, pointed back at
+   * nothing by `release`. Unlike withClientWebhook, it never makes the test not testable: an
+   * undeclared capability, or a client webhook already configured, only leaves that kind out.
+   */
+  async clientWebhookChannels(id: string): Promise<{ channels: Partial<Record<ClientWebhookKind, WebhookChannel>>; release(): Promise<void> }> {
+    const trigger = this.ctx.target.triggers.clientWebhooks;
+    if (!trigger) return { channels: {}, release: async () => {} };
+    this.ctx.record(reachedBy('clientWebhooks', trigger.kind));
+    if (trigger.kind === 'declared') {
+      const { target, runDir } = this.ctx;
+      return { channels: { delivery: new RecordedChannel(target, runDir, 'primary', 'delivery'), inbound: new RecordedChannel(target, runDir, 'primary', 'inbound') }, release: async () => {} };
+    }
+    const { api, control, target } = this.ctx;
+    const before = await api.call('whoami');
+    expect(before).toSucceed(`${id}: precondition: reading the client context`);
+    const channels: Partial<Record<ClientWebhookKind, WebhookChannel>> = {};
+    for (const kind of ['delivery', 'inbound'] as const) if (before.body?.[`${kind}WebhookConfigured`] !== true) channels[kind] = this.ctx.channel(`client-${kind}`);
+    const clientId = target.clients.primary.clientId;
+    const set = (value: (kind: ClientWebhookKind) => string | null) => control.clientWebhooks(clientId, Object.fromEntries(Object.keys(channels).map((k) => [k, value(k as ClientWebhookKind)])));
+    if (Object.keys(channels).length > 0) await set((kind) => channels[kind]!.url);
+    return { channels, release: async () => void (Object.keys(channels).length > 0 && (await set(() => null))) };
+  }
+
   /** Inbound traffic to a primary number: the control plane's, or a loopback send. */
   inbound(known: KnownNumbers): Inbound {
     const trigger = this.require('inbound');
@@ -283,7 +322,7 @@ export class TriggerSet {
     return {
       numberId: numberId!,
       deliver: async (text, id) => {
-        const json = { sendFrom: sender, to: [phoneNumber], messageType: 'SMS', text, externalReference: `conformance-loopback-${randomUUID().slice(0, 8)}` };
+        const json = { sendFrom: sender, to: [phoneNumber], messageType: 'SMS', text, externalReference: `conformance-${runMark(this.ctx.runDir)}-loopback-${randomUUID().slice(0, 8)}` };
         const res = await api.call('send', { headers: { 'idempotency-key': randomUUID() }, json });
         expect(res).toSucceed(`${id}: precondition: the loopback send from ${sender} to ${phoneNumber} (triggers.inbound) is accepted`);
         return from !== undefined ? { from } : {};
@@ -312,7 +351,7 @@ function canSend(n: NumberRecord): boolean {
  * maxWaitSeconds), or expire a fresh token through the control plane. `issue` obtains a token
  * for a client and `whoami` reads the context with a token, both through the validating client.
  * For kind wait the outcome also says what the watch saw of the token's lifetime, refused or
- * not: a token refused well before its expires_in was out is the check of TOKEN-002, and is
+ * not: a token refused well before its expires_in was out is the check of TOKEN-011, and is
  * used as expired all the same.
  */
 export async function obtainExpiredToken(
@@ -361,13 +400,17 @@ export async function obtainExpiredToken(
   const giveUp = received + Math.min(reportedSeconds * 1000, maxWaitMs) + EXPIRY_MARGIN_MS;
   // whoami was asked right after the token came.
   let refusedAfterMs: number | null = refuses(acceptedBefore) ? received - requested : null;
+  let lastAcceptedMs: number | null = accepts(acceptedBefore) ? received - requested : null;
   while (refusedAfterMs === null && Date.now() < giveUp) {
     // Coarsely while the token should live, never past the moment it should expire, then finely.
     const now = Date.now();
     await sleep(Math.max(0, Math.min(now < expiresAt ? Math.min(LIFETIME_POLL_MS, expiresAt - now) : EXPIRY_POLL_MS, giveUp - now)));
-    if (refuses((await whoami(token)).status)) refusedAfterMs = Date.now() - requested;
+    const asked = Date.now() - requested;
+    const status = (await whoami(token)).status;
+    if (refuses(status)) refusedAfterMs = Date.now() - requested;
+    else if (accepts(status)) lastAcceptedMs = asked;
   }
-  const lifetime: ObservedLifetime = { clientId: client.clientId, reportedSeconds, acceptedBefore, refusedAfterMs, watchedMs: Date.now() - requested };
+  const lifetime: ObservedLifetime = { clientId: client.clientId, reportedSeconds, acceptedBefore, refusedAfterMs, lastAcceptedMs, watchedMs: Date.now() - requested };
   // Still accepted after the longest wait, short of its expires_in: nothing to judge AUTH-003 with.
   if (refusedAfterMs === null && reportedSeconds * 1000 > maxWaitMs) {
     return {

@@ -1,6 +1,7 @@
 import { createServer, Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import type { InterferenceWatch } from './interference.ts';
 import { HarnessStop } from './judgement.ts';
 
 /** One callback as it arrived. */
@@ -22,6 +23,8 @@ export interface ReceiverOptions {
   port: number;
   /** What the target must call; {port} is replaced by the listening port. */
   publicUrl?: string;
+  /** The run's mark, put in every channel's path, and the check for other runs' marks in what arrives (harness/interference.ts). */
+  watch?: InterferenceWatch;
 }
 
 /**
@@ -87,7 +90,7 @@ export class WebhookReceiver {
 
   /** A fresh channel with a unique path under this receiver. */
   channel(label = 'hook'): WebhookChannel {
-    const id = `${label}-${randomUUID()}`;
+    const id = this.channelId(label);
     const channel = new WebhookChannel(id, `${this.baseUrl}/hooks/${id}`);
     this.channels.set(id, channel);
     return channel;
@@ -111,7 +114,7 @@ export class WebhookReceiver {
     await listen(refusing, this.options.host, 0);
     this.extraServers.push(refusing);
     const port = (refusing.address() as AddressInfo).port;
-    const id = `${label}-${randomUUID()}`;
+    const id = this.channelId(label);
     const channel = new WebhookChannel(id, `${this.publicBase(port)}/hooks/${id}`);
     this.channels.set(id, channel);
     return Object.assign(channel, {
@@ -132,6 +135,11 @@ export class WebhookReceiver {
         this.extraServers.push(late);
       },
     });
+  }
+
+  /** A channel's path segment: the run's mark, the label, and a UUID (unique however many runs share a target). */
+  private channelId(label: string): string {
+    return `${this.options.watch ? `${this.options.watch.mark()}-` : ''}${label}-${randomUUID()}`;
   }
 
   /** Forget every channel: called between tests. */
@@ -157,10 +165,9 @@ export class WebhookReceiver {
       const id = /^\/hooks\/([^/?]+)/.exec(path)?.[1];
       const channel = id ? this.channels.get(id) : undefined;
       const status = channel ? channel.nextStatus() : 404;
-      if (channel) {
-        const text = Buffer.concat(chunks).toString('utf8');
-        channel.push(receivedCallback(req, channel.id, text, status));
-      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (channel) channel.push(receivedCallback(req, channel.id, text, status));
+      this.options.watch?.check(text, `a callback to ${path}`);
       res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
     });
   }

@@ -3,6 +3,7 @@
 import { causeOfTest, testFor, type FailureCause } from './attribution.ts';
 import { REQUIREMENT_ID } from './catalogue.ts';
 import { verdictOf } from './verdict.ts';
+import { INTERFERENCE } from '../harness/interference.ts';
 import type { Catalogue, Coverage, Level, LevelCounts, RateLimited, Report, RequirementResult, RunStop, RunVerdict, Target, TestRecord } from './types.ts';
 import { LEVELS, type Exchange } from './types.ts';
 
@@ -132,9 +133,22 @@ export function buildReport(input: BuildInput): Report {
   const filters = [...(input.filters ?? [])];
   if (input.shard && !filters.some((f) => f.startsWith('shard '))) filters.push(`shard ${input.shard.current}/${input.shard.total}`);
   const partial = partialReasons(filters, stop, requirements, ctx);
+  // A failure the server's own answers showed stands whatever stopped the run after it: the send
+  // cap reached while a property shrank, a target that kept answering 429, a trigger the config
+  // could not reach. The run is then not conformant, and partial. Only another client using the
+  // target voids what the run saw (InterferenceError): its failures may be that client's doing.
+  const failed = requirements.some((r) => r.verdict === 'fail');
+  const interfered = errors.some((e) => e.includes(`${INTERFERENCE}:`));
+  if (failed && !interfered && errors.length > 0) {
+    // Named once: the run's stop is among the partial reasons already; tests the harness stopped are counted.
+    const stoppedTests = errors.filter((e) => e.includes('was stopped by the harness: '));
+    const others = errors.filter((e) => !stoppedTests.includes(e) && !e.startsWith('the harness stopped the run: '));
+    if (stoppedTests.length > 0 && stop?.by !== 'harness') partial.push(`the harness stopped ${stoppedTests.length === 1 ? 'a test' : `${stoppedTests.length} tests`} (${firstLine(stoppedTests[0]!).split('was stopped by the harness: ')[1]})`);
+    partial.push(...others.map((e) => `the harness stopped: ${firstLine(e)}`));
+  }
   const verdict: RunVerdict =
-    errors.length > 0 ? 'harness error'
-    : requirements.some((r) => r.verdict === 'fail') ? 'not conformant'
+    errors.length > 0 && (interfered || !failed) ? 'harness error'
+    : failed ? 'not conformant'
     : partial.length > 0 ? 'partial'
     : 'conformant';
 

@@ -1,8 +1,9 @@
 // What a CI system acts on: the exit code and one summary line, from a finished report plus
 // the gate's own settings (strict, baseline). Pure.
 import type { Baseline } from './baseline.ts';
-import type { Report, RequirementResult } from './types.ts';
+import type { Level, Report, RequirementResult } from './types.ts';
 import { LEVELS } from './types.ts';
+import { isCheckableHere } from './verdict.ts';
 
 export const EXIT_CONFORMANT = 0;
 export const EXIT_NOT_CONFORMANT = 1;
@@ -73,7 +74,16 @@ export function headOf(report: Report, gate: Gate): string {
   return head('CONFORMANT', strict);
 }
 
-/** e.g. `CONFORMANT  document 61/61  standard 20/22 (2 non-strict)  profile 30/30  not testable 3  not run 2` */
+/**
+ * Requirements of `level` the harness can check on this target (verdict.ts isCheckableHere): not
+ * marked client-side or not-checkable, and of a profile the target declares. Those it checked on
+ * this run are counted against them, so the ones not testable here or not run show as the difference.
+ */
+export function checkableOf(report: Report, level: Level): number {
+  return report.requirements.filter((r) => r.level === level && isCheckableHere(r)).length;
+}
+
+/** e.g. `CONFORMANT  document 61/61 of 64 checkable  standard 20/22 of 22 checkable (2 non-strict)  profile 30/30 of 30 checkable  not testable 3  not run 2` */
 export function summaryLine(report: Report, options: GateOptions = {}): string {
   const gate = gateOf(report, options);
   const parts = [headOf(report, gate)];
@@ -85,7 +95,7 @@ export function summaryLine(report: Report, options: GateOptions = {}): string {
     const fail = c.fail + (gate.strict ? c.nonStrictFail : 0);
     const nonStrict = gate.strict ? 0 : c.nonStrictFail;
     const extra = [fail ? `${fail} fail` : '', nonStrict ? `${nonStrict} non-strict` : ''].filter(Boolean).join(', ');
-    parts.push(`${level} ${c.pass}/${c.pass + c.fail + c.nonStrictFail}${extra ? ` (${extra})` : ''}`);
+    parts.push(`${level} ${c.pass}/${c.pass + c.fail + c.nonStrictFail} of ${checkableOf(report, level)} checkable${extra ? ` (${extra})` : ''}`);
     notTestable += c.notTestable;
     notRun += c.notRun;
   }

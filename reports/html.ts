@@ -1,8 +1,10 @@
 // The report a person reads: one self-contained HTML file (inline CSS and JS, no network),
 // the verdict and counts per level on top, then the requirement matrix grouped by area with
 // each requirement expandable to its tests and evidence. Works without JS; prints expanded.
+import { snippetForReason } from '../harness/config-snippets.ts';
 import { esc, slug } from './escape.ts';
-import { summaryLine, type GateOptions } from './gate.ts';
+import { checkableOf, gateOf, summaryLine, type GateOptions } from './gate.ts';
+import { nextSteps } from './next-steps.ts';
 import { timingOf } from './timing.ts';
 import type { Attempt, Coverage, Exchange, Report, RequirementResult, TestRecord, Verdict } from './types.ts';
 import { LEVELS, VERDICTS } from './types.ts';
@@ -95,13 +97,20 @@ function testHtml(t: TestRecord): string {
     + `<div>Outcome: ${esc(t.outcome)}${reason}</div>${attempts}</div>`;
 }
 
+/** For a requirement not testable here: the config snippet that would reach it, for each reason a config field gives. */
+function reachHtml(r: RequirementResult): string {
+  if (r.verdict !== 'not testable here') return '';
+  const snippets = [...new Set(r.reasons.map(snippetForReason).filter((x): x is string[] => x !== undefined).map((x) => x.join('\n')))];
+  return snippets.map((text) => `<div>To reach it, in the target config:</div><pre class="snippet">${esc(text)}</pre>`).join('');
+}
+
 function requirementHtml(r: RequirementResult, coverage: Coverage['requirements']): string {
   const list = (title: string, xs: string[]): string => (xs.length ? `<div>${title}</div><ul>${xs.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>` : '');
   const judgedOn = coverage.find((c) => c.id === r.id)?.operations.map((o) => `${o.operation} ${o.statuses.join(', ')}`) ?? [];
   return `<details class="req" id="${esc(slug(r.id))}" data-verdict="${esc(r.verdict)}">`
     + `<summary><span class="${verdictClass(r.verdict)}">${esc(r.verdict)}</span> <span class="id">${esc(r.id)}</span> <span class="lvl">${esc(r.level)}</span> ${esc(r.statement)}</summary>`
     + `<dl class="meta"><dt>Source</dt><dd>${esc(r.source)}</dd><dt>Check</dt><dd>${esc(r.check)}</dd>${r.reachedBy ? `<dt>Reached by</dt><dd>${esc(r.reachedBy.join(', '))}</dd>` : ''}${judgedOn.length ? `<dt>Judged on</dt><dd>${esc(judgedOn.join('; '))}</dd>` : ''}</dl>`
-    + list('Reasons', r.reasons) + list('Notes', r.notes)
+    + list('Reasons', r.reasons) + reachHtml(r) + list('Notes', r.notes)
     + (r.tests.length ? `<div>Tests (${r.tests.length})</div>${r.tests.map(testHtml).join('')}` : '<div class="lvl">No test in this run.</div>')
     + '</details>';
 }
@@ -135,10 +144,10 @@ function timingTable(report: Report): string {
 }
 
 function countsTable(report: Report): string {
-  const head = '<tr><th>Level</th><th>Total</th><th>pass</th><th>fail</th><th>non-strict fail</th><th>not testable here</th><th>not run</th></tr>';
+  const head = '<tr><th>Level</th><th>Total</th><th>checkable</th><th>pass</th><th>fail</th><th>non-strict fail</th><th>not testable here</th><th>not run</th></tr>';
   const rows = LEVELS.map((l) => {
     const c = report.counts[l];
-    return `<tr><th>${l}</th>${[c.total, c.pass, c.fail, c.nonStrictFail, c.notTestable, c.notRun].map((n) => `<td class="n">${n}</td>`).join('')}</tr>`;
+    return `<tr><th>${l}</th>${[c.total, checkableOf(report, l), c.pass, c.fail, c.nonStrictFail, c.notTestable, c.notRun].map((n) => `<td class="n">${n}</td>`).join('')}</tr>`;
   });
   return `<table class="counts">${head}${rows.join('')}</table>`;
 }
@@ -159,12 +168,28 @@ export function renderHtml(report: Report, gate: GateOptions = {}): string {
   const errors = report.run.errors.length
     ? `<h2>Harness errors</h2><p>This run cannot certify anything until these are fixed.</p><ul class="errors">${report.run.errors.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
     : '';
+  // What to do next comes first: the failed requirements, then the not-testable ones with what
+  // would reach them; every other requirement follows, by area. Each requirement is shown once.
+  const steps = nextSteps(report, gateOf(report, gate), (gate.baseline ?? null) !== null);
+  const coverage = report.coverage?.requirements ?? [];
+  const shownAbove = new Set([...steps.failed.map((f) => f.requirement.id), ...steps.notTestable.map((r) => r.id)]);
+  const firsts = [
+    steps.failed.length > 0
+      ? `<section class="next" id="failed"><h2>Failed (${steps.failed.length})</h2>${steps.failed.map((f) => requirementHtml(f.requirement, coverage)).join('')}</section>`
+      : '',
+    steps.notTestable.length > 0
+      ? `<section class="next" id="not-testable"><h2>Not testable here (${steps.notTestable.length}), each with what would reach it</h2>${steps.notTestable.map((r) => requirementHtml(r, coverage)).join('')}</section>`
+      : '',
+  ];
   const areas = report.areas.map((a) => {
     const reqs = report.requirements.filter((r) => r.area === a.id);
     if (reqs.length === 0) return '';
     const tally = VERDICTS.map((v) => [v, reqs.filter((r) => r.verdict === v).length] as const).filter(([, n]) => n > 0).map(([v, n]) => `${n} ${v}`).join(', ');
+    const above = reqs.filter((r) => shownAbove.has(r.id));
     return `<section class="area" id="area-${esc(slug(a.id))}"><h2>${esc(a.title)}${a.sections ? ` <span class="lvl">(sections ${esc(a.sections)})</span>` : ''}</h2>`
-      + `<div class="lvl">${esc(tally)}</div>${reqs.map((r) => requirementHtml(r, report.coverage?.requirements ?? [])).join('')}</section>`;
+      + `<div class="lvl">${esc(tally)}</div>`
+      + (above.length > 0 ? `<div class="lvl">Shown above: ${above.map((r) => `<a href="#${esc(slug(r.id))}">${esc(r.id)}</a> ${esc(r.verdict)}`).join(', ')}</div>` : '')
+      + `${reqs.filter((r) => !shownAbove.has(r.id)).map((r) => requirementHtml(r, coverage)).join('')}</section>`;
   });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -183,7 +208,8 @@ ${errors}
 </header>
 <div class="controls"><button type="button" id="expand">Expand all</button><button type="button" id="collapse">Collapse all</button>
 <label><input type="checkbox" id="only-problems"> Hide passing requirements</label></div>
-<main>${areas.join('\n')}</main>
+<main>${firsts.join('\n')}${shownAbove.size > 0 ? '\n<h2 id="by-area">Every other requirement, by area</h2>' : ''}
+${areas.join('\n')}</main>
 <footer class="lvl"><p>Verdicts are defined in INTERPRETING.md of the harness. Evidence is redacted: credentials appear as [redacted].</p></footer>
 <script>${JS}</script>
 </body></html>

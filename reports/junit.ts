@@ -2,12 +2,14 @@
 // area. Playwright's built-in junit reporter gives one testcase per *test* and knows nothing
 // of levels, so it cannot say "SEND-004 failed" or tell a non-strict fail from a fail; this
 // writer reports the requirement verdicts of the certificate instead.
-//   fail             → <failure>
+//   fail             → <failure>: the reasons, and per failing test its message, the exchanges it
+//                      made (the last ones) and the request to replay as a curl command
 //   non-strict fail  → <skipped> (the gate does not fail on it unless strict, where it is a fail)
 //   not testable / not run → <skipped> with the reason
 // Harness errors become an <error> in a "harness" suite so a CI view shows them too.
+import { asCurl } from '../harness/evidence.ts';
 import { escXml } from './escape.ts';
-import type { Report, RequirementResult } from './types.ts';
+import type { Attempt, Report, RequirementResult, TestRecord } from './types.ts';
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
@@ -15,9 +17,36 @@ function durationOf(r: RequirementResult): number {
   return r.tests.reduce((sum, t) => sum + t.attempts.reduce((s, a) => s + a.durationMs, 0), 0);
 }
 
+/** How many exchanges a failure's evidence summary lists: the last ones, where a test stops. */
+const EVIDENCE_SHOWN = 5;
+
+/**
+ * What a CI reader needs to act on a failing test without opening the HTML: the failure's
+ * message (requirement, expected, actual), the exchanges it made, and the last request as a
+ * command to replay (credentials redacted: put your own in).
+ */
+function failureDetail(t: TestRecord): string {
+  const attempt: Attempt | undefined = [...t.attempts].reverse().find((a) => a.errors.length > 0) ?? t.attempts.at(-1);
+  if (!attempt) return '';
+  const lines = [`test: ${t.titlePath.join(' › ') || t.title} (${t.file}:${t.line})`, ...attempt.errors.map((e) => e.trimEnd())];
+  const shown = attempt.evidence.slice(-EVIDENCE_SHOWN);
+  if (shown.length > 0) {
+    const left = attempt.evidence.length - shown.length + (attempt.evidenceOmitted ?? 0);
+    lines.push(`evidence (${attempt.evidence.length + (attempt.evidenceOmitted ?? 0)} exchanges${left > 0 ? `, the last ${shown.length}` : ''}):`);
+    for (const e of shown) {
+      const body = e.response?.body === undefined ? '' : ` ${(typeof e.response.body === 'string' ? e.response.body : JSON.stringify(e.response.body)).slice(0, 300)}`;
+      lines.push(`  ${e.request.method} ${e.request.url} → ${e.response ? `${e.response.status}${body}` : `no answer${e.error ? ` (${e.error})` : ''}`}${e.violations?.length ? ` [${e.violations.length} schema violation${e.violations.length === 1 ? '' : 's'}]` : ''}`);
+    }
+    // a matcher's message carries its own replay; else the last request is the one to replay
+    if (!attempt.errors.some((e) => e.includes('replay:'))) lines.push('replay (the last request):', asCurl(shown.at(-1)!.request));
+  }
+  return lines.join('\n');
+}
+
 function testcase(r: RequirementResult): string {
   const props = `<properties><property name="level" value="${escXml(r.level)}"/><property name="verdict" value="${escXml(r.verdict)}"/><property name="source" value="${escXml(r.source)}"/></properties>`;
-  const detail = [...r.reasons, ...r.notes].join('\n');
+  const failing = r.verdict === 'fail' ? r.tests.filter((t) => t.outcome === 'failed' || t.outcome === 'flaky') : [];
+  const detail = [...r.reasons, ...r.notes, ...failing.map((t) => `\n${failureDetail(t)}`)].join('\n');
   const message = `${r.verdict}: ${r.reasons[0] ?? ''}`;
   let body = '';
   if (r.verdict === 'fail') body = `<failure message="${escXml(message)}" type="${escXml(r.level)}">${escXml(detail)}</failure>`;

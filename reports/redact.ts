@@ -6,12 +6,24 @@ import { isSecretField, REDACTED, redactHeaders, type Exchange } from '../harnes
 
 const MAX_BODY_CHARS = 16_384;
 
+/**
+ * Whether the word after "Bearer" or "Basic" in free text is a credential. A credential is at
+ * least 8 characters and not a plain word: it has a digit or symbol inside, or mixes cases
+ * (base64). A word of prose is not one, with the punctuation that ends its sentence ("bearer
+ * credentials.") or the hyphens that join it ("bearer-token-like"): "not a well-formed bearer
+ * token." and "the Bearer challenge" stay readable.
+ */
+function isCredential(word: string): boolean {
+  const core = word.replace(/[.,;:!?]+$/, '');
+  if (core.length < 8) return false;
+  if (/^[A-Z]?[a-z]+(?:-[a-z]+)*$/.test(core) || /^[A-Z]+(?:-[A-Z]+)*$/.test(core)) return false;
+  return /[0-9._~+/=-]/.test(core) || /[a-z][A-Z]|[A-Z][a-z]/.test(core);
+}
+
 /** Replaces credentials inside free text: auth schemes, and key=value pairs of secret fields. */
 export function redactText(s: string): string {
   return s
-    // A credential is at least 8 characters and not a plain word: it has a digit or symbol,
-    // or mixes cases (base64). Prose such as "Bearer challenge" or `realm=` stays readable.
-    .replace(/\b([Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])\s+(?!\[redacted\])(?=[A-Za-z0-9._~+/=-]{8})(?=[A-Za-z]*[0-9._~+/=-]|[a-z]*[A-Z]+[a-z]|[A-Z]*[a-z]+[A-Z])[A-Za-z0-9._~+/=-]+/g, `$1 ${REDACTED}`)
+    .replace(/\b([Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])(\s+)(?!\[redacted\])([A-Za-z0-9._~+/=-]+)/g, (m, scheme: string, space: string, word: string) => (isCredential(word) ? `${scheme}${space}${REDACTED}` : m))
     .replace(/\b(access_token|refresh_token|client_secret|password)=([^&\s"']+)/gi, (_m, k: string) => `${k}=${REDACTED}`)
     .replace(/("(?:access_token|refresh_token|client_secret|clientSecret|password|webhookSecret)"\s*:\s*)"[^"]*"/g, `$1"${REDACTED}"`);
 }

@@ -18,6 +18,7 @@ import { InputError } from './errors.ts';
 import { EXIT_HARNESS_ERROR, gateOf, summaryLine } from './gate.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
+import { nextSteps, renderNextSteps } from './next-steps.ts';
 import { REPO_ROOT } from '../harness/settings.ts';
 import { harnessInfo } from './meta.ts';
 import { redactText } from './redact.ts';
@@ -68,6 +69,8 @@ export default class ConformanceReporter implements Reporter {
   private readonly attempts = new Map<TestCase, CollectedAttempt[]>();
   private readonly errors: string[] = [];
   private progress = false;
+  /** Another terminal reporter (list, line, …) prints the errors Playwright hands over itself: ours then does not print them again. */
+  private othersPrintErrors = false;
   /** The catalogue, read once: while the tests run if it can be, or when the report is built. */
   private catalogue: { path: string; read: () => Catalogue } | undefined;
   /** `playwright test --list` (a dry run): nothing ran, so nothing to report or judge. */
@@ -89,7 +92,8 @@ export default class ConformanceReporter implements Reporter {
     this.config = config;
     this.suite = suite;
     const others = config.reporter.filter(([name]) => !/reports[\\/]reporter(\.ts)?$/.test(name));
-    this.progress = this.options.progress ?? others.every(([name]) => SILENT_REPORTERS.has(name));
+    this.othersPrintErrors = others.some(([name]) => !SILENT_REPORTERS.has(name));
+    this.progress = this.options.progress ?? !this.othersPrintErrors;
     // What the report needs and the run does not change is read while the first test starts (the
     // runner waits on the workers then), not after the last. A problem with it is kept for the
     // report to raise, as it would have reading it at the end.
@@ -228,10 +232,14 @@ export default class ConformanceReporter implements Reporter {
 
     const gate = gateOf(report, { strict, baseline });
     const partial = report.run.partial ?? [];
+    // An error Playwright handed over (the preflight's, a file that does not load) was printed by
+    // the terminal reporter beside ours, in full: printed once, the report keeps it.
+    const printed = new Set(this.othersPrintErrors ? this.errors : []);
     const lines = [
-      ...report.run.errors.map((e) => `harness error: ${e.split('\n').join('\n  ')}`),
+      ...report.run.errors.filter((e) => !printed.has(e)).map((e) => `harness error: ${e.split('\n').join('\n  ')}`),
       ...gate.errors.map((e) => `baseline error: ${e}`),
-      ...report.requirements.filter((r) => gate.regressions.includes(r.id)).map((r) => `${baseline ? 'new failure' : 'fail'}: ${r.id} ${r.reasons[0] ?? ''}`),
+      // what to do next: the failed requirements, then what would reach the not-testable ones
+      ...renderNextSteps(nextSteps(report, gate, baseline !== null)),
       ...(report.run.shard ? [`note: this report covers shard ${report.run.shard.current} of ${report.run.shard.total} only; merge the shards' blob reports for the certificate`] : []),
       ...(partial.length > 0 && report.verdict !== 'harness error' ? [`note: a partial run (${partial.join('; ')}): it is not a certificate`] : []),
       `report: ${join(outDir, 'report.html')}`,

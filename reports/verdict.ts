@@ -1,6 +1,6 @@
 // The verdict rules of INTERPRETING.md, as one pure function per requirement. Change the
 // rules here and there together (and move INTERPRETING.md's version).
-import type { Requirement, TestRecord, Verdict } from './types.ts';
+import type { Requirement, RequirementResult, TestRecord, Verdict } from './types.ts';
 
 export interface VerdictContext {
   /** Standard-level failures count as `fail` instead of `non-strict fail`. */
@@ -20,6 +20,18 @@ export interface VerdictResult {
 
 const unique = (xs: string[]): string[] => [...new Set(xs)];
 
+/** How the reason of a profile-level requirement the target does not declare begins (rule 2). */
+export const PROFILE_NOT_DECLARED = 'profile-level requirement of profile';
+
+/**
+ * Whether the harness could check `r` on this target at all: not a rule for clients, not an
+ * unobservable rule (rule 1), not a profile the target does not declare (rule 2).
+ */
+export function isCheckableHere(r: Pick<RequirementResult, 'check' | 'level' | 'verdict' | 'reasons'>): boolean {
+  if (r.check === 'client-side' || r.check === 'not-checkable') return false;
+  return !(r.level === 'profile' && r.verdict === 'not run' && (r.reasons[0] ?? '').startsWith(PROFILE_NOT_DECLARED));
+}
+
 function firstLine(s: string): string {
   return s.split('\n').find((l) => l.trim() !== '')?.trim() ?? s;
 }
@@ -37,7 +49,7 @@ export function verdictOf(req: Requirement, tests: readonly TestRecord[], ctx: V
   }
   if (req.level === 'profile' && ctx.targetProfile !== ctx.catalogueProfile) {
     const declared = ctx.targetProfile ? `declares profile "${ctx.targetProfile}"` : 'declares no profile';
-    return { verdict: 'not run', reasons: [`profile-level requirement of profile "${ctx.catalogueProfile}"; the target ${declared}`], notes: [] };
+    return { verdict: 'not run', reasons: [`${PROFILE_NOT_DECLARED} "${ctx.catalogueProfile}"; the target ${declared}`], notes: [] };
   }
   if (tests.length === 0) {
     return { verdict: 'not run', reasons: [`no test tagged @${req.id} was in this run (filtered out by --grep or --project, or none exists)`], notes: [] };

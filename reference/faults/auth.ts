@@ -22,6 +22,9 @@ function issuedBy(stores: object): Map<string, string> {
   return issued;
 }
 
+/** The client that last obtained a token, per server, under auth.token-acts-for-latest-client. */
+const latestClient = new WeakMap<object, string>();
+
 export const AUTH_FAULTS = {
   'auth.malformed-bearer-500': {
     breaks: ['AUTH-002'],
@@ -83,6 +86,26 @@ export const AUTH_FAULTS = {
         const issued = token === undefined ? undefined : issuedBy(stores).get(token.toLowerCase());
         if (issued !== undefined && issued !== token) request.headers.authorization = `Bearer ${issued}`;
         return authenticate(request, reply);
+      },
+    }),
+  },
+  'auth.token-acts-for-latest-client': {
+    breaks: ['AUTH-007'],
+    description: 'whoami answers for the client that most recently obtained a token, whichever live token is presented (a "current client" kept by the token endpoint)',
+    route: 'POST /api/auth/token',
+    answer({ request, status }, { stores }) {
+      if (status !== 200) return;
+      const body = (request.body ?? {}) as { client_id?: unknown };
+      const basic = /^Basic\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1];
+      const id = typeof body.client_id === 'string' ? body.client_id : basic ? decodeURIComponent(Buffer.from(basic, 'base64').toString('utf8').split(':')[0]!.replace(/\+/g, ' ')) : undefined;
+      const client = id === undefined ? undefined : stores.clients.byClientId(id);
+      if (client) latestClient.set(stores, client.apiClientId);
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        await authenticate(request, reply);
+        const latest = latestClient.get(stores);
+        if (routeOf(request) === 'GET /api/core/whoami' && request.apiClient && latest) request.apiClient = stores.clients.byApiClientId(latest) ?? request.apiClient;
       },
     }),
   },

@@ -1,3 +1,4 @@
+import { callerOf } from '../auth/bearer.ts';
 import { currentClientAfterAwait, type FaultDefinition } from './fault.ts';
 
 // Faults of the client context (sections 2, 4.2): each rewrites the whoami answer, but one that
@@ -42,6 +43,15 @@ export const CONTEXT_FAULTS = {
     route: WHOAMI,
     answer({ status, body }) {
       if (status === 200) body.deliveryWebhookConfigured = true;
+    },
+  },
+  'ctx.override-counts-as-client-webhook': {
+    breaks: ['CTX-004'],
+    description: "deliveryWebhookConfigured is true once any of the client's numbers has a webhookDeliveryOverride, as if a number's override were the client's webhook",
+    route: WHOAMI,
+    answer({ request, status, body }, { stores }) {
+      if (status !== 200) return;
+      if (stores.numbers.listForClient(callerOf(request).apiClientId).some((n) => n.webhookDeliveryOverride !== null)) body.deliveryWebhookConfigured = true;
     },
   },
   'ctx.webhook-flags-swapped': {

@@ -12,6 +12,17 @@ const ANY_CORE_ROUTE = /^[A-Z]+ \/api\/core\//;
 const JSON_WITH_CHARSET = /^\s*application\/json\s*;(?:.*;)?\s*charset\s*=/i;
 
 export const ERRORS_FAULTS = {
+  'errors.spaced-json-refused': {
+    breaks: ['ERR-007'],
+    description: 'a send body is refused 400 INVALID_REQUEST unless it is written as compactly as JSON.stringify writes it: whitespace between tokens or an escaped character makes it "not canonical"',
+    route: 'POST /api/core/messages/send',
+    preValidation(request) {
+      const length = Number(request.headers['content-length']);
+      if (Number.isFinite(length) && request.body !== undefined && length !== Buffer.byteLength(JSON.stringify(request.body))) {
+        throw new CoreError('INVALID_REQUEST', 'The request body is not canonical JSON.', { field: 'body' });
+      }
+    },
+  },
   'errors.flat-router-errors': {
     breaks: ['ERR-001'],
     description: "the router's own refusals (an over-long path parameter) are answered in fastify's flat body, not the CORE wrapper",
@@ -73,7 +84,7 @@ export const ERRORS_FAULTS = {
     },
   },
   'errors.json-charset-refused': {
-    breaks: ['ERR-102'],
+    breaks: ['ERR-008'],
     description: 'a JSON body labelled application/json with a charset parameter is refused 415, on the token endpoint and on every core route',
     route: /^[A-Z]+ \/api\/(?:core\/|auth\/token$)/,
     // Before authentication, as a server that checks the Content-Type first would.

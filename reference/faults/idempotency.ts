@@ -56,6 +56,8 @@ function deliveryEventsAgain({ db }: ReferenceContext, messageIds: readonly stri
 // to arrive meanwhile.
 const RACE_WINDOW_MS = 100;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// The body length of the first request under each (client, key), per server, under idempotency.raw-bytes-fingerprint.
+const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
 
@@ -144,6 +146,41 @@ export const IDEMPOTENCY_FAULTS = {
     preHandler(request) {
       // A header value cannot contain NUL, so key and sendFrom stay apart.
       request.idempotencyKey = `${request.idempotencyKey}\u0000${(request.body as SendRequest).sendFrom}`;
+    },
+  },
+  'idempotency.keys-global': {
+    breaks: ['IDEM-005'],
+    description: "idempotency records are kept without their client: a send under a key another client used is refused 409 CONFLICT as an unsafe retry of that client's send",
+    route: SEND,
+    preHandler(request, { stores, seeded }) {
+      const caller = callerOf(request).apiClientId;
+      const now = Date.now();
+      const elsewhere = seeded.some((client) => client.apiClientId !== caller && stores.idempotency.find(client.apiClientId, request.idempotencyKey!, now) !== undefined);
+      if (elsewhere && !stores.idempotency.find(caller, request.idempotencyKey!, now)) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+    },
+  },
+  'idempotency.raw-bytes-fingerprint': {
+    breaks: ['IDEM-004'],
+    description: 'a retry is compared with the first request byte for byte: the same JSON with other whitespace or member order under the same key is refused 409 CONFLICT as an unsafe retry',
+    route: SEND,
+    preHandler(request, ctx) {
+      // The length of the first request's body under each (client, key) stands for its bytes.
+      let lengths = firstLengths.get(ctx);
+      if (!lengths) firstLengths.set(ctx, (lengths = new Map()));
+      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const length = request.headers['content-length'];
+      const earlier = earlierRecord(request, ctx);
+      if (earlier === undefined) lengths.set(slot, length);
+      else if (earlier === 'same' && lengths.has(slot) && lengths.get(slot) !== length) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+    },
+  },
+  'idempotency.keys-scoped-by-token': {
+    breaks: ['IDEM-004'],
+    description: "idempotency records are held per bearer token, not per client: a retry with the same key and payload under a token obtained since is queued as a new send",
+    route: SEND,
+    preHandler(request) {
+      const token = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      request.idempotencyKey = `${request.idempotencyKey}#${token}`;
     },
   },
   'idempotency.keys-case-insensitive': {

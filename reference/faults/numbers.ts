@@ -1,14 +1,30 @@
 import { CoreError } from '../errors.ts';
+import { callerOf } from '../auth/bearer.ts';
+import { fixtureSettings } from '../fixtures/seed.ts';
 import { numberJson } from '../store/numbers.ts';
 import { currentClientAfterAwait, replaceMember, type FaultDefinition } from './fault.ts';
 
 // Faults of the numbers (section 4.3): the list's answer rewritten or read for the wrong caller, or a listed number refused as sendFrom.
 
 const LIST = 'GET /api/core/numbers';
+const SEND = 'POST /api/core/messages/send';
 
 type Listed = Record<string, unknown> & { campaignregId: string | null };
 
 export const NUMBERS_FAULTS = {
+  'numbers.send-writes-back-seeded-inbound-target': {
+    breaks: ['NUM-006'],
+    description: "a send from one of the client's numbers writes the number back from a copy taken when it was seeded, so its webhookInboundOverride returns to the seeded value",
+    route: SEND,
+    async preHandler(request, { stores, writes, seeded }) {
+      const numberId = (request.body as { sendFrom?: unknown } | null)?.sendFrom;
+      const number = typeof numberId === 'string' ? stores.numbers.findOwned(callerOf(request).apiClientId, numberId) : undefined;
+      const first = number && seeded.flatMap((client) => client.fixture.numbers).find((n) => n.phoneNumber === number.phoneNumber);
+      if (!number || !first) return;
+      const seededTarget = fixtureSettings(first).webhookInboundOverride;
+      if (number.webhookInboundOverride !== seededTarget) await writes.run({ op: 'updateNumber', apiClientId: number.apiClientId, numberId: number.numberId, changes: { webhookInboundOverride: seededTarget } });
+    },
+  },
   'numbers.list-leaks-other-clients': {
     breaks: ['NUM-003'],
     description: "the numbers list holds every client's numbers (the client filter is dropped)",

@@ -80,6 +80,15 @@ export const SEND_FAULTS = {
     description: 'an MMS without media is accepted',
     behaviour: mediaRuleWaivedFor('MMS'),
   },
+  'send.mms-empty-media-accepted': {
+    breaks: ['SEND-003'],
+    description: 'an MMS whose media array is empty is accepted, as if it carried the first media item the client ever sent',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body as { messageType?: unknown; media?: unknown } | null;
+      if (body?.messageType === 'MMS' && Array.isArray(body.media) && body.media.length === 0) body.media = [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' }];
+    },
+  },
   'send.foreign-send-from-accepted': {
     breaks: ['SEND-004'],
     description: "a sendFrom naming another client's number is accepted",

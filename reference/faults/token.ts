@@ -121,7 +121,7 @@ export const TOKEN_FAULTS = {
     },
   },
   'token.expires-in-milliseconds': {
-    breaks: ['TOKEN-002'],
+    breaks: ['TOKEN-011'],
     description: 'the token response reports expires_in in milliseconds (2000 for a token that lives 2 s), while the token expires when its lifetime in seconds is out',
     route: TOKEN,
     answer({ status, body }) {

@@ -47,6 +47,20 @@ export const UPDATE_FAULTS = {
       if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
     },
   },
+  'update.override-copied-to-siblings': {
+    breaks: ['UPD-007'],
+    description: "an update that sets a webhookDeliveryOverride also gives it to the client's other numbers that have none (a bulk default applied on every write)",
+    route: UPDATE,
+    async preHandler(request, { stores, writes }) {
+      const url = changesOf(request).webhookDeliveryOverride;
+      if (typeof url !== 'string') return;
+      const { numberId } = request.params as { numberId: string };
+      const apiClientId = callerOf(request).apiClientId;
+      for (const sibling of stores.numbers.listForClient(apiClientId)) {
+        if (sibling.numberId !== numberId && sibling.webhookDeliveryOverride === null) await writes.run({ op: 'updateNumber', apiClientId, numberId: sibling.numberId, changes: { webhookDeliveryOverride: url } });
+      }
+    },
+  },
   'update.foreign-number-invalid': {
     breaks: ['UPD-002'],
     description: "an update of another client's number is refused 400 INVALID_REQUEST, a request defect, instead of as an ownership refusal (403 or 404)",

@@ -15,7 +15,8 @@ export function checkMediaRule(request: SendRequest): void {
   if (request.messageType === 'SMS' && request.media !== undefined) {
     throw new CoreError('INVALID_REQUEST', 'media must be omitted when messageType is SMS.', { field: 'media' });
   }
-  if (request.messageType === 'MMS' && request.media === undefined) {
+  // SEND-003: an empty media array is no media, however the request's schema reads it.
+  if (request.messageType === 'MMS' && (request.media === undefined || request.media.length === 0)) {
     throw new CoreError('INVALID_REQUEST', 'media is required when messageType is MMS.', { field: 'media' });
   }
 }

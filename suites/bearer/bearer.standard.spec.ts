@@ -52,7 +52,7 @@ test.describe('RFC 6750 3.1: a failed token is challenged with error="invalid_to
       expect(res).toHaveStatus(401, `AUTH-102: ${op} with an unknown token`);
       const challenge = challengeOf(res);
       expect(challenge, `AUTH-102: ${op}: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
-      expect(challenge!.params.error, `AUTH-102: ${op}: the "Bearer" challenge ${shown(res)} carries error="invalid_token"`).toBe('invalid_token');
+      expect(challenge!.params.error, `AUTH-102: ${op}: expected the "Bearer" challenge to carry error="invalid_token"; got ${shown(res)}`).toBe('invalid_token');
     });
   }
 
@@ -62,7 +62,7 @@ test.describe('RFC 6750 3.1: a failed token is challenged with error="invalid_to
     expect(res).toHaveStatus(401, 'AUTH-102: whoami with an expired token');
     const challenge = challengeOf(res);
     expect(challenge, `AUTH-102: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
-    expect(challenge!.params.error, `AUTH-102: the "Bearer" challenge ${shown(res)} carries error="invalid_token"`).toBe('invalid_token');
+    expect(challenge!.params.error, `AUTH-102: expected the "Bearer" challenge to carry error="invalid_token"; got ${shown(res)}`).toBe('invalid_token');
   });
 });
 
@@ -74,7 +74,7 @@ test.describe('RFC 6750 3: with no credentials the challenge carries no error co
       expect(res).toHaveStatus(401, `AUTH-103: ${op} without credentials`);
       const challenge = challengeOf(res);
       expect(challenge, `AUTH-103: ${op}: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
-      expect(challenge!.params.error, `AUTH-103: ${op}: the "Bearer" challenge ${shown(res)} carries no error parameter`).toBeUndefined();
+      expect(challenge!.params.error, `AUTH-103: ${op}: expected the "Bearer" challenge to carry no error parameter (the request carried no credentials); got ${shown(res)}`).toBeUndefined();
     });
   }
 });
@@ -88,7 +88,7 @@ test.describe('RFC 6750 3: a request using another authentication scheme lacks b
       expect(res).toHaveStatus(401, `AUTH-105: ${op} with Basic credentials`);
       const challenge = challengeOf(res);
       expect(challenge, `AUTH-105: ${op}: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
-      expect(challenge!.params.error, `AUTH-105: ${op}: the "Bearer" challenge ${shown(res)} carries no error parameter`).toBeUndefined();
+      expect(challenge!.params.error, `AUTH-105: ${op}: expected the "Bearer" challenge to carry no error parameter (Basic credentials are no bearer credentials); got ${shown(res)}`).toBeUndefined();
     });
   }
 });

@@ -24,7 +24,7 @@ test.describe('profile: client context', () => {
     const capabilities: unknown[] = res.body.capabilities;
     expect(Array.isArray(capabilities), 'CTX-201: capabilities is an array').toBe(true);
     for (const c of capabilities) {
-      expect.soft(CAPABILITIES.includes(c as string), `CTX-201: capability ${JSON.stringify(c)} is one of ${CAPABILITIES.join(', ')}`).toBe(true);
+      expect.soft(CAPABILITIES.includes(c as string), `CTX-201: expected each capability to be one of ${CAPABILITIES.join(', ')}; got ${JSON.stringify(c)}`).toBe(true);
     }
     expect(new Set(capabilities).size, 'CTX-201: no capability is listed twice').toBe(capabilities.length);
   });

@@ -1,6 +1,7 @@
 import type { ApiResponse } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, requestFor } from '../support/core-routes.ts';
+import { expectQueuedFor } from '../support/sends.ts';
 import { ERROR_PROBES, MALFORMED_JSON, malformedRequest } from './error-probes.ts';
 
 // Section 7.2 (the CORE wrapper and its status table) and 7.3 (malformed JSON is a request
@@ -91,6 +92,13 @@ test.describe('7.3 Malformed JSON is a request defect', () => {
         expectWrapper(res, 'ERR-003', `${op} with ${name}`);
       });
     }
+    test(`${op} answers malformed JSON labelled with a charset parameter as a request defect too`, { tag: ['@ERR-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+      // The label's parameter changes nothing (ERR-008): a body cut short is the same defect under either label.
+      const request = await malformedRequest(op, { api, target, knownNumbers, newKey }, MALFORMED_JSON[0]!.spoil);
+      const res = await api.call(op, { ...request, headers: { ...request.headers, 'content-type': 'application/json; charset=utf-8' } });
+      expect(res).toBeRequestDefect(`ERR-003: ${op} with JSON cut short, labelled application/json; charset=utf-8`);
+      expectWrapper(res, 'ERR-003', `${op} with JSON cut short, labelled with a charset`);
+    });
   }
 });
 
@@ -112,6 +120,49 @@ test.describe('4: response bodies are JSON', () => {
       const res = await api.call(op, { ...(await requestFor(op, { api, target, knownNumbers, newKey })), as: 'none' });
       expect(res.status, `ERR-004: precondition: ${op} without a token is an error; got ${res.describe()}`).toBeGreaterThanOrEqual(400);
       expectJson(res, `${op} without a token`);
+    });
+  }
+});
+
+// Section 4: request bodies are JSON. RFC 9110 8.3.1 lets a media type carry parameters, and
+// RFC 8259 11 defines none for application/json: a charset parameter "really has no effect on
+// compliant recipients". Many client libraries label their JSON so; a request the server accepts
+// without the parameter it accepts with it. Document level: the body is still the JSON (or the
+// form) section 4 asks for (ERR-008).
+const JSON_WITH_CHARSET = 'application/json; charset=utf-8';
+
+/** The requirement under which a body route accepts the request without the parameter: the check's precondition. */
+const ACCEPTED_UNDER: Readonly<Record<'search' | 'update', string>> = { search: 'SEARCH-001', update: 'UPD-001' };
+
+const FORM_WITH_CHARSET = 'application/x-www-form-urlencoded; charset=UTF-8';
+
+test.describe('4 (with RFC 8259 11, RFC 9110 8.3.1): a charset parameter on the body\'s media type changes nothing', () => {
+  test(`the token endpoint reads form fields labelled "${FORM_WITH_CHARSET}" as form fields`, { tag: ['@ERR-008'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const form = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    expect(await api.call('token', { form })).toSucceed('TOKEN-004: precondition: the form token request without the parameter issues a token');
+    const res = await api.call('token', { form, headers: { 'content-type': FORM_WITH_CHARSET } });
+    expect(res).toSucceed(`ERR-008: the same token request labelled "${FORM_WITH_CHARSET}" issues a token, as without the parameter`);
+  });
+
+  test(`the token endpoint reads a JSON body labelled "${JSON_WITH_CHARSET}" as JSON`, { tag: ['@ERR-008'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const json = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    expect(await api.call('token', { json })).toSucceed('TOKEN-003: precondition: the JSON token request without the parameter issues a token');
+    const res = await api.call('token', { json, headers: { 'content-type': JSON_WITH_CHARSET } });
+    expect(res).toSucceed(`ERR-008: the same token request labelled "${JSON_WITH_CHARSET}" issues a token, as without the parameter`);
+  });
+
+  for (const op of BODY_OPERATIONS) {
+    test(`${op} reads a JSON body labelled "${JSON_WITH_CHARSET}" as JSON`, { tag: ['@ERR-008'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
+      const plain = await api.call(op, request);
+      if (op === 'send') expectQueuedFor(plain, 'ERR-008', 'the send without the parameter');
+      else expect(plain).toSucceed(`${ACCEPTED_UNDER[op]}: precondition: the ${op} without the parameter is accepted`);
+      // The send with the parameter is a new operation, under its own key.
+      const again = op === 'send' ? { ...request, headers: { ...request.headers, 'idempotency-key': newKey() } } : request;
+      const res = await api.call(op, { ...again, headers: { ...again.headers, 'content-type': JSON_WITH_CHARSET } });
+      expect(res).toSucceed(`ERR-008: the same ${op} labelled "${JSON_WITH_CHARSET}" is accepted, as without the parameter`);
     });
   }
 });

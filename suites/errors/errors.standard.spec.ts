@@ -2,8 +2,8 @@ import type { CallOptions } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { CASES_AT_ONCE } from '../../harness/property.ts';
 import { applyFieldDefect, fieldDefects, SEARCH_FIELDS, SEND_FIELDS, UPDATE_FIELDS, type FieldTable } from '../../generators/field-type-defects.ts';
-import { BODY_OPERATIONS, acceptedRequestFor, requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
-import { anyOwnNumber, expectQueuedFor } from '../support/sends.ts';
+import { requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
+import { anyOwnNumber } from '../support/sends.ts';
 import { ERROR_PROBES, type ErrorProbe } from './error-probes.ts';
 
 // Standards guide, "Errors and tenancy": error bodies never carry stack traces or internals.
@@ -108,38 +108,6 @@ test.describe('Errors and tenancy: no internals in the answer to a body field of
         const answers = await Promise.all(batch.map(({ body }) => api.call(op, { ...valid, ...(op === 'send' && { headers: { ...valid.headers, 'idempotency-key': newKey() } }), json: body })));
         answers.forEach((res, j) => expectNoLeak(res.text, `${op} with ${batch[j]!.label} (${res.describe()})`));
       }
-    });
-  }
-});
-
-// Section 4: request bodies are JSON. RFC 9110 8.3.1 lets a media type carry parameters, and
-// RFC 8259 11 defines none for application/json: a charset parameter "really has no effect on
-// compliant recipients". Many client libraries label their JSON so; a request the server accepts
-// without the parameter it accepts with it. Level standard.
-const JSON_WITH_CHARSET = 'application/json; charset=utf-8';
-
-/** The requirement under which a body route accepts the request without the parameter: the check's precondition. */
-const ACCEPTED_UNDER: Readonly<Record<'search' | 'update', string>> = { search: 'SEARCH-001', update: 'UPD-001' };
-
-test.describe('RFC 8259 11 / RFC 9110 8.3.1: a charset parameter on application/json changes nothing', () => {
-  test(`the token endpoint reads a JSON body labelled "${JSON_WITH_CHARSET}" as JSON`, { tag: ['@ERR-102'] }, async ({ api, target }) => {
-    const { clientId, clientSecret } = target.clients.primary;
-    const json = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
-    expect(await api.call('token', { json })).toSucceed('TOKEN-003: precondition: the JSON token request without the parameter issues a token');
-    const res = await api.call('token', { json, headers: { 'content-type': JSON_WITH_CHARSET } });
-    expect(res).toSucceed(`ERR-102: the same token request labelled "${JSON_WITH_CHARSET}" issues a token, as without the parameter`);
-  });
-
-  for (const op of BODY_OPERATIONS) {
-    test(`${op} reads a JSON body labelled "${JSON_WITH_CHARSET}" as JSON`, { tag: ['@ERR-102'] }, async ({ api, target, knownNumbers, newKey }) => {
-      const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
-      const plain = await api.call(op, request);
-      if (op === 'send') expectQueuedFor(plain, 'ERR-102', 'the send without the parameter');
-      else expect(plain).toSucceed(`${ACCEPTED_UNDER[op]}: precondition: the ${op} without the parameter is accepted`);
-      // The send with the parameter is a new operation, under its own key.
-      const again = op === 'send' ? { ...request, headers: { ...request.headers, 'idempotency-key': newKey() } } : request;
-      const res = await api.call(op, { ...again, headers: { ...again.headers, 'content-type': JSON_WITH_CHARSET } });
-      expect(res).toSucceed(`ERR-102: the same ${op} labelled "${JSON_WITH_CHARSET}" is accepted, as without the parameter`);
     });
   }
 });

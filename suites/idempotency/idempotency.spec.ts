@@ -117,6 +117,21 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
     });
   }
 
+  test('reusing a key for an MMS with its media given twice is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // Media is part of the payload like any other field: a server whose fingerprint leaves it
+    // out replays the first MMS for an MMS that carries other media.
+    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
+    const key = newKey();
+    const mms = { sendFrom: knownNumbers.mms!, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check unsafe-retry-media', media: target.mediaSample, externalReference: externalRef('unsafe-retry-media') };
+    const first = expectQueuedFor(await send(api, key, mms), 'IDEM-002', 'the first MMS');
+    const changed = await send(api, key, { ...mms, media: [...target.mediaSample, ...target.mediaSample] });
+    expect(changed).toBeRefusedAsUnsafeRetry('IDEM-002: the same key with other media is an unsafe retry, refused as a request defect or 409 CONFLICT');
+    expect(messageIdsOf(changed), 'IDEM-002: the unsafe retry reports no messages').toEqual([]);
+    const replay = await send(api, key, mms);
+    expect(sorted(messageIdsOf(replay)), 'IDEM-002: the unsafe retry queued nothing and changed nothing under the key').toEqual(sorted(first));
+  });
+
   // "Queues nothing": a refused unsafe retry must not be sent anyway, which only the delivery
   // callbacks show (rule 7). Every change at once, each under its own key after its own first
   // send, whose callbacks belong on the channel; then one control send bounds the wait for any
@@ -162,5 +177,24 @@ test.describe('4.6 rule 8 with 7.3: a safe retry while the first is in flight', 
     const later = await send(api, key, body);
     expect(later).toSucceed('IDEM-003: after the burst, the same request replays');
     expect(sorted(messageIdsOf(later)), 'IDEM-003: the later replay shows the one operation the burst queued').toEqual(ids);
+  });
+});
+
+test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft 5: keys are scoped per client)', () => {
+  test('another client may use the same key for its own send', { tag: ['@IDEM-005', '@IDEM-103'] }, async ({ api, target, knownNumbers, newKey, secondClient }) => {
+    void secondClient; // the fixture reports the test not testable without a second client
+    if (!knownNumbers.foreign) notTestable("needs a number of the second client to send from (numbers.foreign in the target config)");
+    const key = newKey();
+    const to = deliveredRecipients(target);
+    const primaryBody = smsPayload(smsNumber(knownNumbers), to, 'scope-primary');
+    const mine = expectQueuedFor(await send(api, key, primaryBody), 'IDEM-005, IDEM-103', "the primary client's send");
+    // A different payload under the same key: were keys global, this would be an unsafe retry.
+    const theirs = await send(api, key, smsPayload(knownNumbers.foreign, to, 'scope-secondary'), 'secondary');
+    const theirIds = expectQueued(theirs, 'IDEM-005, IDEM-103: the second client sends under the same key as a first attempt');
+    expect(theirIds.filter((id) => mine.includes(id)), "IDEM-005, IDEM-103: the second client's send is its own, not a replay of the first client's").toEqual([]);
+    // And the second client's use of the key left the first client's record alone.
+    const replay = await send(api, key, primaryBody);
+    expect(replay).toSucceed("IDEM-005, IDEM-103: the primary client's retry still replays");
+    expect(sorted(messageIdsOf(replay)), "IDEM-005, IDEM-103: the primary client's key still names its own messages").toEqual(sorted(mine));
   });
 });

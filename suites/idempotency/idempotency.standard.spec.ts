@@ -41,25 +41,6 @@ test.describe('Idempotency-Key draft 2.7: the unsafe retry', () => {
   });
 });
 
-test.describe('Idempotency-Key draft 5: keys are scoped per client', () => {
-  test('another client may use the same key for its own send', { tag: ['@IDEM-103'] }, async ({ api, target, knownNumbers, newKey, secondClient }) => {
-    void secondClient; // the fixture reports the test not testable without a second client
-    if (!knownNumbers.foreign) notTestable("needs a number of the second client to send from (numbers.foreign in the target config)");
-    const key = newKey();
-    const to = deliveredRecipients(target);
-    const primaryBody = smsPayload(smsNumber(knownNumbers), to, 'scope-primary');
-    const mine = expectQueuedFor(await send(api, key, primaryBody), 'IDEM-103', "the primary client's send");
-    // A different payload under the same key: were keys global, this would be an unsafe retry.
-    const theirs = await send(api, key, smsPayload(knownNumbers.foreign, to, 'scope-secondary'), 'secondary');
-    const theirIds = expectQueued(theirs, 'IDEM-103: the second client sends under the same key as a first attempt');
-    expect(theirIds.filter((id) => mine.includes(id)), "IDEM-103: the second client's send is its own, not a replay of the first client's").toEqual([]);
-    // And the second client's use of the key left the first client's record alone.
-    const replay = await send(api, key, primaryBody);
-    expect(replay).toSucceed("IDEM-103: the primary client's retry still replays");
-    expect(sorted(messageIdsOf(replay)), "IDEM-103: the primary client's key still names its own messages").toEqual(sorted(mine));
-  });
-});
-
 test.describe('Idempotency-Key draft 2.1: the key is a string, and distinct strings are distinct keys', () => {
   test('a key differing from a used one only in letter case is a new operation', { tag: ['@IDEM-105'] }, async ({ api, target, knownNumbers, newKey }) => {
     // A Structured Field string is compared as it is: "Idem-x" and "idem-x" are two keys, so

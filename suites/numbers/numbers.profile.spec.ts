@@ -24,7 +24,7 @@ test.describe('profile: numbers list', () => {
     for (const item of items) {
       const id = String(item.numberId);
       expect.soft(typeof item.numberId === 'string' && item.numberId !== '', `NUM-201: ${id}: numberId is a non-empty string`).toBe(true);
-      expect.soft(typeof item.phoneNumber === 'string' && E164.test(item.phoneNumber), `NUM-201: ${id}: phoneNumber ${JSON.stringify(item.phoneNumber)} is E.164`).toBe(true);
+      expect.soft(typeof item.phoneNumber === 'string' && E164.test(item.phoneNumber), `NUM-201: ${id}: expected phoneNumber to be E.164; got ${JSON.stringify(item.phoneNumber)}`).toBe(true);
       for (const field of NULLABLE_STRINGS) {
         expect.soft(field in item && (item[field] === null || typeof item[field] === 'string'), `NUM-201: ${id}: ${field} is present, a string or null; got ${JSON.stringify(item[field])}`).toBe(true);
       }

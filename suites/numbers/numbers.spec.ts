@@ -1,3 +1,4 @@
+import { itemsAt } from '../../harness/config.ts';
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { deliveredRecipients, smsPayload } from '../support/sends.ts';
@@ -28,7 +29,7 @@ test.describe('4.3 List active numbers', () => {
     const res = await api.call('numbers');
     expect(res).toSucceed('NUM-001: the numbers route answers 2xx');
     const path = target.routes.numbersItemsPath;
-    const items: unknown = path ? res.body?.[path] : res.body;
+    const items = itemsAt(res.body, path);
     expect(Array.isArray(items), `NUM-001: the items are an array at ${path ? `'${path}'` : 'the top level'} (routes.numbers.itemsPath)`).toBe(true);
     for (const [i, item] of (items as Array<Record<string, unknown>>).entries()) {
       expect.soft(typeof item?.numberId === 'string' && item.numberId !== '', `NUM-001: item ${i} carries a non-empty numberId string; got ${JSON.stringify(item).slice(0, 200)}`).toBe(true);

@@ -48,6 +48,14 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
     const res = await send(api, newKey(), mms);
     expect(res).toBeRequestDefect('SEND-003: an MMS without media is invalid');
   });
+
+  test('an MMS with an empty media array is rejected', { tag: ['@SEND-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // Media is required for MMS, as an array of media input objects: an empty one carries none.
+    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+    const mms = { sendFrom: knownNumbers.mms, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check mms-empty-media', media: [], externalReference: externalRef('mms-empty-media') };
+    const res = await send(api, newKey(), mms);
+    expect(res).toBeRequestDefect('SEND-003: an MMS whose media array is empty is invalid');
+  });
 });
 
 test.describe('4.6 rule 4: sendFrom ownership', () => {

@@ -1,8 +1,9 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ApiClient, ApiResponse, CallOptions } from '../../harness/api-client.ts';
 import type { OperationId, Target } from '../../harness/config.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
 import { readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
+export { unknownNumberIdLike } from '../../harness/known-numbers.ts';
 import { anyOwnNumber, deliveredRecipients, smsNumber, smsPayload } from './sends.ts';
 
 /**
@@ -123,22 +124,6 @@ export async function issueToken(api: ApiClient, clientId: string, clientSecret:
 /** A well-formed bearer token (RFC 6750 b64token, 43 base64url characters) the server never issued. */
 export function unknownToken(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/**
- * A numberId the target never issued, shaped like `like` (same length, prefix and character
- * classes), so a server cannot tell it from a real one by its form.
- */
-export function unknownNumberIdLike(like: string): string {
-  const cut = like.lastIndexOf('_') + 1;
-  const swap = (c: string): string => {
-    if (/[0-9]/.test(c)) return String((Number(c) + 1 + randomInt(8)) % 10);
-    if (/[a-f]/.test(c)) return 'abcdef'[('abcdef'.indexOf(c) + 1 + randomInt(5)) % 6]!;
-    if (/[a-z]/.test(c)) return String.fromCharCode(97 + ((c.charCodeAt(0) - 97 + 1 + randomInt(25)) % 26));
-    if (/[A-Z]/.test(c)) return String.fromCharCode(65 + ((c.charCodeAt(0) - 65 + 1 + randomInt(25)) % 26));
-    return c;
-  };
-  return like.slice(0, cut) + [...like.slice(cut)].map(swap).join('');
 }
 
 /**

@@ -3,7 +3,10 @@ import type { ApiClient, ApiResponse, ClientRole } from '../../harness/api-clien
 import type { Target } from '../../harness/config.ts';
 import type { KnownNumbers } from '../../harness/known-numbers.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
+import { runMark } from '../../harness/interference.ts';
+import { runSettings } from '../../harness/settings.ts';
 import type { SendPayload } from '../../generators/send-payload.ts';
+import { reportsQueued as queuedIn } from '../../generators/send-port.ts';
 
 /**
  * Small helpers shared by the suites that send. They name the numbers and recipients a test
@@ -11,9 +14,9 @@ import type { SendPayload } from '../../generators/send-payload.ts';
  * the way the document allows it to look (result item fields beyond messageId are open).
  */
 
-/** A caller-side correlation key that names the test run, unique per call. */
+/** A caller-side correlation key that carries the run's mark (harness/interference.ts), unique per call. */
 export function externalRef(label: string): string {
-  return `conformance-${label}-${randomUUID().slice(0, 8)}`;
+  return `conformance-${runMark(runSettings().runDir)}-${label}-${randomUUID().slice(0, 8)}`;
 }
 
 /** The number ordinary sends use; without one the test is not testable. */
@@ -73,19 +76,13 @@ export function messageIdsOf(res: ApiResponse): string[] {
 }
 
 /**
- * Whether the answer reports QUEUED (section 3, rule 7). The document shows neither the field
- * that carries the status nor where it sits ("Fields of the result items: not shown"): a
- * property of the answer whose value is QUEUED, or one on every result item that carries a
- * messageId, is read as QUEUED, whatever its name (`status`, `state`, …).
+ * Whether the answer reports QUEUED (section 3, rule 7), read as generators/send-port.ts's
+ * `reportsQueued` reads a body: a property of the answer, or of every result item that carries
+ * a messageId, whose value is QUEUED, whatever its name.
  */
 export function reportsQueued(res: ApiResponse): boolean {
-  const body = res.body;
-  if (carriesQueued(body)) return true;
-  const accepted = Array.isArray(body?.results) ? body.results.filter((r: any) => typeof r?.messageId === 'string') : [];
-  return accepted.length > 0 && accepted.every(carriesQueued);
+  return queuedIn(res.body);
 }
-
-const carriesQueued = (value: unknown): boolean => value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).includes('QUEUED');
 
 /** How many identical sends with one key the concurrency checks fire at once (IDEM-003, IDEM-104). */
 export const BURST = 20;

@@ -15,7 +15,7 @@ test.describe('RFC 6749 5.1 Successful response', () => {
     const ok = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
     const failed = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' } });
     for (const res of [ok, failed]) {
-      expect(res.headers['cache-control'] ?? '', `TOKEN-102: ${res.describe()} carries Cache-Control: no-store`).toMatch(/(^|,)\s*no-store\s*(,|$)/i);
+      expect(res.headers['cache-control'] ?? '', `TOKEN-102: expected ${res.describe()} to carry Cache-Control: no-store`).toMatch(/(^|,)\s*no-store\s*(,|$)/i);
     }
   });
 
@@ -54,7 +54,7 @@ test.describe('RFC 6749 5.2 Error response', () => {
     const unauthorized = answers.filter((r) => r.status === 401);
     expect(unauthorized.length, 'TOKEN-105: at least one of these failures is a 401 (else RFC 9110 15.5.2 has nothing to check)').toBeGreaterThan(0);
     for (const res of unauthorized) {
-      expect(res.headers['www-authenticate'], `TOKEN-105: ${res.describe()} carries WWW-Authenticate`).toBeTruthy();
+      expect(res.headers['www-authenticate'], `TOKEN-105: expected ${res.describe()} to carry WWW-Authenticate`).toBeTruthy();
     }
   });
 });

@@ -4,7 +4,7 @@
 import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
 import { tempDir } from '../reports/run-fixture.ts';
-import { referenceForFile, runCli } from './helpers.ts';
+import { referenceForFile, runCli, startReference, type Reference } from './helpers.ts';
 
 const shared = referenceForFile('base-url-');
 
@@ -43,4 +43,40 @@ test('without the primary credentials, or with a URL that is not http(s), nothin
   const both = await runCli('cli/certify.ts', ['--base-url', shared.reference.baseUrl, '--config', 'examples/vendor.yaml'], { env: credentials('primary') });
   expect(both.code).toBe(2);
   expect(both.stderr).toContain('certify: --base-url: give either --config or --base-url, not both');
+});
+
+test.describe('where the routes or the numbers envelope are not the reference profile\'s', () => {
+  let other: Reference;
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    other = await startReference(tempDir('base-url-other-'), { args: ['--choice', 'numbers.envelope=data', '--choice', 'update.route=PUT /api/core/numbers/{numberId}/settings'] });
+  });
+  test.afterAll(async () => other?.stop());
+
+  test('--base-url finds the envelope and the routes as init does, and the run uses them', async () => {
+    test.setTimeout(180_000);
+    const out = join(tempDir(), 'out');
+    const primary = other.fixtures.clients.find((c) => c.role === 'primary')!;
+    const env = { CONFORMANCE_PRIMARY_CLIENT_ID: primary.clientId, CONFORMANCE_PRIMARY_CLIENT_SECRET: primary.clientSecret };
+    const run = await runCli('cli/certify.ts', ['--base-url', other.baseUrl, '--requirements', 'NUM-001,UPD-001', '--out', out], { out, env });
+    expect(run.code, run.stdout.slice(-2000) + run.stderr).toBe(0);
+    expect(run.report?.requirements.find((r) => r.id === 'NUM-001')?.verdict).toBe('pass');
+    expect(run.report?.requirements.find((r) => r.id === 'UPD-001')?.verdict).toBe('pass');
+  });
+});
+
+test('--base-url whose search route is none init can find exits 2 naming the route and pointing at init', async () => {
+  test.setTimeout(180_000);
+  const odd = await startReference(tempDir('base-url-odd-'), { args: ['--choice', 'search.route=POST /api/core/inventory/search'] });
+  try {
+    const primary = odd.fixtures.clients.find((c) => c.role === 'primary')!;
+    const env = { CONFORMANCE_PRIMARY_CLIENT_ID: primary.clientId, CONFORMANCE_PRIMARY_CLIENT_SECRET: primary.clientSecret };
+    const run = await runCli('cli/certify.ts', ['--base-url', odd.baseUrl], { env });
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain(`certify: --base-url ${odd.baseUrl}: routes.search was not found (no POST of an empty search to `);
+    expect(run.stderr).toContain(`certify: --base-url: run npm run init -- --base-url ${odd.baseUrl}: it writes ./conformance.yaml`);
+    expect(run.summary).toBe('HARNESS ERROR  nothing was run: fix the input above');
+  } finally {
+    await odd.stop();
+  }
 });

@@ -2,9 +2,10 @@
 // config; against the bundled reference it finds every route (scripts/check-package.sh then
 // certifies with that config, from the installed package).
 import { expect, test } from '@playwright/test';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadTarget, PROFILE_ROUTES } from '../../harness/config.ts';
+import { CAPABILITIES, loadTarget, PROFILE_ROUTES } from '../../harness/config.ts';
+import { suppliedBy } from '../../harness/plan.ts';
 import { tempDir } from '../reports/run-fixture.ts';
 import { referenceForFile, runCli } from './helpers.ts';
 
@@ -45,6 +46,24 @@ test('against the reference, init finds every route, marks what it cannot know, 
   // the reference's routes are the profile's: init found each one
   expect(target.routes).toEqual(PROFILE_ROUTES);
   expect(text).not.toMatch(/# OPEN: routes\./);
+
+  // every trigger, each with its kinds, and the webhook secret are commented stubs; filled in
+  // (uncommented, their ${VAR}s set), the config loads and supplies each of them
+  expect(text).toContain('    # webhookSecret: ${CONFORMANCE_WEBHOOK_SECRET}');
+  for (const capability of CAPABILITIES) expect(text).toMatch(new RegExp(`^# {3}# ${capability} reaches [A-Z]+-\\d{3}.*; kinds: `, 'm'));
+  const lines = text.split('\n');
+  const stubs = lines.findIndex((l) => l.startsWith('# webhooks:'));
+  const filled = lines.map((l, i) => {
+    if (/^ {4}# webhookSecret:/.test(l)) return l.replace('# ', '');
+    if (i < stubs || !l.startsWith('# ')) return l;
+    // a comment inside the stubs (what a trigger reaches) stays a comment
+    return /^\s*#/.test(l.slice(2)) ? l : l.slice(2);
+  });
+  writeFileSync(join(dir, 'filled.yaml'), filled.join('\n'));
+  const stubEnv = { ...env, CONFORMANCE_WEBHOOK_SECRET: 'whsec_c2VjcmV0', UPSTREAM_FAILURE_RATE_CENTER: 'FAIL', SHORT_TOKEN_CLIENT_ID: 'b', SHORT_TOKEN_CLIENT_SECRET: 'bs', INBOUND_PHONE_NUMBER: '+12025550188', FAILING_RECIPIENT: '+12025550199' };
+  const stubbed = loadTarget(join(dir, 'filled.yaml'), stubEnv);
+  const supplied = suppliedBy(stubbed);
+  for (const need of [...CAPABILITIES, 'webhookSecret', 'tokenLifetime']) expect(supplied.has(need), need).toBe(true);
 });
 
 test('init refuses missing credentials, a URL that is not http(s), and an existing file without --force', async () => {

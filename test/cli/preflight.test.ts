@@ -31,6 +31,9 @@ test('a wrong client secret stops the run: the client, the URL, the answer, what
   expect(run.stdout).toContain(`POST ${shared.reference.baseUrl}/api/auth/token: JSON body → 401`);
   expect(run.stdout).toContain(`check:  clients.primary.clientId and clients.primary.clientSecret in ${config}`);
   expect(run.stdout + run.stderr).not.toContain('not-the-secret');
+  // printed once: the answer and what to check appear once, the summary line names the error
+  expect((run.stdout + run.stderr).split('JSON body → 401').length - 1, run.stdout).toBe(1);
+  expect((run.stdout + run.stderr).split('could not obtain a token').length - 1, run.stdout).toBe(2);
 });
 
 test('a wrong secret of the second client stops the run the same way', async () => {
@@ -139,5 +142,16 @@ test("a target that refuses the receiver's public URL as a webhook target stops 
   expect(run.code, run.stdout.slice(-2000)).toBe(2);
   expect(run.summary).toMatch(/^HARNESS ERROR \(stopped: ReceiverRefused: the target refused the harness's webhook receiver http:\/\/10\.255\.255\.1:\d+\/hooks\/\S+ as webhookDeliveryOverride: /);
   expect(run.stdout).toContain('check:  webhooks.publicUrl in the target config');
+  expect(run.report?.requirements.find((r) => r.id === 'WH-001')?.verdict).toBe('not run');
+});
+
+test('a webhooks.publicUrl the target cannot reach stops the run within seconds, naming publicUrl and the address the target was given', async () => {
+  // The reference takes the address (it is told to allow loopback) but nothing listens there.
+  const port = await closedPort();
+  const config = referenceConfig(shared.dir, 'unreachable-receiver', shared.reference.fixtures, (c) => (c.webhooks = { listenHost: '127.0.0.1', listenPort: 0, publicUrl: `http://127.0.0.1:${port}`, timeoutMs: 2000 }));
+  const run = await certify(config, '--grep', '@WH-001|@SEND-008');
+  expectStopped(run, /the target did not call the harness's webhook receiver within 2 s/);
+  expect(run.stdout + run.stderr).toContain('webhooks.publicUrl in');
+  expect(run.stdout + run.stderr).toMatch(/the target was given http:\/\/127\.0\.0\.1:\d+\/hooks\/\S+, as the webhookDeliveryOverride of/);
   expect(run.report?.requirements.find((r) => r.id === 'WH-001')?.verdict).toBe('not run');
 });

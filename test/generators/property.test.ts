@@ -60,7 +60,7 @@ test('a failure leads with requirement, seed, path, runs and shrinks, then the r
     `  shrinks: ${failure.numShrinks}`,
   ]);
   expect(failure.counterexample).toEqual([1000]);
-  expect(failure.replayCommand).toBe(`npm run certify -- --seed ${failure.seed} --path ${failure.path} --grep @SEND-007`);
+  expect(failure.replayCommand).toBe(`npm run certify -- --seed=${failure.seed} --path ${failure.path} --grep @SEND-007`);
   expect(failure.message).toContain(failure.replayCommand);
   expect(failure.message).toMatch(/Failure:\n {2}Property failed by returning false/);
 });
@@ -199,4 +199,21 @@ test.describe('independent cases run several at a time', () => {
     expect(failure.path).toBe('2');
     expect(calls).toBe(1);
   });
+});
+
+test('shrinking stops when its time is out and reports the smallest failure found by then, with a note', async () => {
+  // Every value of 100 or more fails, and each attempt takes a while, so shrinking 10_000 towards
+  // 100 cannot finish in the budget: the failure stands, shrunk only part of the way.
+  const slow = fc.asyncProperty(fc.integer({ min: 0, max: 10_000 }), async (n) => {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (n >= 100) throw new Error('SEND-008: too big');
+  });
+  const failure = await failureOf(checkProperty('SEND-008', slow, { settings: { depth: 'quick', numRuns: 5, seed: 3 }, parameters: { examples: [[10_000]] }, shrinkBudgetMs: 100 }));
+  expect(failure.message).toContain('note: shrinking stopped after');
+  expect(failure.judgement).toEqual({ kind: 'requirements', ids: ['SEND-008'] });
+  expect(failure.counterexample as unknown as number[]).not.toEqual([100]);
+  // Without a budget to speak of, the same property shrinks to the boundary.
+  const full = await failureOf(checkProperty('SEND-008', slow, { settings: { depth: 'quick', numRuns: 5, seed: 3 }, parameters: { examples: [[10_000]] }, shrinkBudgetMs: 60_000 }));
+  expect(full.counterexample).toEqual([100]);
+  expect(full.message).not.toContain('shrinking stopped');
 });

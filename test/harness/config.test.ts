@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadTarget, PROFILE_ROUTES, resolveTarget } from '../../harness/config.ts';
+import { ConfigError, itemsAt, loadTarget, PROFILE_ROUTES, resolveTarget } from '../../harness/config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'config-test-'));
 function file(name: string, text: string): string {
@@ -183,4 +183,31 @@ test('the primary client\'s webhook secret given twice, differently, is an error
   expect(error?.problems).toContain("/webhooks/secret and /clients/primary/webhookSecret differ: they name the same secret (the primary client's webhook signing secret), so give it once");
   expect(resolveTarget({ baseUrl: 'https://api.example.com', clients, webhooks: { secret: 'whsec_one' } }, 'x.yaml', {}).webhooks.secret).toBe('whsec_one');
   expect(resolveTarget({ baseUrl: 'https://api.example.com', clients, webhooks: { secret: 'whsec_two' } }, 'x.yaml', { CONFORMANCE_WEBHOOK_SECRET: 'whsec_env' }).webhooks.secret).toBe('whsec_env');
+});
+
+test('routes.numbers.itemsPath reaches the list at the top level, in a property, or in a nested one', () => {
+  const list = [{ numberId: 'n1' }];
+  expect(itemsAt(list, null)).toBe(list);
+  expect(itemsAt({ numbers: list }, 'numbers')).toBe(list);
+  expect(itemsAt({ data: { items: list } }, 'data.items')).toBe(list);
+  expect(itemsAt({ data: list }, 'data.items')).toBeUndefined();
+  expect(itemsAt(null, 'numbers')).toBeUndefined();
+});
+
+test('a choice init left OPEN refuses to start, naming each such field', () => {
+  const open = { ...minimal, routes: { search: 'OPEN', update: 'OPEN' } };
+  expect(() => resolveTarget(open, 'open.yaml', {})).toThrow(ConfigError);
+  try {
+    resolveTarget(open, 'open.yaml', {});
+  } catch (e) {
+    expect((e as ConfigError).problems).toEqual([
+      '/routes/search is still OPEN (init could not discover it): set it to what your server does',
+      '/routes/update is still OPEN (init could not discover it): set it to what your server does',
+    ]);
+  }
+});
+
+test('the routes a config names are told apart from the profile routes it leaves to the defaults', () => {
+  expect(resolveTarget(minimal, 'a.yaml', {}).routesNamed).toEqual([]);
+  expect(resolveTarget({ ...minimal, routes: { search: { method: 'GET', path: '/api/core/inventory' } } }, 'a.yaml', {}).routesNamed).toEqual(['search']);
 });

@@ -8,12 +8,16 @@ import { fakeServer } from '../cli/helpers.ts';
 
 type Route = (req: IncomingMessage, body: string) => [number, unknown] | undefined;
 
+/** The reference profile's search and update routes, served (an empty search or update is a request defect): the preflight looks for them where a config does not name them. */
+const profileRoutes = (req: IncomingMessage): [number, unknown] | undefined =>
+  (req.method === 'POST' && req.url === '/api/core/numbers/search') || (req.method === 'PATCH' && req.url?.startsWith('/api/core/numbers/')) ? [400, { error: { code: 'INVALID_REQUEST' } }] : undefined;
+
 async function against(route: Route, config: Record<string, unknown> = {}) {
   const server = await fakeServer((req, res: ServerResponse) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const [status, json] = route(req, body) ?? [404, { error: { code: 'NOT_FOUND' } }];
+      const [status, json] = route(req, body) ?? profileRoutes(req) ?? [404, { error: { code: 'NOT_FOUND' } }];
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
     });
   });
@@ -48,10 +52,30 @@ test('nothing at the document\'s paths: the base URL is wrong', async () => {
   expect(error?.check).toContain('baseUrl in test.yaml');
 });
 
-test('the numbers list not where the config says: the check names itemsPath and what the answer holds', async () => {
-  const { error } = await against((req, body) => token(req, () => true, body) ?? numbers(req, { data: [] }));
+test('the numbers list not where the config says: the check names itemsPath and where the answer holds one', async () => {
+  const { error } = await against((req, body) => token(req, () => true, body) ?? numbers(req, { data: [{ numberId: 'n1' }] }));
   expect(error?.what).toContain('the list is not where the config says (property "numbers")');
-  expect(error?.check).toBe('routes.numbers.itemsPath in test.yaml (the answer has: data)');
+  expect(error?.check).toBe('routes.numbers.itemsPath in test.yaml (the answer holds a list of numbers at: data)');
+  // No list of numbers anywhere in the answer: the server's failure (NUM-001), for the suites to judge.
+  const none = await against((req, body) => token(req, () => true, body) ?? numbers(req, { data: 'none' }));
+  expect(none.error).toBeUndefined();
+  expect(none.result?.notes.join()).toContain('the answer holds no list of numbers');
+});
+
+test('a token the server has just issued and its numbers route refuses is the server\'s failure: a note, and the suites judge it', async () => {
+  const { result, error } = await against((req, body) => token(req, () => true, body) ?? (req.url === '/api/core/numbers' ? [401, { error: { code: 'UNAUTHORIZED' } }] : undefined));
+  expect(error).toBeUndefined();
+  expect(result?.notes.join()).toContain('the suites judge it (AUTH-005, NUM-001)');
+});
+
+test('a profile route the target does not serve stops the run naming routes.<operation>; a route the config names is the target\'s to serve', async () => {
+  const noSearch = (req: IncomingMessage, body: string): [number, unknown] | undefined =>
+    token(req, () => true, body) ?? numbers(req, { numbers: [{ numberId: 'n1' }] }) ?? (req.url === '/api/core/numbers/search' ? [405, { error: { code: 'METHOD_NOT_ALLOWED' } }] : undefined);
+  const { error } = await against(noSearch);
+  expect(error?.what).toBe("routes.search is not set, and the reference profile's POST /api/core/numbers/search is not served by the target");
+  expect(error?.check).toContain('routes.search in test.yaml');
+  const named = await against(noSearch, { routes: { search: { method: 'POST', path: '/api/core/numbers/search' } } });
+  expect(named.error).toBeUndefined();
 });
 
 test('a client without numbers is a note, not a stop', async () => {
@@ -67,7 +91,7 @@ async function primaryHeldBack(route: Route) {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const [status, json] = route(req, body) ?? [404, {}];
+      const [status, json] = route(req, body) ?? profileRoutes(req) ?? [404, {}];
       const late = body.includes('c1') || (req.headers.authorization ?? '').includes('t0k-c1');
       setTimeout(() => {
         seen.inFlight -= 1;
@@ -134,7 +158,7 @@ test('numbers.sms or numbers.mms that the primary client does not list stops the
   for (const field of ['sms', 'mms']) {
     const { error } = await against(perClient({ c1: 's1' }, { c1: ['n1', 'n2'] }), { numbers: { [field]: 'n9' } });
     expect(error?.what).toBe(`numbers.${field} (n9) is not one of the primary client's numbers`);
-    expect(error?.answer).toBe('the primary client lists: n1, n2');
+    expect(error?.answer).toContain('the primary client lists: n1, n2; a send from it: POST');
     expect(error?.check).toContain(`numbers.${field} in test.yaml`);
   }
   const { error } = await against(perClient({ c1: 's1' }, { c1: ['n1', 'n2'] }), { numbers: { sms: 'n2', mms: 'n1' } });
@@ -147,8 +171,20 @@ test('numbers.foreign must be another client\'s number: not the primary\'s own, 
   expect(own.error?.what).toBe("numbers.foreign (n1) is one of the primary client's own numbers");
   const elsewhere = await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { foreign: 'x7' } });
   expect(elsewhere.error?.what).toBe("numbers.foreign (x7) is not one of the secondary client's numbers");
-  expect(elsewhere.error?.answer).toBe('the secondary client lists: f1');
+  expect(elsewhere.error?.answer).toContain('the secondary client lists: f1; a send from it: POST');
   // Without a secondary client, any number the primary client does not own will do.
   expect((await against(perClient({ c1: 's1' }, lists), { numbers: { foreign: 'x7' } })).error).toBeUndefined();
   expect((await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { foreign: 'f1' } })).error).toBeUndefined();
+});
+
+test('a configured number the lists disagree with is the server\'s failure when the server\'s own answers contradict each other', async () => {
+  // numbers.foreign in both clients' lists: the primary client's list shows another client's number (NUM-003).
+  const leak = await against(perClient({ c1: 's1', c2: 's2' }, { c1: ['n1', 'f1'], c2: ['f1'] }), { ...twoClients, numbers: { foreign: 'f1' } });
+  expect(leak.error).toBeUndefined();
+  expect(leak.result?.notes.join()).toContain('which the suites judge (NUM-003)');
+  // numbers.sms missing from the list, yet a send from it accepted: the list leaves out a number the client has (NUM-001).
+  const accepting: Route = (req, body) => (req.url === '/api/core/messages/send' ? [202, { results: [{ messageId: 'm1', status: 'QUEUED' }], errors: [] }] : perClient({ c1: 's1' }, { c1: ['n1'] })(req, body));
+  const missing = await against(accepting, { numbers: { sms: 'n9' } });
+  expect(missing.error).toBeUndefined();
+  expect(missing.result?.notes.join()).toContain('which the suites judge (NUM-001)');
 });

@@ -61,7 +61,8 @@ test('the installed command writes its report where the user stands and names it
   // --out still wins, relative to the user's directory
   expect(build({ out: 'elsewhere' }, { invocation: installed }).settings?.output.dir).toBe(join(dir, 'elsewhere'));
   // a clone's npm run certify keeps its reports under the harness
-  expect(invocation({})).toEqual({ command: 'npm run certify --', defaultOut: join(REPO_ROOT, 'reports', 'out') });
+  expect(invocation({})).toEqual({ command: 'npm run certify --', init: 'npm run init --', defaultOut: join(REPO_ROOT, 'reports', 'out'), defaultOutShown: 'reports/out of the harness' });
+  expect(installed).toMatchObject({ init: 'messaging-conformance init', defaultOutShown: './conformance-report' });
 });
 
 test('--rate-limit takes requests per second above 0, whole or not', () => {

@@ -98,3 +98,22 @@ test('a property that failed keeps its failure when the cap ends its shrinking',
   await expect(run).rejects.toBeInstanceOf(PropertyFailure);
   await expect(run).rejects.toMatchObject({ requirementIds: ['SEND-007'] });
 });
+
+test('ordinary sends stop short of the cap, and a property shrinking a failure may use the rest', async () => {
+  // Cap 20: 3 kept for shrinking (15%), so 17 ordinary sends; a failure found at the 17th send
+  // shrinks with the other 3, and its report says the harness stopped the shrinking.
+  const guard = new SendGuard('^\\+1', 20);
+  for (let i = 0; i < 16; i++) guard.admit({ to: ['+12025550100'] });
+  const run = checkProperty('SEND-007', fc.property(fc.integer({ min: 0, max: 1_000_000 }), (n) => {
+    guard.admit({ to: ['+12025550100'] });
+    if (n > 10) throw new Error(`SEND-007: ${n} was accepted`);
+  }), { settings: { ...settings, numRuns: 1 }, parameters: { examples: [[500_000]] } });
+  const failure = await run.then(() => null, (e: unknown) => e);
+  expect(failure).toBeInstanceOf(PropertyFailure);
+  expect(guard.count).toBe(21);
+  expect((failure as PropertyFailure).message).toContain('note: shrinking stopped when the harness did (send cap reached');
+  // Outside shrinking, the 17th send of the run is refused with the reserve named.
+  const plain = new SendGuard('^\\+1', 20);
+  for (let i = 0; i < 17; i++) plain.admit({ to: ['+12025550100'] });
+  expect(() => plain.admit({ to: ['+12025550100'] })).toThrow(/kept for shrinking/);
+});

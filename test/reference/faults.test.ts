@@ -192,6 +192,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.sms-with-media-accepted': async (s) =>
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
   'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
+  'send.mms-empty-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [] }))).status === 400,
   'send.foreign-send-from-accepted': async (s) => (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId))).status === 403,
   'send.foreign-send-from-replayed': async (s) => {
     const key = newKey();
@@ -282,6 +283,25 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s, 0).numberId), key);
     return (await send(s, sendBody(primaryNumber(s, 1).numberId), key)).status === 409;
   },
+  'idempotency.keys-global': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s).numberId), key);
+    return (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId), key, await s.token('secondary'))).status === 202;
+  },
+  'idempotency.raw-bytes-fingerprint': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    const first = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body), headers: { 'idempotency-key': key } });
+    const retry = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body, null, 1), headers: { 'idempotency-key': key } });
+    return retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
+  },
+  'idempotency.keys-scoped-by-token': async (s) => {
+    const key = newKey();
+    const first = await send(s, sendBody(primaryNumber(s).numberId), key);
+    const fresh = (await token(s, credentials(s))).body.access_token as string;
+    const retry = await send(s, sendBody(primaryNumber(s).numberId), key, fresh);
+    return retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
+  },
   'idempotency.keys-case-insensitive': async (s) => {
     const key = `Case-${newKey()}`;
     await send(s, sendBody(primaryNumber(s).numberId), key);
@@ -300,6 +320,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return answers.every((a) => a.status === 202 || a.status === 409);
   },
 
+  'errors.spaced-json-refused': async (s) => {
+    const key = newKey();
+    const body = JSON.stringify(sendBody(primaryNumber(s).numberId), null, 2);
+    return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': key } })).status === 202;
+  },
   'errors.flat-router-errors': async (s) => typeof (await routerRefusal(s)).body.error === 'object',
   'errors.request-id-missing': async (s) => typeof (await routerRefusal(s)).body.requestId === 'string',
   'errors.forbidden-as-not-found': async (s) => {
@@ -369,6 +394,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const swapped = issued.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
     return (await call(s, 'GET', '/api/core/whoami', { token: swapped })).status === 401 && (await call(s, 'GET', '/api/core/whoami', { token: issued })).status === 200;
   },
+  'auth.token-acts-for-latest-client': async (s) => {
+    const mine = (await token(s, credentials(s))).body.access_token as string;
+    const other = s.client('secondary');
+    await token(s, { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret });
+    return (await call(s, 'GET', '/api/core/whoami', { token: mine })).body.apiClientId === s.client('primary').apiClientId;
+  },
   'auth.update-refuses-tokens': async (s) => {
     const { numberId, smsEnabled } = primaryNumber(s);
     return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } })).status === 200;
@@ -388,6 +419,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await clientWebhook(s, null);
     return (await call(s, 'GET', '/api/core/whoami')).body.deliveryWebhookConfigured === false;
   },
+  'ctx.override-counts-as-client-webhook': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await clientWebhook(s, null);
+      await overrideTo(s, receiver.url);
+      return (await call(s, 'GET', '/api/core/whoami')).body.deliveryWebhookConfigured === false;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'ctx.webhook-flags-swapped': async (s) => {
     const receiver = await startReceiver();
     try {
@@ -400,6 +442,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
 
+  'numbers.send-writes-back-seeded-inbound-target': async (s) => {
+    const { numberId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: 'https://hooks.example.com/inbound' } });
+    await send(s, sendBody(numberId));
+    const after = (await listed(s)).find((n) => n.numberId === numberId)!;
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
+    return after.webhookInboundOverride === 'https://hooks.example.com/inbound';
+  },
   'numbers.list-leaks-other-clients': async (s) => {
     const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
     return !(await call(s, 'GET', '/api/core/numbers')).body.numbers.some((n: { numberId: string }) => theirs.has(n.numberId));
@@ -428,6 +478,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
+  },
+  'update.override-copied-to-siblings': async (s) => {
+    const [first, second] = [primaryNumber(s, 0), primaryNumber(s, 1)];
+    await call(s, 'PATCH', `/api/core/numbers/${first.numberId}`, { payload: { webhookDeliveryOverride: 'https://hooks.example.com/delivery' } });
+    const sibling = (await listed(s)).find((n) => n.numberId === second.numberId)!;
+    await call(s, 'PATCH', `/api/core/numbers/${first.numberId}`, { payload: { webhookDeliveryOverride: null } });
+    await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookDeliveryOverride: second.webhookDeliveryOverride } });
+    return sibling.webhookDeliveryOverride === second.webhookDeliveryOverride;
   },
   'update.foreign-number-invalid': async (s) => {
     const foreign = s.client('secondary').numbers[0]!;
@@ -507,6 +565,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     } finally {
       await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
       await override.close();
+    }
+  },
+  'webhooks.failed-ignores-override': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550150'] }));
+      await receiver.waitFor(1, 2_000).catch(() => undefined);
+      return receiver.received.length > 0;
+    } finally {
+      await receiver.close();
     }
   },
   'webhooks.message-id-missing': async (s) => {

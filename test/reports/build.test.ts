@@ -156,6 +156,22 @@ test('a test the harness stopped (send guard, configuration) checked nothing: no
   expect(reportSchemaErrors(r)).toEqual([]);
 });
 
+test('a failure seen before the harness stopped the run stands: not conformant, and partial, with the stop named', () => {
+  const stop = 'SendGuardError: send cap reached (2000 sends for the run)';
+  const r = buildReport(input([failingOn(['A-001'], { failedOn: ['A-001'] }), failingOn(['A-002'], { harnessStop: stop }), rec(['A-101'], 'passed')], { harnessStopped: stop }));
+  expect(r.verdict).toBe('not conformant');
+  expect((r.run.partial ?? []).join()).toContain('send cap reached');
+  expect(summaryLine(r)).toMatch(/^NOT CONFORMANT \(partial: SendGuardError: send cap reached/);
+  expect(reportSchemaErrors(r)).toEqual([]);
+});
+
+test('another client on the target voids what the run saw: a harness error, even beside failures', () => {
+  const stop = 'InterferenceError: another client is using this target: 1 sign of another run\'s work appeared during this one';
+  const r = buildReport(input([failingOn(['A-001'], { failedOn: ['A-001'] }), failingOn(['A-002'], { harnessStop: stop })], { harnessStopped: stop }));
+  expect(r.verdict).toBe('harness error');
+  expect(summaryLine(r)).toMatch(/^HARNESS ERROR/);
+});
+
 test('a requirement says how its tests reached it: the triggers they used, once each, and nothing when none was used', () => {
   const r = buildReport(
     input([
@@ -179,7 +195,7 @@ test('429s a run waited out are summed into run.rateLimited and the summary line
   expect(report.run.rateLimited).toEqual({ retries: 3, waitedMs: 3500 });
   expect(report.verdict).toBe('conformant');
   expect(reportSchemaErrors(report)).toEqual([]);
-  expect(summaryLine(report)).toBe('CONFORMANT  document 2/2  standard 1/1  profile 1/1  not testable 0  not run 1  rate-limited: 3 retries, 3.5 s waited');
+  expect(summaryLine(report)).toBe('CONFORMANT  document 2/2 of 2 checkable  standard 1/1 of 1 checkable  profile 1/1 of 1 checkable  not testable 0  not run 1  rate-limited: 3 retries, 3.5 s waited');
   // a run the target never limited carries no such field, and its line says nothing of it
   const calm = buildReport(input(goodTests));
   expect(calm.run.rateLimited).toBeUndefined();

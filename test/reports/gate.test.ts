@@ -37,9 +37,17 @@ const allGood = [rec(['A-001'], 'passed'), rec(['A-002'], 'passed'), rec(['A-003
 const twoFail = [rec(['A-001'], 'failed'), rec(['A-002'], 'passed'), rec(['A-101'], 'failed'), rec(['A-201'], 'failed')];
 
 test('the summary line: verdict, counts per level, not testable, not run', () => {
-  expect(summaryLine(report(allGood))).toBe('CONFORMANT  document 2/2  standard 1/1  profile 1/1  not testable 1  not run 0');
+  expect(summaryLine(report(allGood))).toBe('CONFORMANT  document 2/2 of 3 checkable  standard 1/1 of 1 checkable  profile 1/1 of 1 checkable  not testable 1  not run 0');
   // twoFail has no test of A-003: the run did not cover the suite, and says so
-  expect(summaryLine(report(twoFail))).toBe('NOT CONFORMANT (partial: 1 requirement that applies had no test in this run)  document 1/2 (1 fail)  standard 0/1 (1 non-strict)  profile 0/1 (1 fail)  not testable 0  not run 1');
+  expect(summaryLine(report(twoFail))).toBe('NOT CONFORMANT (partial: 1 requirement that applies had no test in this run)  document 1/2 of 3 checkable (1 fail)  standard 0/1 of 1 checkable (1 non-strict)  profile 0/1 of 1 checkable (1 fail)  not testable 0  not run 1');
+});
+
+test('each level counts what it checked against what it could check here: not rules for clients or unobservable ones, nor a profile the target does not declare', () => {
+  const input = buildInput([rec(['A-001'], 'passed'), rec(['A-002'], 'passed'), rec(['A-003'], 'not-testable', { reason: 'no hook' }), rec(['A-101'], 'passed'), rec(['A-201'], 'passed')]);
+  input.catalogue.requirements.push(req('A-004', 'document', { check: 'client-side', reason: 'a rule for clients' }), req('A-005', 'document', { check: 'not-checkable', reason: 'unobservable' }));
+  expect(summaryLine(buildReport(input))).toMatch(/^CONFORMANT  document 2\/2 of 3 checkable  standard 1\/1 of 1 checkable  profile 1\/1 of 1 checkable  not testable 1  not run 2$/);
+  const plain = buildReport({ ...input, target: { label: 't', baseUrl: null, profile: 'none' } });
+  expect(summaryLine(plain)).toMatch(/  profile 0\/0 of 0 checkable  not testable 1  not run 3$/);
 });
 
 test('exit 0 when conformant, 1 when not, 2 on a harness error', () => {
@@ -53,7 +61,7 @@ test('a non-strict fail passes the gate unless strict, in the report or at the g
   expect(exitCodeFor(report(nonStrict))).toBe(0);
   expect(exitCodeFor(report(nonStrict), { strict: true })).toBe(1);
   expect(exitCodeFor(report(nonStrict, true))).toBe(1);
-  expect(summaryLine(report(nonStrict), { strict: true })).toMatch(/^NOT CONFORMANT \(strict; partial: [^)]*\)  document 1\/1  standard 0\/1 \(1 fail\)/);
+  expect(summaryLine(report(nonStrict), { strict: true })).toMatch(/^NOT CONFORMANT \(strict; partial: [^)]*\)  document 1\/1 of 3 checkable  standard 0\/1 of 1 checkable \(1 fail\)/);
 });
 
 test('a baseline turns listed failures into expected ones; an unlisted one is a regression', () => {
@@ -108,12 +116,19 @@ test('a run the stop rule ended on a requirement failure seen again and again is
   expect(onFailure.run.errors).toEqual([]);
   expect(exitCodeFor(onFailure)).toBe(1);
   expect(summaryLine(onFailure)).toMatch(/^NOT CONFORMANT \(partial: 10 tests in a row failed the same way \(failed on A-001\);/);
-  // The same stop without requirements, or on a requirement that did not fail (a non-strict one): the harness cannot place it.
+  // The same stop without requirements, or on a requirement that did not fail (a non-strict one):
+  // the harness cannot place the stop, but the failure seen before it stands (not conformant, partial)...
   for (const on of [[], ['A-101']]) {
     const unjudged = buildReport({ ...buildInput(broken), harnessStopped: reason, harnessStoppedOn: on });
-    expect(unjudged.verdict).toBe('harness error');
-    expect(exitCodeFor(unjudged)).toBe(2);
+    expect(unjudged.verdict).toBe('not conformant');
+    expect(exitCodeFor(unjudged)).toBe(1);
+    expect(summaryLine(unjudged)).toMatch(/^NOT CONFORMANT \(partial: 10 tests in a row failed the same way/);
   }
+  // ...and with no failure seen, the run is a harness error.
+  const unplaced = [rec(['A-001'], 'stopped', { failedOn: ['A-101'] }), rec(['A-101'], 'did-not-run'), rec(['A-201'], 'did-not-run')];
+  const nothingFailed = buildReport({ ...buildInput(unplaced), harnessStopped: reason, harnessStoppedOn: [] });
+  expect(nothingFailed.verdict).toBe('harness error');
+  expect(exitCodeFor(nothingFailed)).toBe(2);
   expect(reportSchemaErrors(onFailure)).toEqual([]);
 });
 

@@ -45,7 +45,7 @@ test('the report shows its verdict and counts, and a requirement expands to its 
   await page.goto(url);
 
   await expect(page.locator('#verdict')).toHaveText('NOT CONFORMANT');
-  await expect(page.locator('#summary')).toHaveText(/^NOT CONFORMANT \(partial: 1 requirement that applies had no test in this run\) {2}document 2\/4 \(2 fail\) {2}standard 1\/2 \(1 non-strict\)/);
+  await expect(page.locator('#summary')).toHaveText(/^NOT CONFORMANT \(partial: 1 requirement that applies had no test in this run\) {2}document 2\/4 of 7 checkable \(2 fail\) {2}standard 1\/2 of 2 checkable \(1 non-strict\)/);
   await expect(page.locator('table.counts tr', { hasText: 'document' }).locator('td').nth(2)).toHaveText('2'); // fail column
   await expect(page.locator('section.area h2').first()).toHaveText(/^Alpha <area>/); // escaped text renders as text
 

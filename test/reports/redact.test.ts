@@ -45,6 +45,16 @@ test('free text keeps prose about schemes readable and still hides credentials i
   expect(redactText('sent bearer abc.DEF-123_xyz')).toBe('sent bearer [redacted]');
 });
 
+test('prose after "bearer" keeps the punctuation that ends its sentence and stays readable; a credential before a full stop is still hidden, the stop with it', () => {
+  for (const prose of ['The Authorization header is not a well-formed bearer credential.', 'not a well-formed bearer credentials; got 401', 'a bearer-token-like value', 'Bearer Challenge.', 'the bearer well-formed']) {
+    expect(redactText(prose)).toBe(prose);
+  }
+  expect(redactText('sent Bearer KZ7wWQ3s8zLw_9eS1Pq.')).toBe('sent Bearer [redacted]');
+  expect(redactText('sent Bearer 0123456789abcdef, refused')).toBe('sent Bearer [redacted], refused');
+  expect(redactText('sent Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig')).toBe('sent Bearer [redacted]');
+  expect(redactText('Authorization: Basic dXNlcjpwYXNz.')).toBe('Authorization: Basic [redacted]');
+});
+
 test('the validating client and the reporter redact the same fields and headers (one list)', () => {
   const fields = ['client_secret', 'clientSecret', 'access_token', 'refresh_token', 'id_token', 'webhookSecret', 'webhook_secret', 'controlToken', 'password', 'secret', 'token'];
   const body = Object.fromEntries(fields.map((f) => [f, 'sekret-value-1']));

@@ -56,7 +56,7 @@ test('each requirement gets the verdict its level and tests call for', () => {
 test('the run exits 1 and ends with the summary line', () => {
   expect(run.code, run.stderr).toBe(1);
   // FIX-005 has no test: the run says it did not cover the suite
-  expect(lastLine(run.stdout)).toBe('NOT CONFORMANT (partial: 1 requirement that applies had no test in this run)  document 2/4 (2 fail)  standard 1/2 (1 non-strict)  profile 1/2 (1 fail)  not testable 2  not run 2');
+  expect(lastLine(run.stdout)).toBe('NOT CONFORMANT (partial: 1 requirement that applies had no test in this run)  document 2/4 of 7 checkable (2 fail)  standard 1/2 of 2 checkable (1 non-strict)  profile 1/2 of 2 checkable (1 fail)  not testable 2  not run 2');
 });
 
 test('progress: one line per test, as no other terminal reporter is configured', () => {
@@ -82,7 +82,7 @@ test('report.json validates against its schema and records target, versions, see
 test('reasons explain every verdict that is not pass', () => {
   expect(requirement('FIX-002').reasons[0]).toBe('a foreign sendFrom is answered 403: Error: Requirement FIX-002: expected 403 FORBIDDEN');
   expect(requirement('FIX-002').tests[0]?.attempts[0]?.errors[0]).toContain('Expected: 403\nReceived: 202');
-  expect(requirement('FIX-003').reasons).toEqual(['needs fixture secondClient: the target config names no second API client']);
+  expect(requirement('FIX-003').reasons).toEqual(['needs a second client of the same target (clients.secondary in the target config)']);
   expect(requirement('FIX-004').reasons).toEqual(["The harness's token manager obeys it."]);
   expect(requirement('FIX-006').notes[0]).toContain('passed only on retry (flaky)');
   expect(requirement('FIX-007').notes[0]).toContain('1 of 2 tagged tests passed');
@@ -108,12 +108,50 @@ test('an Authorization header and other credentials in evidence stay redacted in
   }
 });
 
+test('the console ends with what to do next: each failed requirement in one line with its anchor, then the not-testable ones with the config that reaches them', () => {
+  const lines = run.stdout.trimEnd().split('\n');
+  const tail = lines.slice(lines.findIndex((l) => /^fail: /.test(l)));
+  // the first line of the failure, then what it expected and what came, from the message's Expected/Received
+  expect(tail[0]).toMatch(/^fail: FIX-002 .*Requirement FIX-002: expected 403 FORBIDDEN — expected 403; got 202 {2}\[report\.html#FIX-002\]$/);
+  expect(tail.slice(0, 4).map((l) => /^([a-z -]+): (FIX-\d{3}) .*\[report\.html#\2\]$/.exec(l)?.slice(1, 3).join(' '))).toEqual(['fail FIX-002', 'fail FIX-006', 'fail FIX-202', 'non-strict fail FIX-101']);
+  expect(tail.slice(4)).toEqual([
+    'not testable here: 2 requirements, each with what would reach it:',
+    '  FIX-003: needs a second client of the same target (clients.secondary in the target config)',
+    '    in the target config:',
+    '      clients:',
+    expect.stringMatching(/^ {8}secondary: \{ clientId: "\$\{CONFORMANCE_SECONDARY_CLIENT_ID\}", clientSecret: /),
+    '  FIX-007: needs fixture webhookReceiver: no public callback URL configured',
+    'note: a partial run (1 requirement that applies had no test in this run): it is not a certificate',
+    expect.stringMatching(/^report: .*report\.html$/),
+    expect.stringMatching(/^NOT CONFORMANT /),
+  ]);
+});
+
+test('the HTML opens with the failures, then the not-testable requirements with the config that reaches them, then every other requirement by area', () => {
+  const html = readFileSync(join(run.outDir, 'report.html'), 'utf8');
+  const at = (s: string) => html.indexOf(s);
+  const order = ['id="failed"', 'id="FIX-002"', 'id="FIX-006"', 'id="FIX-202"', 'id="FIX-101"', 'id="not-testable"', 'id="FIX-003"', 'id="FIX-007"', 'id="by-area"', 'class="area"', 'id="FIX-001"'].map(at);
+  expect(order.every((i) => i > 0), 'each part is there').toBe(true);
+  expect(order).toEqual([...order].sort((a, b) => a - b));
+  for (const id of ['FIX-001', 'FIX-002', 'FIX-003']) expect(html.split(`id="${id}"`).length - 1, `${id} is shown once`).toBe(1);
+  expect(html).toMatch(/id="FIX-003"[\s\S]*?To reach it, in the target config:<\/div><pre class="snippet">clients:\n  secondary: /);
+});
+
 test('the HTML escapes catalogue text and target responses', () => {
   const html = readFileSync(join(run.outDir, 'report.html'), 'utf8');
   expect(html).toContain('A passing check, with &lt;b&gt;markup&lt;/b&gt; &amp; evidence.');
   expect(html).toContain('&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
   expect(html).not.toContain('<script>alert(1)');
   expect(html).not.toMatch(/(src|href)="https?:/); // self-contained: nothing fetched
+});
+
+test('junit.xml: a failure carries the failing test\'s message, its evidence and the request to replay', () => {
+  const xml = readFileSync(join(run.outDir, 'junit.xml'), 'utf8');
+  const escaped = /<testcase classname="alpha" name="FIX-002 [^"]*"[^>]*>.*?<failure [^>]*>([^<]*)<\/failure>/s.exec(xml)?.[1] ?? '';
+  const failure = escaped.replace(/&(#39|quot|lt|gt|amp);/g, (_m, e: string) => ({ '#39': "'", quot: '"', lt: '<', gt: '>', amp: '&' })[e]!);
+  expect(failure).toContain('Requirement FIX-002: expected 403 FORBIDDEN');
+  expect(failure).toMatch(/evidence \(3 exchanges, the last 1\):\n {2}POST http:\/\/fixture\.invalid\/api\/core\/messages → 202/);
+  expect(failure).toContain("replay (the last request):\ncurl -i -X POST 'http://fixture.invalid/api/core/messages' \\\n  -H 'authorization: Bearer [redacted]'");
 });
 
 test('junit.xml: one testcase per requirement; only fails are failures', () => {
@@ -128,7 +166,7 @@ test('strict, for a target that declares no profile: standard failures fail, pro
   const r = strictPlain;
   expect(verdicts(r.report)).toMatchObject({ 'FIX-001': 'pass', 'FIX-002': 'fail', 'FIX-101': 'fail', 'FIX-102': 'pass', 'FIX-201': 'not run', 'FIX-202': 'not run', 'FIX-003': 'not run' });
   expect(r.report?.requirements.find((x) => x.id === 'FIX-202')?.reasons[0]).toContain('the target declares no profile');
-  expect(lastLine(r.stdout)).toBe('NOT CONFORMANT (strict; partial: 5 requirements that apply had no test in this run)  document 1/2 (1 fail)  standard 1/2 (1 fail)  profile 0/0  not testable 0  not run 8');
+  expect(lastLine(r.stdout)).toBe('NOT CONFORMANT (strict; partial: 5 requirements that apply had no test in this run)  document 1/2 of 7 checkable (1 fail)  standard 1/2 of 2 checkable (1 fail)  profile 0/0 of 0 checkable  not testable 0  not run 8');
   expect(r.code).toBe(1);
 });
 
@@ -165,6 +203,6 @@ test('harness and configuration errors exit 2 with a clear message', () => {
 test('playwright test --list (a dry run) lists the tests and judges nothing', () => {
   const r = listed;
   expect(r.code, r.stdout + r.stderr).toBe(0);
-  expect(r.stdout).toContain('alpha.fixture.ts:4:1 › the token endpoint answers with a token');
+  expect(r.stdout).toContain('alpha.fixture.ts:5:1 › the token endpoint answers with a token');
   expect(r.report).toBeUndefined();
 });

@@ -30,7 +30,7 @@ export function tempDir(prefix = 'reports-test-'): string {
 }
 
 /** The parent runner's own variables would steer the child Playwright: leave them out. */
-function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+export function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (!/^(PW_|PLAYWRIGHT_|TEST_|CONFORMANCE_|FIXTURE_)/.test(k)) env[k] = v;

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { reasonFor } from '../../../harness/plan.ts';
 import { attachEvidence, broken, LEAKY_CLIENT_SECRET, LEAKY_TOKEN, notTestable } from './helpers.ts';
 
 test('the token endpoint answers with a token', { tag: ['@FIX-001'] }, async () => {
@@ -36,7 +37,8 @@ test('a foreign sendFrom is answered 403', { tag: ['@FIX-002'] }, async () => {
 });
 
 test('a second client cannot see the first one\'s numbers', { tag: ['@FIX-003'] }, async () => {
-  notTestable('needs fixture secondClient: the target config names no second API client');
+  // the harness's own reason for a missing second client, which the report pairs with the config that reaches it
+  notTestable(reasonFor('secondClient'));
 });
 
 test.describe(() => {

@@ -1,0 +1,126 @@
+// Before any suite runs, when the run waits for callbacks: does the target reach the harness's
+// webhook receiver at all? A receiver the target cannot reach (a server in a container given
+// 127.0.0.1, a tunnel that is down) would otherwise fail every callback requirement on the
+// run's account. So the preflight points one number's webhookDeliveryOverride at a receiver on
+// the port the first worker's receiver will take, sends one message, and waits a bounded time;
+// with declared client webhooks it tries that way too. Nothing arriving stops the run (exit 2),
+// naming webhooks.publicUrl and the address the target was given. Whatever the target does on
+// the way that the document does not allow (a refused update, a refused send) is left to the
+// suites: a note, and the run goes on.
+import { randomUUID } from 'node:crypto';
+import { acceptedMessageIds } from '../generators/send-port.ts';
+import { isRequestDefectAnswer } from './answer-classes.ts';
+import type { Target } from './config.ts';
+import type { InterferenceWatch } from './interference.ts';
+import { PreflightError, send, shown, type PreflightResult } from './preflight.ts';
+import { RecordedChannel } from './run-receiver.ts';
+import { ReceiverRefused, WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
+
+export interface RoundTripOptions {
+  origin: string;
+  runDir: string;
+  watch: InterferenceWatch;
+  /** Per request; default the target's timeouts.requestMs. */
+  timeoutMs?: number;
+  /** How long to wait for the callback; default the target's webhooks.timeoutMs. */
+  waitMs?: number;
+}
+
+/** The port the first worker's receiver takes (harness/fixtures.ts): the one the run's callbacks come to. */
+export function firstWorkerPort(target: Target): number {
+  const { listenPort } = target.webhooks;
+  if (listenPort === 0) return 0;
+  return target.triggers.clientWebhooks?.kind === 'declared' ? listenPort + 1 : listenPort;
+}
+
+export async function webhookRoundTrip(target: Target, result: PreflightResult, options: RoundTripOptions): Promise<void> {
+  const token = result.tokens?.primary;
+  const records = result.records?.primary ?? [];
+  const number =
+    records.find((n) => n.numberId === target.numbers.sms) ??
+    records.find((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false);
+  const to = target.recipients.delivered[0];
+  if (token === undefined || number === undefined || to === undefined) {
+    result.notes.push('the webhook round trip was not tried: it needs a token, a number with a campaignregId that can send SMS, and a recipient (recipients.delivered)');
+    return;
+  }
+  const numberId = number.numberId as string;
+  const timeoutMs = options.timeoutMs ?? target.timeouts.requestMs;
+  const waitMs = options.waitMs ?? target.webhooks.timeoutMs;
+  const config = `in ${options.origin}`;
+  const bearer = { authorization: `Bearer ${token}` };
+  const json = { 'content-type': 'application/json' };
+  const declared = target.triggers.clientWebhooks?.kind === 'declared';
+  const update = (value: unknown) => {
+    const route = target.routes.update;
+    return send(route, target.baseUrl + route.path.replace('{numberId}', encodeURIComponent(numberId)), { ...bearer, ...json }, JSON.stringify({ webhookDeliveryOverride: value }), timeoutMs);
+  };
+  /** One message from the number, whose externalReference carries the run's mark: what names it in a callback (that and its messageIds), or null when it was not accepted. */
+  const sendOne = async (what: string): Promise<string[] | null> => {
+    const reference = `conformance-${options.watch.mark()}-preflight-${randomUUID().slice(0, 8)}`;
+    const body = { sendFrom: numberId, to: [to], messageType: 'SMS', text: 'Conformance preflight: the webhook round trip', externalReference: reference };
+    const answer = await send(target.routes.send, target.baseUrl + target.routes.send.path, { ...bearer, ...json, 'idempotency-key': randomUUID() }, JSON.stringify(body), timeoutMs);
+    if (answer.status !== undefined && answer.status >= 200 && answer.status < 300) return [reference, ...acceptedMessageIds(answer.json)];
+    result.notes.push(`the webhook round trip ${what}: the send was not accepted (${shown(answer)}); the suites judge it (SEND-008)`);
+    return null;
+  };
+  const arrives = (channel: WebhookChannel, names: readonly string[]) =>
+    channel.waitFor(`a callback naming ${names.join(' or ')}`, (c) => names.some((n) => c.text.includes(n)), { timeoutMs: waitMs }).then(() => true, () => false);
+
+  const overridable = 'webhookDeliveryOverride' in number;
+  const receiver = await WebhookReceiver.start({ host: target.webhooks.listenHost, port: firstWorkerPort(target), ...(target.webhooks.publicUrl && { publicUrl: target.webhooks.publicUrl }), watch: options.watch });
+  const tried: string[] = [];
+  try {
+    if (overridable) {
+      const channel = receiver.channel('preflight');
+      const set = await update(channel.url);
+      if (set.status !== undefined && isRequestDefectAnswer(set.status)) throw new ReceiverRefused('webhookDeliveryOverride', channel.url, shown(set));
+      if (set.status !== undefined && set.status >= 200 && set.status < 300) {
+        try {
+          const started = Date.now();
+          const names = await sendOne('by the number\'s override');
+          if (names === null) return;
+          if (await arrives(channel, names)) {
+            result.checked.push(`the target reached the harness's webhook receiver at ${channel.url} (${Date.now() - started} ms)`);
+            return;
+          }
+          tried.push(`${channel.url}, as the webhookDeliveryOverride of ${numberId}`);
+        } finally {
+          await update(number.webhookDeliveryOverride);
+        }
+      } else {
+        result.notes.push(`the webhook round trip could not point ${numberId}'s override at the receiver (${shown(set)}); the suites judge the update (UPD-001)`);
+      }
+    }
+    if (declared) {
+      // The primary client's delivery webhook, declared to point at the run receiver: a message from a number without an override reports there.
+      const hook = new RecordedChannel(target, options.runDir, 'primary', 'delivery');
+      const cleared = overridable && number.webhookDeliveryOverride !== null ? await update(null) : null;
+      try {
+        const started = Date.now();
+        const names = await sendOne('by the client\'s delivery webhook');
+        if (names === null) return;
+        if (await arrives(hook, names)) {
+          result.checked.push(`the target reached the harness's run receiver at ${hook.url} (${Date.now() - started} ms)`);
+          if (tried.length > 0) result.notes.push(`no callback came by ${tried[0]}, but one came by the client's webhook: the receiver is reachable, and the suites judge the override (WH-001)`);
+          return;
+        }
+        tried.push(`${hook.url}, as the primary client's declared delivery webhook`);
+      } finally {
+        if (cleared !== null) await update(number.webhookDeliveryOverride);
+      }
+    }
+    if (tried.length === 0) {
+      result.notes.push('the webhook round trip was not tried: the numbers list does not show webhookDeliveryOverride, and no client webhook is declared');
+      return;
+    }
+    const where = `${target.webhooks.listenHost}:${receiver.port}${declared ? ` and ${target.webhooks.listenHost}:${target.webhooks.listenPort}` : ''}`;
+    throw new PreflightError(
+      `the target did not call the harness's webhook receiver within ${Math.round(waitMs / 1000)} s`,
+      `the target was given ${tried.join('; and ')}; it accepted a send whose outcome would go there, and nothing arrived where the receiver listens (${where})`,
+      `webhooks.publicUrl ${config}: an address of this machine the target can reach (a server in a container reaches the host at host.docker.internal, with extra_hosts: ["host.docker.internal:host-gateway"], or runs with host networking; a tunnel must be up); webhooks.listenHost and webhooks.listenPort say where the receiver listens. If the target can reach it, it does not report outcomes by webhook (WH-001), and no run can judge the webhook requirements until it does`,
+    );
+  } finally {
+    await receiver.close();
+  }
+}

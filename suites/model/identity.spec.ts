@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { ApiClient } from '../../harness/api-client.ts';
+import { basicCredentials } from '../../harness/basic-auth.ts';
+import { itemsAt } from '../../harness/config.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { readNumbers } from '../../harness/known-numbers.ts';
+import { deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
+import { deliveredRecipients, expectQueuedFor, messageIdsOf, NO_SECOND_SMS_NUMBER, secondSmsNumber, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
+
+// Identity: every piece of state the document gives an owner follows that owner when one
+// identity a request carries changes and the others stay the same. A token stands for its
+// client (section 5), whichever of the client's tokens it is and however it was obtained; a
+// number's settings and callbacks are the number's (4.5, 6); an Idempotency-Key's record is the
+// client's (4.6 rule 8), whichever token carries the retry.
+
+test.describe('5: a token acts for its client, whichever of the client\'s tokens it is', () => {
+  /** A token of `creds`, obtained as `how` (section 5 rule 1). */
+  async function issue(api: ApiClient, how: 'json' | 'form' | 'basic', creds: { clientId: string; clientSecret: string }): Promise<string> {
+    const fields = { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret };
+    const res =
+      how === 'json'
+        ? await api.call('token', { json: fields })
+        : how === 'form'
+          ? await api.call('token', { form: fields })
+          : await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(creds.clientId, creds.clientSecret) } });
+    expect(res).toSucceed(`AUTH-007: precondition: a token is issued (${how})`);
+    return res.body.access_token as string;
+  }
+
+  /** What a token sees: its context's apiClientId and its numbers. */
+  async function view(api: ApiClient, token: string): Promise<{ apiClientId: unknown; numbers: string }> {
+    const who = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } });
+    const list = await api.call('numbers', { as: 'none', headers: { authorization: `Bearer ${token}` } });
+    expect(who).toSucceed('AUTH-007: whoami accepts a live token of the client');
+    expect(list).toSucceed('AUTH-007: the numbers list accepts a live token of the client');
+    const items = itemsAt(list.body, api.target.routes.numbersItemsPath) as Array<{ numberId: string }>;
+    return { apiClientId: who.body?.apiClientId, numbers: JSON.stringify((items ?? []).map((n) => n.numberId).sort()) };
+  }
+
+  test('tokens obtained by a JSON body, a form body and HTTP Basic each see the same client\'s context and numbers', { tag: ['@AUTH-007'] }, async ({ api, target }) => {
+    const mine = [await issue(api, 'json', target.clients.primary), await issue(api, 'form', target.clients.primary), await issue(api, 'basic', target.clients.primary)];
+    const first = await view(api, mine[0]!);
+    for (const [i, token] of mine.entries()) expect(await view(api, token), `AUTH-007: the primary client's token ${i + 1} (of json, form, basic) sees the primary client`).toEqual(first);
+  });
+
+  test('after another client obtains a token, each client\'s tokens still see their own client, and the two see different ones', { tag: ['@CTX-002', '@NUM-003'] }, async ({ api, target, secondClient }) => {
+    const mine = [await issue(api, 'json', target.clients.primary), await issue(api, 'basic', target.clients.primary)];
+    const first = await view(api, mine[0]!);
+    const theirs = await issue(api, 'json', secondClient);
+    const other = await view(api, theirs);
+    expect(other.apiClientId, "CTX-002: the second client's token sees another apiClientId").not.toEqual(first.apiClientId);
+    expect(other.numbers === first.numbers && first.numbers !== '[]', "NUM-003: the second client's token does not list the primary client's numbers").toBe(false);
+    // Obtaining the second client's token changes nothing for the first client's tokens.
+    for (const [i, token] of mine.entries()) expect(await view(api, token), `AUTH-007: after the second client obtained a token, the primary client's token ${i + 1} still sees the primary client`).toEqual(first);
+    expect(await view(api, theirs), "AUTH-007: the second client's token still sees the second client").toEqual(other);
+  });
+});
+
+test.describe('4.6 rule 8: a key\'s record is the client\'s, whichever token carries the request', () => {
+  test('one key varied one identity at a time: another token of the client replays, another number is unsafe, another key is new', { tag: ['@IDEM-004', '@IDEM-001', '@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // Another client under the same key and body is SEND-004's check (send.spec.ts), which needs a second client.
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'identity');
+    const first = expectQueuedFor(await send(api, key, body), 'IDEM-004', 'the first send');
+    // Another token of the same client: the refresh section 5 rule 5 asks for before a retry.
+    const fresh = await api.call('token', { json: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId, client_secret: target.clients.primary.clientSecret } });
+    expect(fresh).toSucceed('AUTH-005: precondition: a second token of the primary client');
+    const retry = await api.call('send', { as: 'none', headers: { authorization: `Bearer ${fresh.body.access_token}`, 'idempotency-key': key }, json: body });
+    expect(retry).toSucceed('IDEM-004: the retry with another token of the same client is the safe retry');
+    expect(sorted(messageIdsOf(retry)), 'IDEM-004: the retry with another token reports the first messageIds').toEqual(sorted(first));
+    // Another of the client's numbers under the key: a changed payload.
+    const other = secondSmsNumber(knownNumbers);
+    if (!other) notTestable(NO_SECOND_SMS_NUMBER);
+    const moved = await send(api, key, { ...body, sendFrom: other });
+    expect(moved).toBeRefusedAsUnsafeRetry('IDEM-002: the key with another sendFrom is an unsafe retry');
+    expect(messageIdsOf(moved), 'IDEM-002: the unsafe retry reports no messages').toEqual([]);
+    // Another key, the same body: a new operation.
+    const again = expectQueuedFor(await send(api, newKey(), body), 'IDEM-001', 'the same body under a new key');
+    expect(again.filter((id) => first.includes(id)), 'IDEM-001: a new key queues new messages').toEqual([]);
+  });
+});
+
+test.describe('4.5 and 6: a number\'s settings and callbacks are the number\'s', () => {
+  test('with overrides on two numbers, each number\'s outcomes go to its own override and an update of one leaves the other as it was', { tag: ['@WH-001', '@UPD-007'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const a = smsNumber(knownNumbers);
+    const b = secondSmsNumber(knownNumbers);
+    if (!b) notTestable(NO_SECOND_SMS_NUMBER);
+    const [channelA, channelB] = [webhooks.channel('identity-a'), webhooks.channel('identity-b')];
+    await deliverTo(settings, a, channelA.url, 'WH-001');
+    await deliverTo(settings, b!, channelB.url, 'WH-001');
+    const recordA = (await readNumbers(api)).find((n) => n.numberId === a);
+    expect(recordA?.webhookDeliveryOverride, `UPD-007: setting ${b}'s override leaves ${a}'s as it was`).toEqual(channelA.url);
+    const started = Date.now();
+    const idsA = expectQueuedFor(await send(api, newKey(), smsPayload(a, deliveredRecipients(target), `identity-a-${randomUUID().slice(0, 4)}`)), 'WH-001');
+    const idsB = expectQueuedFor(await send(api, newKey(), smsPayload(b!, deliveredRecipients(target), `identity-b-${randomUUID().slice(0, 4)}`)), 'WH-001');
+    for (const id of idsA) await expectCallbacks(channelA, 'WH-001', `the outcome of ${id} from ${a}`, namesMessage(id), { timeoutMs: target.webhooks.timeoutMs });
+    for (const id of idsB) await expectCallbacks(channelB, 'WH-001', `the outcome of ${id} from ${b}`, namesMessage(id), { timeoutMs: target.webhooks.timeoutMs });
+    await quietPeriod(Date.now() - started);
+    expect(channelA.received.filter((c) => idsB.some((id) => c.text.includes(id))).map((c) => c.text.slice(0, 200)), `WH-001: ${a}'s override receives none of ${b}'s outcomes`).toEqual([]);
+    expect(channelB.received.filter((c) => idsA.some((id) => c.text.includes(id))).map((c) => c.text.slice(0, 200)), `WH-001: ${b}'s override receives none of ${a}'s outcomes`).toEqual([]);
+  });
+});

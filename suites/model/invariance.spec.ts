@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { readNumbers } from '../../harness/known-numbers.ts';
+import { checkProperty, propertySettings } from '../../harness/property.ts';
+import { describeSpelling, formSpelling, PLAIN_SPELLING, respelling, spell, spellForm, type JsonSpelling } from '../../generators/json-spelling.ts';
+import { acceptedMessageIds, reportsQueued } from '../../generators/send-port.ts';
+import { acceptedSearch } from '../support/core-routes.ts';
+import { recordRun } from '../support/properties.ts';
+import { deliveredRecipients, smsNumber, smsPayload } from '../support/sends.ts';
+import { SETTABLE_FIELDS, differentValue, scratchNumber } from '../support/settings.ts';
+
+// Invariance (ERR-007): the answer to a request does not depend on how its JSON is written.
+// RFC 8259 makes whitespace between tokens, the order of an object's members and a character
+// written as an escape insignificant (sections 2, 4, 7); a form body's field order and
+// percent-encoded letters likewise. For each operation with a body, generated spellings of the
+// same value (generators/json-spelling.ts) are sent beside the plain one, and each must be
+// answered alike: the same status, the same error, the same change. Only what JSON makes
+// insignificant is varied; numbers and repeated names, which RFC 8259 leaves to
+// implementations, are not.
+
+/** Cases per operation: a quarter of a property's (7 at the quick depth), at most 40; scaled with --runs, as the send budget is. */
+function settingsFor() {
+  const settings = propertySettings();
+  return { ...settings, numRuns: Math.min(40, Math.ceil(settings.numRuns / 4)) };
+}
+
+/** What must not change with the spelling: the status, and the error the body names (CORE code or OAuth error). */
+function answerOf(res: ApiResponse): string {
+  const error: unknown = res.body?.error;
+  const named = typeof error === 'string' ? error : typeof (error as { code?: unknown } | undefined)?.code === 'string' ? (error as { code: string }).code : '';
+  return `${res.status}${named ? ` ${named}` : ''}`;
+}
+
+function sameAnswer(id: string, plain: ApiResponse, spelled: ApiResponse, spelling: string, what: string): void {
+  if (answerOf(spelled) !== answerOf(plain)) {
+    throw new Error(`ERR-007: ${what} written ${spelling} was answered ${answerOf(spelled)}, written plainly ${answerOf(plain)} (${id})\n  answered: ${spelled.text.slice(0, 300)}\n  request:  ${spelled.describe()}`);
+  }
+}
+
+function jsonCall(api: ApiClient, operation: 'token' | 'search' | 'update' | 'send', value: unknown, spelling: JsonSpelling, extra: { params?: Record<string, string>; headers?: Record<string, string> } = {}) {
+  return api.call(operation, { body: spell(value, spelling), ...(extra.params && { params: extra.params }), headers: { 'content-type': 'application/json', ...extra.headers } });
+}
+
+test.describe('4 and RFC 8259: the same JSON written another way gets the same answer', () => {
+  test('a token request is answered alike however its JSON or form fields are written', { tag: ['@ERR-007', '@TOKEN-003', '@TOKEN-004', '@TOKEN-008'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const valid = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    const refused = { ...valid, grant_type: 'password' };
+    const plain = { valid: await jsonCall(api, 'token', valid, PLAIN_SPELLING), refused: await jsonCall(api, 'token', refused, PLAIN_SPELLING), form: await api.call('token', { form: valid }) };
+    expect(plain.valid).toSucceed('TOKEN-003: precondition: the plain JSON token request is accepted');
+    const property = fc.asyncProperty(respelling(), formSpelling(), async (spelling, form) => {
+      const how = describeSpelling(spelling);
+      sameAnswer('TOKEN-003', plain.valid, await jsonCall(api, 'token', valid, spelling), how, 'a valid JSON token request');
+      sameAnswer('TOKEN-008', plain.refused, await jsonCall(api, 'token', refused, spelling), how, 'a JSON token request with grant_type password');
+      const body = spellForm(Object.entries(valid), form);
+      sameAnswer('TOKEN-004', plain.form, await api.call('token', { body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), `as ${body.replace(clientSecret, '[secret]')}`, 'a valid form-encoded token request');
+    });
+    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"however its JSON or form fields are written"', independentCases: true }));
+  });
+
+  test('a search is answered alike however its JSON is written', { tag: ['@ERR-007', '@SEARCH-001'] }, async ({ api }) => {
+    const found = await acceptedSearch(api);
+    if (!found.body || !found.response) notTestable('no search body among the candidates was accepted, so no search is known to succeed (SEARCH-001 reports why)');
+    const property = fc.asyncProperty(respelling(), async (spelling) => {
+      sameAnswer('SEARCH-001', found.response!, await jsonCall(api, 'search', found.body, spelling), describeSpelling(spelling), `the search ${JSON.stringify(found.body)}`);
+    });
+    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"search is answered alike"', independentCases: true }));
+  });
+
+  test('a send is answered alike however its JSON is written: accepted and queued, refused with the same error, or replayed as the safe retry', { tag: ['@ERR-007', '@SEND-008', '@SEND-007', '@IDEM-004'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const sendFrom = smsNumber(knownNumbers);
+    const to = deliveredRecipients(target);
+    const refusedBody = { ...smsPayload(sendFrom, to, 'invariance-refused'), to: [...to, '2025550100'] };
+    const plainRefused = await jsonCall(api, 'send', refusedBody, PLAIN_SPELLING, { headers: { 'idempotency-key': newKey() } });
+    expect(plainRefused).toBeRequestDefect('SEND-007: precondition: the plain send with one invalid recipient is refused');
+    const property = fc.asyncProperty(respelling(), async (spelling) => {
+      const how = describeSpelling(spelling);
+      // A fresh payload and key per case: each is a first attempt.
+      const res = await jsonCall(api, 'send', smsPayload(sendFrom, to, 'invariance'), spelling, { headers: { 'idempotency-key': newKey() } });
+      if (!(res.status >= 200 && res.status < 300) || acceptedMessageIds(res.body).length === 0 || !reportsQueued(res.body)) {
+        throw new Error(`ERR-007: a valid send written ${how} was not accepted with QUEUED and its messageIds (SEND-008)\n  answered: ${res.status} ${res.text.slice(0, 300)}`);
+      }
+      sameAnswer('SEND-007', plainRefused, await jsonCall(api, 'send', { ...refusedBody, externalReference: `${refusedBody.externalReference}-${newKey().slice(0, 8)}` }, spelling, { headers: { 'idempotency-key': newKey() } }), how, 'a send with one invalid recipient');
+      // The same payload written plainly, retried under the key of the send above: the safe retry (IDEM-004).
+      const key = newKey();
+      const payload = smsPayload(sendFrom, to, 'invariance-retry');
+      const first = await jsonCall(api, 'send', payload, PLAIN_SPELLING, { headers: { 'idempotency-key': key } });
+      const retry = await jsonCall(api, 'send', payload, spelling, { headers: { 'idempotency-key': key } });
+      const [firstIds, retryIds] = [acceptedMessageIds(first.body), acceptedMessageIds(retry.body)];
+      if (first.status >= 200 && first.status < 300 && (!(retry.status >= 200 && retry.status < 300) || JSON.stringify(retryIds) !== JSON.stringify(firstIds))) {
+        throw new Error(`IDEM-004: a retry of a send, the same JSON written ${how}, was answered ${retry.status} with messageIds [${retryIds.join(', ')}]; the first answer had [${firstIds.join(', ')}]: the same payload under the same key is the safe retry\n  answered: ${retry.text.slice(0, 300)}`);
+      }
+    });
+    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"send is answered alike"', independentCases: true }));
+  });
+
+  test('an update is answered alike however its JSON is written, and the list then shows the same change', { tag: ['@ERR-007', '@UPD-001', '@UPD-005'] }, async ({ api, knownNumbers, settings, webhooks }) => {
+    const numberId = scratchNumber(knownNumbers);
+    const record = (await readNumbers(api)).find((n) => n.numberId === numberId);
+    if (!record) notTestable(`number ${numberId} is not in the primary client's list`);
+    const fields = SETTABLE_FIELDS.filter((f) => f in record!);
+    if (fields.length === 0) notTestable(`the numbers list shows no settable field of ${numberId}`);
+    settings.remember(record!);
+    const property = fc.asyncProperty(respelling(), fc.constantFrom(...fields), async (spelling, field) => {
+      const how = describeSpelling(spelling);
+      const before = (await readNumbers(api)).find((n) => n.numberId === numberId)!;
+      const value = differentValue(field, before[field], knownNumbers, () => webhooks.channel(`invariance-${field}`).url);
+      const res = await jsonCall(api, 'update', { [field]: value }, spelling, { params: { numberId } });
+      if (!(res.status >= 200 && res.status < 300)) throw new Error(`ERR-007: an update of ${field} to ${JSON.stringify(value)} written ${how} was answered ${res.status} ${res.text.slice(0, 300)}; written plainly it is accepted (UPD-001)`);
+      const after = (await readNumbers(api)).find((n) => n.numberId === numberId)!;
+      if (JSON.stringify(after[field]) !== JSON.stringify(value)) throw new Error(`ERR-007: after an update of ${field} to ${JSON.stringify(value)} written ${how}, the list shows ${JSON.stringify(after[field])}`);
+      // The same attribute given another JSON type, written the same way: still refused, still nothing changed.
+      const wrong = field === 'smsEnabled' || field === 'mmsEnabled' ? 'true' : 42;
+      const refused = await jsonCall(api, 'update', { [field]: wrong }, spelling, { params: { numberId } });
+      const still = (await readNumbers(api)).find((n) => n.numberId === numberId)!;
+      if (refused.status < 400 || refused.status >= 500 || [401, 403, 404, 408, 409, 429].includes(refused.status) || JSON.stringify(still[field]) !== JSON.stringify(value)) {
+        throw new Error(`ERR-007: an update giving ${field} the ${typeof wrong} ${JSON.stringify(wrong)}, written ${how}, was answered ${refused.status} and left ${field} ${JSON.stringify(still[field])}; a request defect changes nothing (UPD-005)`);
+      }
+    });
+    // Cases read what earlier ones changed: one after another.
+    recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"update is answered alike"' }));
+  });
+});
