@@ -2,8 +2,10 @@
 //
 // - test runner `certify`: runs the certification suite, as `npm run certify` does (the bundled
 //   reference, compiled by esbuild from the sandbox's sources, which StrykerJS has mutated),
-//   against each mutant. The mutant is killed when a run ends NOT CONFORMANT (exit 1). A run that
-//   ends in a harness error (exit 2) or does not end in time is not a kill.
+//   against each mutant, with --strict: the reference claims the standards' rules as well as the
+//   document's and its profile's, so a failure at any level fails the run, as the kill matrix
+//   counts a non-strict failure caught. The mutant is killed when a run ends NOT CONFORMANT
+//   (exit 1). A run that ends in a harness error (exit 2) or does not end in time is not a kill.
 // - ignorer `mutation-kept`: leaves the limits cli/mutation-files.ts keeps unmutated.
 // - reporter `mutation-results`: writes each mutant's outcome, under its stable id, to the
 //   results file of the run, as soon as it is known (a chunk interrupted keeps what it finished).
@@ -226,7 +228,7 @@ export class CertifyTestRunner implements TestRunner {
   /** One certify run in the sandbox: the whole suite (null) or these areas' tests; with `fast`, a mutant's stops at its first failed test. */
   private certify(suites: string[] | null, how: { mutant?: string; coverageDir?: string }): Promise<CertifyRun> {
     const out = mkdtempSync(join(tmpdir(), 'mutation-certify-'));
-    const args = ['--import', 'tsx', 'cli/certify.ts', '--quiet', '--out', out];
+    const args = ['--import', 'tsx', 'cli/certify.ts', '--quiet', '--strict', '--out', out];
     if (suites !== null) args.push('--grep', areaGrep(suites));
     if (how.mutant !== undefined && this.settings.fast) args.push('--max-failures', '1');
     const env: NodeJS.ProcessEnv = { ...process.env };

@@ -2,7 +2,7 @@
 //
 // A mutation score of the certification suite, built on StrykerJS: it mutates the reference
 // server's rule code (cli/mutation-files.ts), certifies the bundled reference against each mutant
-// as `npm run certify` does (cli/mutation-runner.ts), and counts a mutant killed when that run
+// as `npm run certify -- --strict` does (cli/mutation-runner.ts), and counts a mutant killed when that run
 // ends NOT CONFORMANT. Survivors judged equivalent are listed in mutation/triage.yaml; every other
 // survivor is a check the suite is missing. Ends with one line:
 //   mutation score: P% (K killed of M; E listed as equivalent)
@@ -34,7 +34,8 @@ import { REPO_ROOT, userDirectory } from '../harness/settings.ts';
 const USAGE = `Usage: npm run mutation -- [options]
 
 Mutates the reference server's rule code (cli/mutation-files.ts) with StrykerJS and certifies the
-bundled reference against each mutant; a mutant is killed when that run is NOT CONFORMANT.
+bundled reference against each mutant (certify --strict); a mutant is killed when that run is NOT
+CONFORMANT.
 Prints one line at the end: mutation score: P% (K killed of M; E listed as equivalent).
 
 Which mutants (one of; all of them without any):
