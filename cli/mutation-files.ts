@@ -34,7 +34,7 @@ export const MUTATION_ENTRIES: readonly MutationEntry[] = [
   // ---- in: the rules -----------------------------------------------------------------------
   { path: 'reference/auth/', mutate: true, why: 'authentication: the token endpoint\'s parameters and Basic decoding (RFC 6749), bearer tokens (section 5, RFC 6750), client status and capabilities, secrets and tokens', suites: ['token', 'bearer'] },
   { path: 'reference/auth/capabilities.ts', mutate: true, why: 'client capabilities gating each operation (profile client.capabilities)', suites: ['client-context', 'send', 'search'] },
-  { path: 'reference/routes/token.ts', mutate: true, why: 'the token endpoint (section 4.1, RFC 6749)', suites: ['token', 'versioning'] },
+  { path: 'reference/routes/token.ts', mutate: true, why: 'the token endpoint (section 4.1, RFC 6749); the hook that admits a request through the rate limit of reference/auth/tokenGuard.ts (out, below: its admit) is kept', keep: ['admit'], suites: ['token', 'versioning'] },
   { path: 'reference/routes/clientContext.ts', mutate: true, why: 'whoami (section 4.2)', suites: ['client-context'] },
   { path: 'reference/routes/numbers.ts', mutate: true, why: 'the numbers list, search and update (sections 4.3 to 4.5)', suites: ['numbers', 'search', 'update'] },
   { path: 'reference/routes/messages.ts', mutate: true, why: 'the send route (section 4.6)', suites: ['send', 'idempotency'] },

@@ -119,7 +119,8 @@ function mentions(node: unknown, names: ReadonlySet<string>): boolean {
 
 /**
  * Leaves unmutated what an entry of cli/mutation-files.ts keeps (its `keep` names): the
- * declaration of each name, and every `if` whose test reads one (the limit's own check).
+ * declaration of each name, every `if` whose test reads one (the limit's own check), and every
+ * expression statement that names one (the statement that wires the limit in, such as a hook).
  */
 export class KeptDeclarations implements Ignorer {
   constructor(private readonly root: string) {}
@@ -134,6 +135,7 @@ export class KeptDeclarations implements Ignorer {
     const { node } = p;
     if (node.type === 'VariableDeclarator' && names.has((node.id as AnyNode).name as string)) return `kept: ${(node.id as AnyNode).name} is a limit of the reference's own (cli/mutation-files.ts)`;
     if (node.type === 'IfStatement' && mentions(node.test, names)) return 'kept: the check of a limit of the reference\'s own (cli/mutation-files.ts)';
+    if (node.type === 'ExpressionStatement' && mentions(node.expression, names)) return 'kept: the statement that wires in a limit of the reference\'s own (cli/mutation-files.ts)';
     return undefined;
   }
 }

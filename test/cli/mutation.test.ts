@@ -46,6 +46,11 @@ test.describe('the mutants of the reference', () => {
     const key = mutants.filter((m) => m.file === 'reference/send/idempotencyKey.ts');
     expect(key.length).toBeGreaterThan(10);
     expect(key.filter((m) => m.id.includes('MAX_KEY_LENGTH'))).toEqual([]);
+    // a statement that wires a kept limit in (the token endpoint's rate-limit hook) is kept too
+    const token = mutants.filter((m) => m.file === 'reference/routes/token.ts');
+    expect(token.length).toBeGreaterThan(10);
+    expect(token.filter((m) => m.id.includes('tokenGuard.admit'))).toEqual([]);
+    expect(token.some((m) => m.id.includes('client_id and client_secret are required'))).toBe(true);
   });
 
   test('the same N and seed draw the same sample; another seed another one', () => {
