@@ -39,6 +39,7 @@ const webhookRate = Number(values['webhook-rate']);
 interface Fixtures {
   baseUrl: string;
   controlUrl: string;
+  controlToken: string;
   clients: Array<{ role: string; clientId: string; clientSecret: string; numbers: Array<{ numberId: string }> }>;
 }
 
@@ -195,7 +196,7 @@ try {
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/delivery`;
   await request(`${fixtures.controlUrl}/clients/${encodeURIComponent(primary.clientId)}/webhooks`, {
     method: 'PUT',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.controlToken}` },
     body: JSON.stringify({ delivery: receiverUrl }),
   }).then((response) => response.body.dump());
 

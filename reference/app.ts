@@ -20,7 +20,7 @@ import { startSweeper } from './maintenance.ts';
 import { CORE_BODY_LIMIT_BYTES, DEFAULTS, PROFILE_WIRE_CHOICES, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
 import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
-import { controlRoutes } from './routes/control.ts';
+import { controlRoutes, newControlToken } from './routes/control.ts';
 import { methodNotAllowedOnTokenPath, tokenRoutes } from './routes/token.ts';
 import { connectionOptions, limitConnections } from './http/limits.ts';
 import { clientErrorHandler, expectationFailed, registerEdgeHooks, trackPathsInFlight, type PathsInFlight } from './http/rejections.ts';
@@ -37,6 +37,8 @@ import { WebhookTargets } from './webhooks/targets.ts';
 export interface ReferenceHandle {
   readonly seeded: readonly SeededClient[];
   readonly upstreamUrl: string;
+  /** The control plane's bearer token (the operator's, or one made at start); undefined without --control. */
+  readonly controlToken: string | undefined;
   /** The --fixtures-out document for a server reachable at baseUrl. */
   describe(baseUrl: string): TargetDescription;
 }
@@ -74,12 +76,21 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
 }
 
 /**
+ * The control plane is never open: with it on and no token of the operator's, the server makes
+ * one (main.ts writes it to --fixtures-out, where the harness reads it).
+ */
+function withControlToken(options: ReferenceOptions): ReferenceOptions {
+  if (!options.control) return { ...options, controlToken: undefined };
+  return { ...options, controlToken: options.controlToken ?? newControlToken() };
+}
+
+/**
  * Builds the reference server without listening: opens and seeds the database, starts the
  * upstream simulator unless an upstream URL is given, and registers one plugin per resource.
  * Closing the instance stops everything it started, after committing queued writes.
  */
 export async function buildApp(buildOptions: BuildOptions = {}): Promise<FastifyInstance> {
-  const options = withDefaults(buildOptions);
+  const options = withControlToken(withDefaults(buildOptions));
   const { logger } = options;
   assertKnownFaults(options.faults);
   if (options.faults.size > 0) {
@@ -168,7 +179,8 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
   app.decorate('reference', {
     seeded: ctx.seeded,
     upstreamUrl,
-    describe: (baseUrl: string) => describeTarget(ctx.seeded, ctx.stores, baseUrl, ctx.options.control),
+    controlToken: ctx.options.controlToken,
+    describe: (baseUrl: string) => describeTarget(ctx.seeded, ctx.stores, baseUrl, ctx.options.controlToken),
   } satisfies ReferenceHandle);
 
   registerEdgeHooks(app);

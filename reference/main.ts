@@ -28,6 +28,7 @@ async function main(): Promise<number> {
   // A deliberately broken server says so before anything else, on stderr where the logs go.
   if (cli.faults.length > 0) process.stderr.write(faultBanner(cli.faults));
 
+  const logger = createLogger(cli.logLevel);
   let app;
   try {
     app = await buildApp({
@@ -48,7 +49,7 @@ async function main(): Promise<number> {
       keepAliveTimeoutMs: cli.keepAliveTimeoutMs,
       maxConnections: cli.maxConnections,
       tokenLimits: cli.tokenLimits,
-      logger: createLogger(cli.logLevel),
+      logger,
       faults: new Set(cli.faults),
       wire: cli.wire,
     });
@@ -68,6 +69,10 @@ async function main(): Promise<number> {
     // It holds every client secret and webhook secret: readable by the server's own user only.
     writeFileSync(cli.fixturesOutPath, `${JSON.stringify(app.reference.describe(baseUrl), null, 2)}\n`, { mode: 0o600 });
     chmodSync(cli.fixturesOutPath, 0o600);
+  }
+  // The made token is told only by the file (0600), never by the log.
+  if (cli.control && cli.controlToken === undefined) {
+    logger.info({ fixturesOut: cli.fixturesOutPath }, `the control plane requires a token made at start; it is in ${cli.fixturesOutPath} (controlToken)`);
   }
   process.stdout.write(`reference server listening on ${baseUrl}\n`);
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
 import { parseFaults, type FaultName } from '../faults/index.ts';
@@ -16,8 +17,10 @@ Options:
   --fresh                     start from an empty database (deletes FILE and its WAL first)
   --fixtures FILE             seed clients and numbers from FILE (JSON or YAML); a built-in demo set when absent
   --fixtures-out FILE         write base URL, credentials, webhook secrets and numbers as JSON once listening
-  --control                   enable the test-control plane under /_control
-  --control-token TOKEN       require "Authorization: Bearer TOKEN" on /_control
+  --control                   enable the test-control plane under /_control, guarded by a bearer token:
+                              --control-token's, or one the server makes and writes to --fixtures-out
+                              (a made token needs --fixtures-out and a loopback --host)
+  --control-token TOKEN       the token /_control requires ("Authorization: Bearer TOKEN")
   --token-ttl SECONDS         access-token lifetime (default ${DEFAULTS.tokenTtlSeconds})
   --idempotency-ttl SECONDS   idempotency-key retention (default ${DEFAULTS.idempotencyTtlSeconds})
   --upstream-url URL          inventory provider; default: start the bundled simulator on a loopback port
@@ -82,6 +85,15 @@ export interface CliOptions
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Whether a server bound to HOST is reachable from this machine only: localhost or a loopback address. */
+export function isLoopbackHost(host: string): boolean {
+  const address = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (address === 'localhost') return true;
+  if (isIP(address) === 4) return address.startsWith('127.');
+  if (isIP(address) === 6) return /^(0{0,4}:){0,7}:?0{0,3}1$/.test(address) || /^::ffff:127\./.test(address);
+  return false;
+}
 
 function integer(flag: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -181,6 +193,13 @@ export function parseCommandLine(argv: string[]): CliOptions {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   if (values['control-token'] !== undefined && !values.control) throw new ConfigError('--control-token needs --control');
   if (values['control-token'] === '') throw new ConfigError('--control-token must not be empty');
+  const host = values.host ?? DEFAULTS.host;
+  // The control plane is never open. Without the operator's token the server makes one, which
+  // only the --fixtures-out file tells; on an interface other machines reach, the operator gives it.
+  if (values.control && values['control-token'] === undefined) {
+    if (!isLoopbackHost(host)) throw new ConfigError(`--control on --host ${host}, which other machines may reach, needs --control-token TOKEN`);
+    if (values['fixtures-out'] === undefined) throw new ConfigError('--control without --control-token needs --fixtures-out FILE, where the server writes the control token it makes');
+  }
   const requestTimeoutMs = Math.round(seconds('request-timeout', values['request-timeout'], DEFAULTS.requestTimeoutMs / 1000) * 1000);
   const headersTimeoutMs = Math.round(seconds('headers-timeout', values['headers-timeout'], DEFAULTS.headersTimeoutMs / 1000) * 1000);
   // Node refuses a headers timeout longer than the request timeout.
@@ -190,7 +209,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
   for (const entry of allowWebhookHosts) parseAllowedHost(entry);
   return {
     help: values.help ?? false,
-    host: values.host ?? DEFAULTS.host,
+    host,
     port: integer('port', values.port, DEFAULTS.port, 0, 65535),
     dbPath: values.db ?? DEFAULTS.dbPath,
     fresh: values.fresh ?? false,

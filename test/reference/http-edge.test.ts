@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../reference/app.ts';
 import { test, expect } from '@playwright/test';
+import { controlRequest } from './helpers.ts';
 
 // The edges of HTTP the routes never see (reference/http/): timeouts and the connection cap,
 // what Node's parser refuses, Expect, a missing Host, shutdown, 405 on the token path, a
@@ -188,7 +189,7 @@ test.describe("what Node's HTTP parser refuses, and other answers below the rout
     // The first request is held by a stalled provider, which keeps the connection open; the
     // second is sent on it after close() began.
     const server = await listen({ upstreamTimeoutMs: 1500, control: true });
-    await server.inject({ method: 'POST', url: '/_control/upstream', payload: { mode: 'stall' } });
+    await controlRequest(server, 'POST', '/_control/upstream', { mode: 'stall' });
     const token = await tokenOf(server);
     const search = `POST /api/core/numbers/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
     const whoami = `GET /api/core/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`;

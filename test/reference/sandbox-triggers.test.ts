@@ -30,8 +30,8 @@ test.describe('client webhooks at start (clientWebhooks: declared)', () => {
 
   test('the control plane reset restores the webhooks given at start', async ({ server }) => {
     const id = encodeURIComponent(server.client('primary').clientId);
-    expect((await server.app.inject({ method: 'PUT', url: `/_control/clients/${id}/webhooks`, payload: { delivery: null, inbound: null } })).statusCode).toBe(200);
-    expect((await server.app.inject({ method: 'POST', url: '/_control/reset' })).statusCode).toBe(200);
+    expect((await server.control('PUT', `/_control/clients/${id}/webhooks`, { delivery: null, inbound: null })).statusCode).toBe(200);
+    expect((await server.control('POST', '/_control/reset')).statusCode).toBe(200);
     expect((await whoami(server, await server.token('primary'))).json()).toMatchObject({ deliveryWebhookConfigured: true, inboundWebhookConfigured: true });
   });
 });
@@ -208,7 +208,7 @@ test.describe('loopback inbound (inbound: loopback)', () => {
   }
 
   async function setClientWebhooks(server: TestServer, role: 'primary' | 'secondary', webhooks: { delivery?: string; inbound?: string }) {
-    expect((await server.app.inject({ method: 'PUT', url: `/_control/clients/${server.client(role).clientId}/webhooks`, payload: webhooks })).statusCode).toBe(200);
+    expect((await server.control('PUT', `/_control/clients/${server.client(role).clientId}/webhooks`, webhooks)).statusCode).toBe(200);
   }
 
   const events = (received: ReceivedWebhook[], path: string) => received.filter((request) => request.path === path).map((request) => JSON.parse(request.body));

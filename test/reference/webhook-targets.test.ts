@@ -67,7 +67,7 @@ test.describe('when set: the update route', () => {
   });
 
   test('the control plane checks the client webhooks it sets in the same way', async ({ server }) => {
-    const response = await server.app.inject({ method: 'PUT', url: `/_control/clients/${server.client('primary').clientId}/webhooks`, payload: { delivery: 'http://10.1.2.3/hooks' } });
+    const response = await server.control('PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { delivery: 'http://10.1.2.3/hooks' });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details).toMatchObject({ field: 'delivery', reason: 'private' });
   });
