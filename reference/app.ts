@@ -22,7 +22,7 @@ import { coreRoutes } from './routes/core.ts';
 import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
 import { controlRoutes, newControlToken } from './routes/control.ts';
 import { methodNotAllowedOnTokenPath, tokenRoutes } from './routes/token.ts';
-import { connectionOptions, limitConnections } from './http/limits.ts';
+import { connectionOptions, limitConnections, limitRequestsPerSource } from './http/limits.ts';
 import { clientErrorHandler, expectationFailed, registerEdgeHooks, trackPathsInFlight, type PathsInFlight } from './http/rejections.ts';
 import { createAjv } from './spec/ajv.ts';
 import { createStores } from './store/index.ts';
@@ -64,6 +64,8 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     headersTimeoutMs: DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
     maxConnections: DEFAULTS.maxConnections,
+    maxConnectionsPerSource: DEFAULTS.maxConnectionsPerSource,
+    maxRequestsPerSource: DEFAULTS.maxRequestsPerSource,
     tokenLimits: DEFAULTS.tokenLimits,
     synchronous: 'FULL',
     allowWebhookHosts: [],
@@ -184,6 +186,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
   } satisfies ReferenceHandle);
 
   registerEdgeHooks(app);
+  limitRequestsPerSource(app, ctx.options.maxRequestsPerSource);
   registerFaultHooks(app, ctx);
   app.setErrorHandler(coreErrorHandler);
   app.setNotFoundHandler(coreNotFoundHandler);

@@ -48,6 +48,8 @@ async function main(): Promise<number> {
       headersTimeoutMs: cli.headersTimeoutMs,
       keepAliveTimeoutMs: cli.keepAliveTimeoutMs,
       maxConnections: cli.maxConnections,
+      maxConnectionsPerSource: cli.maxConnectionsPerSource,
+      maxRequestsPerSource: cli.maxRequestsPerSource,
       tokenLimits: cli.tokenLimits,
       logger,
       faults: new Set(cli.faults),

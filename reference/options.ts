@@ -39,6 +39,10 @@ export interface ReferenceOptions {
   keepAliveTimeoutMs: number;
   /** Open connections at most; a connection beyond is closed at once. */
   maxConnections: number;
+  /** Open connections at most from one source address (reference/http/sources.ts); one beyond is closed at once. */
+  maxConnectionsPerSource: number;
+  /** Requests in progress at once from one source address; one beyond is 429. */
+  maxRequestsPerSource: number;
   /** Rate limits of the token endpoint (reference/auth/tokenGuard.ts). */
   tokenLimits: TokenLimits;
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
@@ -156,6 +160,11 @@ export const DEFAULTS = {
   // Longer than the 60 s idle timeout of common load balancers, as fastify's default.
   keepAliveTimeoutMs: 72_000,
   maxConnections: 1024,
+  // An eighth of the server's connections: eight addresses, not one, to shut everyone else out.
+  // A proxy in front makes every client one address: raise it there, or limit at the proxy.
+  maxConnectionsPerSource: 128,
+  // Above the 50 connections of the benchmarks and the few dozen a certification run holds.
+  maxRequestsPerSource: 64,
   // Well above what a certification run asks for (about 60 token requests in 25 s, 10 of them
   // failing on purpose), well below what makes the token endpoint a CPU sink.
   tokenLimits: { requestsPerSourcePerMinute: 300, failuresPerSourcePerMinute: 30, failuresPerClientPerMinute: 10 },

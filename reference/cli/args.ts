@@ -37,6 +37,10 @@ Options:
   --headers-timeout SECONDS   the headers of a request must arrive within this; else 408 (default ${DEFAULTS.headersTimeoutMs / 1000})
   --keep-alive-timeout SECONDS  an idle keep-alive connection is closed after this (default ${DEFAULTS.keepAliveTimeoutMs / 1000})
   --max-connections N         open connections at most; one beyond is closed at once (default ${DEFAULTS.maxConnections})
+  --max-connections-per-source N  open connections at most from one source address (an IPv6 /64); one beyond
+                              is closed at once (default ${DEFAULTS.maxConnectionsPerSource})
+  --max-requests-per-source N requests in progress at once from one source address; one beyond is 429
+                              (default ${DEFAULTS.maxRequestsPerSource})
   --token-requests-per-minute N   token requests per minute from one source address; beyond, 429
                               (default ${DEFAULTS.tokenLimits.requestsPerSourcePerMinute})
   --token-failures-per-source N   failed client authentications per minute from one source address
@@ -71,6 +75,8 @@ export interface CliOptions
     | 'headersTimeoutMs'
     | 'keepAliveTimeoutMs'
     | 'maxConnections'
+    | 'maxConnectionsPerSource'
+    | 'maxRequestsPerSource'
     | 'tokenLimits'
     | 'wire'
   > {
@@ -178,6 +184,8 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'headers-timeout': { type: 'string' },
         'keep-alive-timeout': { type: 'string' },
         'max-connections': { type: 'string' },
+        'max-connections-per-source': { type: 'string' },
+        'max-requests-per-source': { type: 'string' },
         'token-requests-per-minute': { type: 'string' },
         'token-failures-per-source': { type: 'string' },
         'token-failures-per-client': { type: 'string' },
@@ -228,6 +236,8 @@ export function parseCommandLine(argv: string[]): CliOptions {
     headersTimeoutMs,
     keepAliveTimeoutMs: Math.round(seconds('keep-alive-timeout', values['keep-alive-timeout'], DEFAULTS.keepAliveTimeoutMs / 1000) * 1000),
     maxConnections: integer('max-connections', values['max-connections'], DEFAULTS.maxConnections, 1, 1_000_000),
+    maxConnectionsPerSource: integer('max-connections-per-source', values['max-connections-per-source'], DEFAULTS.maxConnectionsPerSource, 1, 1_000_000),
+    maxRequestsPerSource: integer('max-requests-per-source', values['max-requests-per-source'], DEFAULTS.maxRequestsPerSource, 1, 1_000_000),
     tokenLimits: {
       requestsPerSourcePerMinute: integer('token-requests-per-minute', values['token-requests-per-minute'], DEFAULTS.tokenLimits.requestsPerSourcePerMinute, 1, 1_000_000),
       failuresPerSourcePerMinute: integer('token-failures-per-source', values['token-failures-per-source'], DEFAULTS.tokenLimits.failuresPerSourcePerMinute, 1, 1_000_000),

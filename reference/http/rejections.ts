@@ -99,16 +99,30 @@ export function expectationFailed(tokenPath: string) {
   };
 }
 
-/** A refusal of a request the routes would otherwise take, answered by the error handler of its route. */
+/**
+ * A refusal of a request the routes would otherwise take, answered by the error handler of its
+ * route: the CORE wrapper, or the OAuth body on the token path. `details` go into the CORE
+ * wrapper's details, `headers` on the answer either way.
+ */
 export class EdgeRefusal extends Error {
   constructor(
-    readonly statusCode: 400 | 503,
+    readonly statusCode: 400 | 415 | 429 | 503,
     message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'EdgeRefusal';
   }
 }
+
+/** The CORE code of each status an EdgeRefusal has. */
+const EDGE_CODES: Record<EdgeRefusal['statusCode'], CoreErrorCode> = {
+  400: 'INVALID_REQUEST',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  503: 'SERVICE_UNAVAILABLE',
+};
 
 /**
  * Hooks on every route: a request without Host (HTTP/1.1 requires it, RFC 9112 3.2; Node's own
@@ -127,7 +141,7 @@ export function registerEdgeHooks(app: FastifyInstance): void {
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (closing) {
       reply.header('connection', 'close');
-      throw new EdgeRefusal(503, 'The server is shutting down; retry shortly.');
+      throw new EdgeRefusal(503, 'The server is shutting down; retry shortly.', {}, { 'retry-after': '1' });
     }
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new EdgeRefusal(400, 'The Host header is required (RFC 9112 3.2).');
     done();
@@ -145,5 +159,5 @@ export function registerEdgeHooks(app: FastifyInstance): void {
 
 /** The CORE error of an EdgeRefusal. */
 export function edgeCoreError(error: EdgeRefusal): CoreError {
-  return error.statusCode === 503 ? new CoreError('SERVICE_UNAVAILABLE', error.message, {}, { 'retry-after': '1' }) : new CoreError('INVALID_REQUEST', error.message);
+  return new CoreError(EDGE_CODES[error.statusCode], error.message, error.details, error.headers);
 }

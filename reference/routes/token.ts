@@ -23,7 +23,11 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
 function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof OAuthError) return sendOAuthError(reply, error);
   const status = error.statusCode ?? 500;
-  if (error instanceof EdgeRefusal && status === 503) return sendOAuthError(reply.header('retry-after', '1'), new OAuthError('temporarily_unavailable', error.message, 503));
+  if (error instanceof EdgeRefusal) {
+    // Shutting down (503) or over a limit (429): RFC 6749's code for a temporary condition; else a defect of the request.
+    const code = error.statusCode === 503 || error.statusCode === 429 ? 'temporarily_unavailable' : 'invalid_request';
+    return sendOAuthError(reply, new OAuthError(code, error.message, error.statusCode, error.headers));
+  }
   if (status === 413) return sendOAuthError(reply, new OAuthError('invalid_request', 'The request body is too large.', 413));
   if (status >= 400 && status < 500) return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
   request.log.error({ err: error }, 'unexpected failure at the token endpoint');
