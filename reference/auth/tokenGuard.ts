@@ -8,20 +8,22 @@ import { hashSecret, verifySecret } from './secretHash.ts';
 // deliberate ~35 ms of scrypt (OWASP API2 and API4: bound the cost and rate of failed attempts).
 // Four defenses, each documented in reference/README.md (Limits and defenses):
 // - rate limits per source address (all requests, and failed authentications) and per client id
-//   (failed authentications), answered 429 with Retry-After;
+//   from one source address (failed authentications), answered 429 with Retry-After. Never per
+//   client id alone: failures anyone sends for an id from anywhere would then refuse the id's
+//   own client its right secret (a lockout by a stranger), which an earlier version allowed;
 // - an unknown client id costs no scrypt: its answer waits as long as a verification takes, so
 //   the time of the answer does not tell which ids exist, and a flood of made-up ids costs no CPU;
-//   a known id's failures are limited per id, which bounds the scrypt work of all failures together;
+//   the scrypt work of failures is bounded per source address;
 // - a credential verified in the last minutes is recognised without scrypt (by an HMAC with a key
 //   that lives only in this process), so legitimate clients asking for tokens often cost little,
-//   and are still served while someone else's failures have locked their client id.
+//   and are still served from an address whose own failures have reached a limit.
 
 export interface TokenLimits {
   /** Token requests per minute from one source address (burst as large). */
   requestsPerSourcePerMinute: number;
   /** Failed client authentications per minute from one source address. */
   failuresPerSourcePerMinute: number;
-  /** Failed client authentications per minute for one client id, whoever sends them. */
+  /** Failed client authentications per minute for one client id from one source address. */
   failuresPerClientPerMinute: number;
 }
 
@@ -116,20 +118,23 @@ export class TokenGuard {
 
   /**
    * Authenticates a client: the client when `secret` is its secret, undefined otherwise, or a
-   * 429 when the source or the client id has had too many failures lately.
+   * 429 when the source, or the client id from this source, has had too many failures lately.
+   * `source` is the request's source address (reference/http/sources.ts).
    */
   async authenticate(source: string, clientId: string, secret: string, client: ClientRecord | undefined, nowMs = Date.now()): Promise<ClientRecord | undefined> {
     const credential = createHmac('sha256', this.key).update(clientId).update('\u0000').update(secret).digest('base64url');
     const known = this.verified.get(credential);
     if (known && known.until > nowMs && client && client.apiClientId === known.apiClientId && client.secretHash === known.secretHash) return client;
 
-    const wait = Math.max(this.sourceFailures.waitMs(source, nowMs), this.clientFailures.waitMs(clientId, nowMs));
+    // A header value cannot hold NUL, nor can an address: the key names one (source, id) pair.
+    const pair = `${source}\u0000${clientId}`;
+    const wait = Math.max(this.sourceFailures.waitMs(source, nowMs), this.clientFailures.waitMs(pair, nowMs));
     if (wait > 0) await tooManyRequests(wait);
 
     const valid = client ? await this.verify(secret, client.secretHash) : await this.likeAVerification();
     if (!valid) {
       this.sourceFailures.take(source, Date.now());
-      this.clientFailures.take(clientId, Date.now());
+      this.clientFailures.take(pair, Date.now());
       return undefined;
     }
     this.verified.delete(credential);

@@ -45,8 +45,8 @@ Options:
                               (default ${DEFAULTS.tokenLimits.requestsPerSourcePerMinute})
   --token-failures-per-source N   failed client authentications per minute from one source address
                               (default ${DEFAULTS.tokenLimits.failuresPerSourcePerMinute})
-  --token-failures-per-client N   failed client authentications per minute for one client id
-                              (default ${DEFAULTS.tokenLimits.failuresPerClientPerMinute})
+  --token-failures-per-client N   failed client authentications per minute for one client id from one
+                              source address (default ${DEFAULTS.tokenLimits.failuresPerClientPerMinute})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
   --choice NAME=VALUE         answer an open choice of the document otherwise than the reference profile, as
                               another vendor may (repeatable; the first value is the default):

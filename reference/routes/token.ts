@@ -5,6 +5,7 @@ import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts'
 import type { ReferenceContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { EdgeRefusal } from '../http/rejections.ts';
+import { sourceOf } from '../http/sources.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
 // Profile token.headers (TOKEN-102, TOKEN-202): on every answer of the token endpoint, success or error.
@@ -44,7 +45,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
   // can wait out a token and see it refused, AUTH-003); else --token-ttl. expires_in says which (TOKEN-002).
   const ttlByClient = new Map(ctx.seeded.map(({ apiClientId, fixture }) => [apiClientId, fixture.tokenTtlSeconds ?? ctx.options.tokenTtlSeconds]));
   // Over the source's request rate, 429 before the body is read (reference/auth/tokenGuard.ts).
-  app.addHook('onRequest', async (request) => ctx.tokenGuard.admit(request.ip));
+  app.addHook('onRequest', async (request) => ctx.tokenGuard.admit(sourceOf(request.ip)));
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT_BYTES },
@@ -82,7 +83,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     }
 
     // TOKEN-007. Rate-limited, and as slow for an unknown id as for a wrong secret.
-    const client = await ctx.tokenGuard.authenticate(request.ip, clientId, clientSecret, ctx.stores.clients.byClientId(clientId));
+    const client = await ctx.tokenGuard.authenticate(sourceOf(request.ip), clientId, clientSecret, ctx.stores.clients.byClientId(clientId));
     // Profile token.errorStatus: 401 always; by the token.invalidClient choice 400 when the
     // credentials came in the body (RFC 6749 5.2: 401 is required only after Basic).
     const status = basic === undefined && ctx.options.wire['token.invalidClient'] === '400' ? 400 : 401;
