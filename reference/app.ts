@@ -14,6 +14,7 @@ import { withClientWebhooks } from './fixtures/clientWebhooks.ts';
 import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
 import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
+import { SendRateLimit } from './send/rateLimit.ts';
 import { newId } from './ids.ts';
 import { LazyRequestLogger } from './log.ts';
 import { startSweeper } from './maintenance.ts';
@@ -67,6 +68,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     maxConnectionsPerSource: DEFAULTS.maxConnectionsPerSource,
     maxRequestsPerSource: DEFAULTS.maxRequestsPerSource,
     tokenLimits: DEFAULTS.tokenLimits,
+    sendMessagesPerSecond: DEFAULTS.sendMessagesPerSecond,
     synchronous: 'FULL',
     allowWebhookHosts: [],
     clientWebhooks: [],
@@ -134,6 +136,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, { ...behaviour.webhooks, ...(options.wire['webhook.signing'] === 'none' && { signedHeaders: unsignedHeaders }) }, webhookTargets, options.webhookRetryBaseMs),
       webhookTargets,
       tokenGuard: new TokenGuard(options.tokenLimits),
+      sendRateLimit: new SendRateLimit(options.sendMessagesPerSecond),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
     return await assemble(ctx, upstreamUrl, simulator, lock);

@@ -51,6 +51,7 @@ async function main(): Promise<number> {
       maxConnectionsPerSource: cli.maxConnectionsPerSource,
       maxRequestsPerSource: cli.maxRequestsPerSource,
       tokenLimits: cli.tokenLimits,
+      sendMessagesPerSecond: cli.sendMessagesPerSecond,
       logger,
       faults: new Set(cli.faults),
       wire: cli.wire,

@@ -45,6 +45,8 @@ export interface ReferenceOptions {
   maxRequestsPerSource: number;
   /** Rate limits of the token endpoint (reference/auth/tokenGuard.ts). */
   tokenLimits: TokenLimits;
+  /** Messages (one per recipient) each API client may send a second, bursts up to twice as many (reference/send/rateLimit.ts). */
+  sendMessagesPerSecond: number;
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
   synchronous: 'FULL' | 'NORMAL';
   logger: Logger;
@@ -168,6 +170,9 @@ export const DEFAULTS = {
   // Well above what a certification run asks for (about 60 token requests in 25 s, 10 of them
   // failing on purpose), well below what makes the token endpoint a CPU sink.
   tokenLimits: { requestsPerSourcePerMinute: 300, failuresPerSourcePerMinute: 30, failuresPerClientPerMinute: 10 },
+  // Well above what a certification run sends (about 1,500 messages, a few hundred a second at
+  // its busiest), well below what one client can make the server write (over 20,000 a second).
+  sendMessagesPerSecond: 500,
   logLevel: 'info',
 } as const;
 

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Buckets, HOLD_429_MS } from '../buckets.ts';
 import { OAuthError } from '../errors.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import { hashSecret, verifySecret } from './secretHash.ts';
@@ -27,52 +28,11 @@ export interface TokenLimits {
   failuresPerClientPerMinute: number;
 }
 
-/** At most this many sources and client ids are tracked per limit; the least recently seen go first. */
-const TRACKED_KEYS = 10_000;
 /** How long a verified credential is recognised without scrypt. */
 const VERIFIED_TTL_MS = 10 * 60_000;
 const VERIFIED_ENTRIES = 1_000;
 /** Verification times kept to draw an unknown id's wait from. */
 const RECENT_DURATIONS = 32;
-
-/**
- * A token bucket per key: `perMinute` tokens, refilled evenly over a minute. Keys are kept in
- * order of last use, so the oldest are dropped first when there are too many (a dropped key
- * starts again with a full bucket, as a key not seen for a while would have).
- */
-export class Buckets {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-  constructor(private readonly perMinute: number) {}
-
-  private current(key: string, nowMs: number): { tokens: number; at: number } {
-    const bucket = this.buckets.get(key);
-    const refilled = bucket ? Math.min(this.perMinute, bucket.tokens + ((nowMs - bucket.at) * this.perMinute) / 60_000) : this.perMinute;
-    const next = { tokens: refilled, at: nowMs };
-    this.buckets.delete(key);
-    this.buckets.set(key, next);
-    if (this.buckets.size > TRACKED_KEYS) this.buckets.delete(this.buckets.keys().next().value!);
-    return next;
-  }
-
-  /** Milliseconds until `key` has a token; 0 when it has one now. */
-  waitMs(key: string, nowMs: number): number {
-    const { tokens } = this.current(key, nowMs);
-    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 60_000) / this.perMinute);
-  }
-
-  /** Takes a token from `key` (it may go below one: the next request then waits). */
-  take(key: string, nowMs: number): void {
-    this.current(key, nowMs).tokens -= 1;
-  }
-
-  clear(): void {
-    this.buckets.clear();
-  }
-}
-
-/** The longest a 429 is held before it is sent. */
-const HOLD_429_MS = 1_000;
 
 /**
  * 429 with Retry-After in whole seconds, in the token endpoint's OAuth body, sent after up to a
@@ -97,9 +57,9 @@ export class TokenGuard {
   private readonly calibrated: Promise<void>;
 
   constructor(limits: TokenLimits) {
-    this.requests = new Buckets(limits.requestsPerSourcePerMinute);
-    this.sourceFailures = new Buckets(limits.failuresPerSourcePerMinute);
-    this.clientFailures = new Buckets(limits.failuresPerClientPerMinute);
+    this.requests = Buckets.perMinute(limits.requestsPerSourcePerMinute);
+    this.sourceFailures = Buckets.perMinute(limits.failuresPerSourcePerMinute);
+    this.clientFailures = Buckets.perMinute(limits.failuresPerClientPerMinute);
     // The wait of an unknown id is measured on a real derivation at start, so that it holds from
     // the first request on (a derivation in the thread pool: the event loop does not wait).
     this.calibrated = (async () => {

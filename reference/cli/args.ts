@@ -47,6 +47,8 @@ Options:
                               (default ${DEFAULTS.tokenLimits.failuresPerSourcePerMinute})
   --token-failures-per-client N   failed client authentications per minute for one client id from one
                               source address (default ${DEFAULTS.tokenLimits.failuresPerClientPerMinute})
+  --send-messages-per-second N  messages (one per recipient) each API client may send a second, bursts up to
+                              twice as many; beyond, 429 (default ${DEFAULTS.sendMessagesPerSecond})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
   --choice NAME=VALUE         answer an open choice of the document otherwise than the reference profile, as
                               another vendor may (repeatable; the first value is the default):
@@ -78,6 +80,7 @@ export interface CliOptions
     | 'maxConnectionsPerSource'
     | 'maxRequestsPerSource'
     | 'tokenLimits'
+    | 'sendMessagesPerSecond'
     | 'wire'
   > {
   help: boolean;
@@ -189,6 +192,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'token-requests-per-minute': { type: 'string' },
         'token-failures-per-source': { type: 'string' },
         'token-failures-per-client': { type: 'string' },
+        'send-messages-per-second': { type: 'string' },
         'log-level': { type: 'string' },
         faults: { type: 'string' },
         choice: { type: 'string', multiple: true },
@@ -243,6 +247,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
       failuresPerSourcePerMinute: integer('token-failures-per-source', values['token-failures-per-source'], DEFAULTS.tokenLimits.failuresPerSourcePerMinute, 1, 1_000_000),
       failuresPerClientPerMinute: integer('token-failures-per-client', values['token-failures-per-client'], DEFAULTS.tokenLimits.failuresPerClientPerMinute, 1, 1_000_000),
     },
+    sendMessagesPerSecond: integer('send-messages-per-second', values['send-messages-per-second'], DEFAULTS.sendMessagesPerSecond, 1, 1_000_000),
     logLevel,
     faults: values.faults === undefined ? [] : parseFaults(values.faults),
     wire: wireChoices(values.choice ?? []),
