@@ -60,7 +60,7 @@ export function limitRequestsPerSource(app: FastifyInstance, max: number): void 
     const source = sourceOf(request.ip);
     reply.raw.once('close', () => inProgress.remove(source));
     if (inProgress.add(source) > max) {
-      throw new EdgeRefusal(429, `Too many requests in progress from this address (at most ${max} at once); retry after the time Retry-After gives.`, { limit: max, per: 'source address' }, { 'retry-after': '1' });
+      throw new EdgeRefusal(429, `Too many requests in progress from this address (at most ${max} at once); retry after the time Retry-After gives.`, { limit: max, per: 'source address', unit: 'requests in progress' }, { 'retry-after': '1' });
     }
     done();
   });

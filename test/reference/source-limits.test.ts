@@ -119,7 +119,7 @@ test.describe('requests in progress per source address', () => {
     expect(core.statusCode).toBe(429);
     expect(core.headers['retry-after']).toBe('1');
     const coreBody = (await core.body.json()) as { error: { code: string; details: unknown }; requestId: string };
-    expect(coreBody).toEqual({ error: { code: 'TOO_MANY_REQUESTS', message: expect.stringContaining('at most 2 at once'), details: { limit: 2, per: 'source address' } }, requestId: expect.stringMatching(/^req_/) });
+    expect(coreBody).toEqual({ error: { code: 'TOO_MANY_REQUESTS', message: expect.stringContaining('at most 2 at once'), details: { limit: 2, per: 'source address', unit: 'requests in progress' } }, requestId: expect.stringMatching(/^req_/) });
     expect(core.headers['x-request-id']).toBe(coreBody.requestId);
 
     const oauth = await request(`${baseUrl}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', dispatcher: first });
