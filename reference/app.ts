@@ -24,6 +24,7 @@ import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler
 import { controlRoutes, newControlToken } from './routes/control.ts';
 import { methodNotAllowedOnTokenPath, tokenRoutes } from './routes/token.ts';
 import { connectionOptions, limitConnections, limitRequestsPerSource } from './http/limits.ts';
+import { boundShutdown } from './http/shutdown.ts';
 import { clientErrorHandler, expectationFailed, registerEdgeHooks, trackPathsInFlight, type PathsInFlight } from './http/rejections.ts';
 import { createAjv } from './spec/ajv.ts';
 import { createStores } from './store/index.ts';
@@ -65,6 +66,7 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     headersTimeoutMs: DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
     maxConnections: DEFAULTS.maxConnections,
+    shutdownGraceMs: DEFAULTS.shutdownGraceMs,
     maxConnectionsPerSource: DEFAULTS.maxConnectionsPerSource,
     maxRequestsPerSource: DEFAULTS.maxRequestsPerSource,
     tokenLimits: DEFAULTS.tokenLimits,
@@ -170,6 +172,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     frameworkErrors: ctx.behaviour.frameworkErrors,
   });
   limitConnections(app.server, ctx.options);
+  boundShutdown(app, ctx.options.shutdownGraceMs);
   trackPathsInFlight(app.server, pathsInFlight);
   app.server.on('checkExpectation', expectationFailed(ctx.behaviour.paths.token));
   // A delivery to this machine on the port the server listens on is refused (the control plane).

@@ -48,6 +48,7 @@ async function main(): Promise<number> {
       headersTimeoutMs: cli.headersTimeoutMs,
       keepAliveTimeoutMs: cli.keepAliveTimeoutMs,
       maxConnections: cli.maxConnections,
+      shutdownGraceMs: cli.shutdownGraceMs,
       maxConnectionsPerSource: cli.maxConnectionsPerSource,
       maxRequestsPerSource: cli.maxRequestsPerSource,
       tokenLimits: cli.tokenLimits,
@@ -79,10 +80,11 @@ async function main(): Promise<number> {
   }
   process.stdout.write(`reference server listening on ${baseUrl}\n`);
 
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
   });
+  logger.info({ signal }, `${signal}: stopping; requests in progress have ${cli.shutdownGraceMs / 1000} s, then open connections are closed`);
   await app.close();
   return 0;
 }

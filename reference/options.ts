@@ -39,6 +39,8 @@ export interface ReferenceOptions {
   keepAliveTimeoutMs: number;
   /** Open connections at most; a connection beyond is closed at once. */
   maxConnections: number;
+  /** After shutdown began, connections still open after this are closed (reference/http/shutdown.ts). */
+  shutdownGraceMs: number;
   /** Open connections at most from one source address (reference/http/sources.ts); one beyond is closed at once. */
   maxConnectionsPerSource: number;
   /** Requests in progress at once from one source address; one beyond is 429. */
@@ -162,6 +164,10 @@ export const DEFAULTS = {
   // Longer than the 60 s idle timeout of common load balancers, as fastify's default.
   keepAliveTimeoutMs: 72_000,
   maxConnections: 1024,
+  // Long enough for any request in progress to be answered (a provider call is bounded by the
+  // upstream timeout, 2 s; a send by its batch's commit), short next to the 10-30 s an
+  // orchestrator waits before it kills a process.
+  shutdownGraceMs: 5_000,
   // An eighth of the server's connections: eight addresses, not one, to shut everyone else out.
   // A proxy in front makes every client one address: raise it there, or limit at the proxy.
   maxConnectionsPerSource: 128,

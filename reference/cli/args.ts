@@ -36,6 +36,8 @@ Options:
                               (default ${DEFAULTS.requestTimeoutMs / 1000})
   --headers-timeout SECONDS   the headers of a request must arrive within this; else 408 (default ${DEFAULTS.headersTimeoutMs / 1000})
   --keep-alive-timeout SECONDS  an idle keep-alive connection is closed after this (default ${DEFAULTS.keepAliveTimeoutMs / 1000})
+  --shutdown-grace SECONDS    after SIGTERM or SIGINT, requests in progress have this long to finish; then every
+                              connection still open is closed (default ${DEFAULTS.shutdownGraceMs / 1000})
   --max-connections N         open connections at most; one beyond is closed at once (default ${DEFAULTS.maxConnections})
   --max-connections-per-source N  open connections at most from one source address (an IPv6 /64); one beyond
                               is closed at once (default ${DEFAULTS.maxConnectionsPerSource})
@@ -77,6 +79,7 @@ export interface CliOptions
     | 'headersTimeoutMs'
     | 'keepAliveTimeoutMs'
     | 'maxConnections'
+    | 'shutdownGraceMs'
     | 'maxConnectionsPerSource'
     | 'maxRequestsPerSource'
     | 'tokenLimits'
@@ -187,6 +190,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'headers-timeout': { type: 'string' },
         'keep-alive-timeout': { type: 'string' },
         'max-connections': { type: 'string' },
+        'shutdown-grace': { type: 'string' },
         'max-connections-per-source': { type: 'string' },
         'max-requests-per-source': { type: 'string' },
         'token-requests-per-minute': { type: 'string' },
@@ -239,6 +243,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
     requestTimeoutMs,
     headersTimeoutMs,
     keepAliveTimeoutMs: Math.round(seconds('keep-alive-timeout', values['keep-alive-timeout'], DEFAULTS.keepAliveTimeoutMs / 1000) * 1000),
+    shutdownGraceMs: Math.round(seconds('shutdown-grace', values['shutdown-grace'], DEFAULTS.shutdownGraceMs / 1000) * 1000),
     maxConnections: integer('max-connections', values['max-connections'], DEFAULTS.maxConnections, 1, 1_000_000),
     maxConnectionsPerSource: integer('max-connections-per-source', values['max-connections-per-source'], DEFAULTS.maxConnectionsPerSource, 1, 1_000_000),
     maxRequestsPerSource: integer('max-requests-per-source', values['max-requests-per-source'], DEFAULTS.maxRequestsPerSource, 1, 1_000_000),
