@@ -106,9 +106,11 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
   const fixtures = await withClientWebhooks(options.fixtures ?? DEMO_FIXTURES, options.clientWebhooks, webhookTargets);
   // Before --fresh deletes anything: the file may be another server's.
   const lock: DatabaseLock | undefined = options.dbPath === ':memory:' ? undefined : lockDatabase(options.dbPath);
+  // From here on the file is opened by its own name, whatever path named it (db/lock.ts).
+  const dbPath = lock?.path ?? options.dbPath;
   let db: Db;
   try {
-    db = openDatabase({ path: options.dbPath, fresh: options.fresh, synchronous: options.synchronous });
+    db = openDatabase({ path: dbPath, fresh: options.fresh, synchronous: options.synchronous });
   } catch (error) {
     lock?.release();
     throw error;
@@ -120,7 +122,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     // Seeding writes on this connection, before the writer starts; from then on every write
     // goes through the writer.
     const seeded = await seedFixtures(db, stores, fixtures);
-    writer = await startWriter({ path: options.dbPath, synchronous: options.synchronous }, stores, logger);
+    writer = await startWriter({ path: dbPath, synchronous: options.synchronous }, stores, logger);
     const writes = new Writes(writer, stores);
     simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
