@@ -128,8 +128,7 @@ const EDGE_CODES: Record<EdgeRefusal['statusCode'], CoreErrorCode> = {
  * Hooks on every route: a request without Host (HTTP/1.1 requires it, RFC 9112 3.2; Node's own
  * check answers 400 with no body and is turned off) and requests that arrive while the server
  * shuts down (503, the connection closed after the answer; fastify's own 503 is a flat body and
- * is turned off); a request in progress when shutdown began closes its connection after its
- * answer (http/shutdown.ts). And a connection that must close while the client may still be sending a body
+ * is turned off). And a connection that must close while the client may still be sending a body
  * the answer refused closes without a reset.
  */
 export function registerEdgeHooks(app: FastifyInstance): void {
@@ -148,8 +147,6 @@ export function registerEdgeHooks(app: FastifyInstance): void {
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    // A request in progress when shutdown began is answered, and its connection closes after it.
-    if (closing) reply.header('connection', 'close');
     // Fastify answers a body it will not read (413, a parse error) with Connection: close, and
     // Node would then destroy the socket as soon as the answer is written.
     if (!request.raw.complete && String(reply.getHeader('connection')).toLowerCase() === 'close') {

