@@ -124,12 +124,19 @@ const EDGE_CODES: Record<EdgeRefusal['statusCode'], CoreErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
+/** Whether a request carries a body: a Content-Length above zero, or a Transfer-Encoding. */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && !/^0*$/.test(length));
+}
+
 /**
  * Hooks on every route: a request without Host (HTTP/1.1 requires it, RFC 9112 3.2; Node's own
- * check answers 400 with no body and is turned off) and requests that arrive while the server
- * shuts down (503, the connection closed after the answer; fastify's own 503 is a flat body and
- * is turned off). And a connection that must close while the client may still be sending a body
- * the answer refused closes without a reset.
+ * check answers 400 with no body and is turned off), requests that arrive while the server shuts
+ * down (503, the connection closed after the answer; fastify's own 503 is a flat body and is
+ * turned off), and a body in a content coding such as gzip, which the server does not decode
+ * (415, RFC 9110 15.5.16). And a connection that must close while the client may still be
+ * sending a body the answer refused closes without a reset.
  */
 export function registerEdgeHooks(app: FastifyInstance): void {
   let closing = false;
@@ -144,6 +151,11 @@ export function registerEdgeHooks(app: FastifyInstance): void {
       throw new EdgeRefusal(503, 'The server is shutting down; retry shortly.', {}, { 'retry-after': '1' });
     }
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new EdgeRefusal(400, 'The Host header is required (RFC 9112 3.2).');
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && !/^[\t ]*identity[\t ]*$/i.test(encoding) && hasBody(request)) {
+      // RFC 9110 15.5.16 and 12.5.3: 415, with Accept-Encoding naming the codings the server takes.
+      throw new EdgeRefusal(415, 'The request body must not be content-encoded (Content-Encoding other than identity); send it unencoded.', { header: 'Content-Encoding', supported: ['identity'] }, { 'accept-encoding': 'identity' });
+    }
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {

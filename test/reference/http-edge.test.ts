@@ -242,3 +242,44 @@ test.describe('the token path and the send headers', () => {
     expect(answer.error, 'the client saw a reset').toBeUndefined();
   });
 });
+
+/** Every answer in `data`, in order. */
+function allAnswers(data: string): Array<ReturnType<typeof firstAnswer>> {
+  return data
+    .split(/(?=HTTP\/1\.1 \d{3} )/)
+    .filter((part) => part.startsWith('HTTP/1.1'))
+    .map(firstAnswer);
+}
+
+const OAUTH_ERROR = { error: expect.any(String), error_description: expect.any(String) };
+const CORE_ERROR = { error: { code: expect.any(String), message: expect.any(String), details: expect.any(Object) }, requestId: expect.stringMatching(/^req_/) };
+
+// RFC 9110 8.4 and 15.5.16: a content coding the server does not decode is 415. An earlier
+// reference read a body labelled Content-Encoding: gzip as plain JSON.
+test.describe('a request body in a content coding', () => {
+  test('is 415 with Accept-Encoding: identity, in the CORE wrapper on a core path and in the OAuth body on the token path', async () => {
+    const server = await listen();
+    const token = await tokenOf(server);
+    for (const encoding of ['gzip', 'br', 'deflate, identity', 'x-unknown']) {
+      const core = await server.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': encoding }, payload: '{}' });
+      expect(core.statusCode, encoding).toBe(415);
+      expect(core.headers['accept-encoding']).toBe('identity');
+      expect(core.json()).toEqual({ error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining('Content-Encoding'), details: { header: 'Content-Encoding', supported: ['identity'] } }, requestId: core.headers['x-request-id'] });
+      const oauth = await server.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding }, payload: 'grant_type=client_credentials&client_id=demo-primary&client_secret=demo-primary-secret' });
+      expect(oauth.statusCode, encoding).toBe(415);
+      expect(oauth.headers['accept-encoding']).toBe('identity');
+      expect(oauth.headers['cache-control']).toBe('no-store');
+      expect(oauth.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('Content-Encoding') });
+    }
+  });
+
+  test('identity is the body as sent, and a 415 for a media type does not carry Accept-Encoding (RFC 9110 12.5.3)', async () => {
+    const server = await listen();
+    const token = await tokenOf(server);
+    const identity = await server.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'identity' }, payload: '{}' });
+    expect(identity.statusCode).toBe(200);
+    const mediaType = await server.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, payload: '{}' });
+    expect(mediaType.statusCode).toBe(415);
+    expect(mediaType.headers['accept-encoding']).toBeUndefined();
+  });
+});
