@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { ReferenceContext } from './context.ts';
 import type { Db } from './db/open.ts';
@@ -22,10 +22,10 @@ import { CORE_BODY_LIMIT_BYTES, DEFAULTS, PROFILE_WIRE_CHOICES, type ReferenceOp
 import { coreRoutes } from './routes/core.ts';
 import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
 import { controlRoutes, newControlToken } from './routes/control.ts';
-import { methodNotAllowedOnTokenPath, tokenRoutes } from './routes/token.ts';
+import { methodNotAllowedOnTokenPath, oauthErrorHandler, tokenRoutes } from './routes/token.ts';
 import { connectionOptions, limitConnections, limitRequestsPerSource } from './http/limits.ts';
 import { boundShutdown } from './http/shutdown.ts';
-import { clientErrorHandler, expectationFailed, registerEdgeHooks, trackPathsInFlight, type PathsInFlight } from './http/rejections.ts';
+import { clientErrorHandler, expectationFailed, onTokenPath, registerEdgeHooks, trackPathsInFlight, type PathsInFlight } from './http/rejections.ts';
 import { createAjv } from './spec/ajv.ts';
 import { createStores } from './store/index.ts';
 import { Writes } from './store/writes.ts';
@@ -196,7 +196,11 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
   registerEdgeHooks(app);
   limitRequestsPerSource(app, ctx.options.maxRequestsPerSource);
   registerFaultHooks(app, ctx);
-  app.setErrorHandler(coreErrorHandler);
+  // What no route's own handler answers (a request no route takes, the hooks that run before
+  // routing) is in the contract of its path too: the OAuth body on the token path as the router
+  // reads it (percent-encoded or not), the CORE wrapper elsewhere.
+  const tokenPath = ctx.behaviour.paths.token;
+  app.setErrorHandler((error: FastifyError, request, reply) => (onTokenPath(request.url, tokenPath) ? oauthErrorHandler(error, request, reply) : coreErrorHandler(error, request, reply)));
   app.setNotFoundHandler(coreNotFoundHandler);
   app.addHook('onRequest', methodNotAllowedOnTokenPath(ctx.behaviour.paths.token));
   await app.register(tokenRoutes, { ctx });

@@ -23,9 +23,26 @@ const PARSER_REFUSALS: Record<number, { code: CoreErrorCode; message: string }> 
   431: { code: 'HEADERS_TOO_LARGE', message: 'The request headers are larger than 16 KiB.' },
 };
 
+/**
+ * Whether a request target is the token path as the router reads it: the path before any query
+ * or fragment, percent-decoded as the router decodes it (so `/api/auth/%74oken` is the token
+ * path; an encoded `/`, `?` or `#` stays encoded and is not).
+ */
+export function onTokenPath(url: string | undefined, tokenPath: string): boolean {
+  if (url === undefined) return false;
+  const path = url.split(/[?#]/, 1)[0]!;
+  if (path === tokenPath) return true;
+  if (!path.includes('%')) return false;
+  try {
+    return decodeURI(path) === tokenPath;
+  } catch {
+    return false;
+  }
+}
+
 /** The body and headers of a refusal on `path`, in the contract of that path. */
 function refusal(status: number, code: CoreErrorCode, message: string, path: string | undefined, tokenPath: string): { headers: Record<string, string>; body: string } {
-  if (path !== undefined && path.split('?')[0] === tokenPath) {
+  if (onTokenPath(path, tokenPath)) {
     const error = status === 503 ? 'temporarily_unavailable' : 'invalid_request';
     return { headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, body: JSON.stringify({ error, error_description: message }) };
   }
@@ -33,9 +50,30 @@ function refusal(status: number, code: CoreErrorCode, message: string, path: str
   return { headers: { 'x-request-id': requestId }, body: JSON.stringify(coreErrorBody(new CoreError(code, message), requestId)) };
 }
 
-/** The path of the request line at the start of `raw` (Node's rawPacket, a Buffer), if it got that far. */
-function pathOf(raw: unknown): string | undefined {
-  return Buffer.isBuffer(raw) ? /^[A-Z]+ (\S+)/.exec(raw.subarray(0, 8192).toString('latin1'))?.[1] : undefined;
+/**
+ * The path of the request the parser refused, from the bytes it was parsing (Node's rawPacket)
+ * up to where it stopped (bytesParsed): on a keep-alive connection they may hold the end of
+ * earlier requests too, so the last request line before the error is the candidate. It is the
+ * refused request's unless that request's head and body (by Content-Length) ended before the
+ * error, which then lies in a request whose line is not one. A string is the path; null, a
+ * request without a readable request line; undefined, no request line in these bytes at all (the
+ * line came in an earlier packet: the request in flight on the connection is the one).
+ */
+function refusedPath(raw: unknown, parsedBytes: unknown): string | null | undefined {
+  if (!Buffer.isBuffer(raw)) return undefined;
+  const end = typeof parsedBytes === 'number' && parsedBytes >= 0 && parsedBytes <= raw.length ? parsedBytes : raw.length;
+  const text = raw.subarray(0, end).toString('latin1');
+  let line: RegExpExecArray | undefined;
+  for (const match of text.matchAll(/(?:^|\n)([A-Z]+) (\S+)/g)) line = match;
+  if (!line) return undefined;
+  const start = line.index + line[0].length;
+  const headEnd = text.indexOf('\r\n\r\n', start);
+  if (headEnd === -1) return line[2]!;
+  const head = text.slice(start, headEnd);
+  // A chunked body's own error belongs to its request.
+  if (/\r\ntransfer-encoding:/i.test(head)) return line[2]!;
+  const bodyEnd = headEnd + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+  return bodyEnd > end ? line[2]! : null;
 }
 
 /**
@@ -63,15 +101,16 @@ function rawAnswer(status: number, headers: Record<string, string>, body: string
 }
 
 /**
- * The path of the request each connection is receiving, from the moment Node hands it over until
- * its answer is sent: a request timeout comes without the bytes of the request line, and its
- * answer still belongs to the contract of its path.
+ * The request each connection is receiving, from the moment Node hands it over until its answer
+ * is sent: a request timeout comes without the bytes of the request line, and its answer still
+ * belongs to the contract of its path; and a refusal of a later request on the connection waits
+ * for this one's answer.
  */
-export type PathsInFlight = WeakMap<Socket, string>;
+export type PathsInFlight = WeakMap<Socket, { path: string; request: IncomingMessage; response: ServerResponse }>;
 
 export function trackPathsInFlight(server: Server, paths: PathsInFlight): void {
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    paths.set(request.socket, request.url ?? '');
+    paths.set(request.socket, { path: request.url ?? '', request, response });
     response.once('finish', () => paths.delete(request.socket));
   });
 }
@@ -82,9 +121,17 @@ export function clientErrorHandler(tokenPath: string, inFlight: PathsInFlight) {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     const { code, message } = PARSER_REFUSALS[status]!;
-    const { headers, body } = refusal(status, code, message, pathOf(error.rawPacket) ?? inFlight.get(socket), tokenPath);
-    if (socket.writable) socket.write(rawAnswer(status, headers, body));
-    lingeringClose(socket);
+    const located = refusedPath(error.rawPacket, error.bytesParsed);
+    const current = inFlight.get(socket);
+    const { headers, body } = refusal(status, code, message, located === undefined ? current?.path : (located ?? undefined), tokenPath);
+    const answer = () => {
+      if (socket.writable) socket.write(rawAnswer(status, headers, body));
+      lingeringClose(socket);
+    };
+    // A request pipelined behind one still being answered: its refusal comes after that answer,
+    // in order (RFC 9112 9.3.2), instead of cutting it off.
+    if (located !== undefined && current?.request.complete) current.response.once('close', answer);
+    else answer();
   };
 }
 

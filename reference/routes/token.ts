@@ -4,7 +4,7 @@ import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
 import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
 import type { ReferenceContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import { EdgeRefusal } from '../http/rejections.ts';
+import { EdgeRefusal, onTokenPath } from '../http/rejections.ts';
 import { sourceOf } from '../http/sources.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
@@ -21,7 +21,7 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   return reply.code(error.status).headers(headers).send({ error: error.code, error_description: error.message });
 }
 
-function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof OAuthError) return sendOAuthError(reply, error);
   const status = error.statusCode ?? 500;
   if (error instanceof EdgeRefusal) {
@@ -110,7 +110,7 @@ export function methodNotAllowedOnTokenPath(tokenPath: string) {
   // Synchronous (done-style), as the other hooks every request runs: an async hook costs each
   // request a promise and a turn of the microtask queue.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    if (request.method === 'POST' || request.url.split('?')[0] !== tokenPath) return done();
+    if (request.method === 'POST' || !onTokenPath(request.url, tokenPath)) return done();
     // Answered: the request goes no further, so done is not called.
     sendOAuthError(reply.header('allow', 'POST'), new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405));
   };

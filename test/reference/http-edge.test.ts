@@ -283,3 +283,50 @@ test.describe('a request body in a content coding', () => {
     expect(mediaType.headers['accept-encoding']).toBeUndefined();
   });
 });
+
+// The contract of an answer follows the route the router matches: an earlier reference compared
+// raw paths, so a percent-encoded token path, a request without Host outside the token route, and
+// a parser refusal of the second request on a keep-alive connection came in the other format.
+test.describe('the error format follows the route the router matches', () => {
+  test('the token path percent-encoded is the token path: 405 for GET, 431 for headers too large, in the OAuth body', async () => {
+    await listen();
+    const get = firstAnswer((await exchange(['GET /api/auth/%74oken HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'])).data);
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    expect(get.body).toEqual(OAUTH_ERROR);
+    const large = firstAnswer((await exchange([`POST /api/auth/%74ok%65n HTTP/1.1\r\nHost: x\r\nX-Filler: ${'f'.repeat(20 * 1024)}\r\n\r\n`])).data);
+    expect(large.status).toBe(431);
+    expect(large.body).toEqual(OAUTH_ERROR);
+    // An encoded slash is not a slash to the router: that path is not the token path.
+    const slash = firstAnswer((await exchange(['POST /api/auth%2Ftoken HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'])).data);
+    expect(slash.status).toBe(404);
+    expect(slash.body).toEqual(CORE_ERROR);
+  });
+
+  test('a request without Host on the token path is 400 in the OAuth body, whatever its method', async () => {
+    await listen();
+    for (const method of ['GET', 'POST', 'PROPFIND']) {
+      const answer = firstAnswer((await exchange([`${method} /api/auth/token HTTP/1.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`])).data);
+      expect(answer.status, method).toBe(400);
+      expect(answer.body, method).toEqual(OAUTH_ERROR);
+    }
+  });
+
+  test('a parser refusal of a request pipelined behind another is in its own path\'s format, after the first one\'s answer', async () => {
+    await listen();
+    const token = 'POST /api/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
+    const whoami = 'GET /api/core/whoami HTTP/1.1\r\nHost: x\r\n\r\n';
+    const cases: Array<[string, string, Array<[number, object]>]> = [
+      ['a malformed core request behind a token request', `${token}GET /api/core/whoami HTTP/1.1\r\nNot a header\r\n\r\n`, [[400, OAUTH_ERROR], [400, CORE_ERROR]]],
+      ['a malformed token request behind a core request', `${whoami}POST /api/auth/token HTTP/1.1\r\nNot a header\r\n\r\n`, [[401, CORE_ERROR], [400, OAUTH_ERROR]]],
+      ['bytes that are no request behind a token request', `${token}garbage\r\n\r\n`, [[400, OAUTH_ERROR], [400, CORE_ERROR]]],
+    ];
+    for (const [label, bytes, expected] of cases) {
+      const answers = allAnswers((await exchange([bytes])).data);
+      expect(answers.map((answer) => [answer.status, answer.body]), label).toEqual(expected);
+    }
+    // Sent apart, in two packets, the same.
+    const apart = allAnswers((await exchange([whoami, 'POST /api/auth/token HTTP/1.1\r\nNot a header\r\n\r\n'], { pauseMs: 100 })).data);
+    expect(apart.map((answer) => [answer.status, answer.body])).toEqual([[401, CORE_ERROR], [400, OAUTH_ERROR]]);
+  });
+});
