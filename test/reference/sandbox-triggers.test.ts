@@ -40,6 +40,18 @@ test.describe('client webhooks at start, refused', () => {
   const refused: Array<[string, Parameters<typeof buildApp>[0], RegExp]> = [
     ['a --client-webhook at a loopback address', { clientWebhooks: [{ role: 'primary', kind: 'delivery', url: 'http://127.0.0.1:9/d' }] }, /^--client-webhook primary:delivery=http:\/\/127\.0\.0\.1:9\/d: the URL is at a loopback address \(127\.0\.0\.1\)/],
     ['a --client-webhook for a role no client has', { clientWebhooks: [{ role: 'tertiary', kind: 'inbound', url: 'https://hooks.example.com/i' }] }, /no client has the role "tertiary" \(roles: primary, secondary, special, brief\)/],
+    // The password never reaches the message.
+    ['a --client-webhook with credentials in its URL', { clientWebhooks: [{ role: 'primary', kind: 'delivery', url: 'https://user:s3cret@hooks.example.com/d' }] }, /^--client-webhook primary:delivery=https:\/\/\[credentials\]@hooks\.example\.com\/d: the URL is a URL with credentials in it \(user:password@host\); the server does not call such webhook targets \(remove the credentials: callbacks are signed/],
+    [
+      'a fixtures webhook with credentials in its URL',
+      { fixtures: { clients: [{ role: 'primary', clientId: 'a', clientSecret: 's', webhooks: { delivery: 'https://user:s3cret@hooks.example.com/d' }, numbers: [] }] } },
+      /^fixtures: \/clients\/0\/webhooks\/delivery is a URL with credentials in it/,
+    ],
+    [
+      'a fixtures number override with credentials in its URL',
+      { fixtures: { clients: [{ role: 'primary', clientId: 'a', clientSecret: 's', numbers: [{ phoneNumber: '+12025550100', webhookInboundOverride: 'https://s3cret@hooks.example.com/i' }] }] } },
+      /^fixtures: \/clients\/0\/numbers\/0\/webhookInboundOverride is a URL with credentials in it/,
+    ],
     [
       'a fixtures webhook at a private address',
       { fixtures: { clients: [{ role: 'primary', clientId: 'a', clientSecret: 's', webhooks: { inbound: 'http://10.1.2.3/i' }, numbers: [] }] } },
