@@ -200,6 +200,24 @@ test.describe('upstream failure by request (upstreamFailure: request)', () => {
     });
   }
 
+  // The stall holds a connection of the provider's pool until the upstream timeout. An earlier
+  // reference let one client hold all of them, and another client's searches waited their own
+  // timeout out (7 of 25 answered 502).
+  test('one client\'s stalled searches hold no more than its share of the provider\'s connections: another client\'s searches meanwhile succeed', async ({ server }) => {
+    const stalls = Array.from({ length: 24 }, () => search(server, { rateCenter: 'UPSTREAM-STALL' }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const otherToken = await server.token('secondary');
+    const others = [];
+    for (let i = 0; i < 5; i++) others.push(await server.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${otherToken}` }, payload: { npa: '202' } }));
+    expect(others.map((response) => response.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    // The stalling client's own searches beyond its share waited for it, and were answered 502
+    // TIMEOUT within the upstream timeout like the rest.
+    for (const stalled of await Promise.all(stalls)) {
+      expect(stalled.statusCode).toBe(502);
+      expect(stalled.json().error.details).toEqual({ providerStatus: 'TIMEOUT' });
+    }
+  });
+
   test('a rateCenter that only resembles a trigger is an ordinary criterion: UPSTREAM-200 finds nothing', async ({ server }) => {
     const response = await search(server, { rateCenter: 'UPSTREAM-200' });
     expect(response.statusCode).toBe(200);
