@@ -7,9 +7,9 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { startChildServer } from './childServer.ts';
 
-// Can one tenant's sends slow every other tenant's? Another tenant (the secondary client) sends
-// at a steady moderate rate, first alone and then while the primary client sends as fast as
-// --connections connections allow, each send to --recipients recipients. Prints the other
+// Can one tenant's sends slow every other tenant's? Another tenant (the secondary client, from
+// 127.0.0.2) sends at a steady moderate rate, first alone and then while the primary client (from
+// 127.0.0.1) sends as fast as --connections connections allow, each send to --recipients recipients. Prints the other
 // tenant's send latency both times, what the flooding tenant got (statuses, whether each 429
 // carried Retry-After, messages accepted per second) and what the server wrote to disk
 // (/proc/PID/io). Asserts nothing. Extra reference flags go after `--`.
@@ -70,7 +70,7 @@ try {
     });
 
   /** The other tenant's sends at `rate` per second for the duration: latencies of the 202s. */
-  const otherAgent = new Agent({ connections: 20 });
+  const otherAgent = new Agent({ connections: 20, localAddress: '127.0.0.2' });
   async function paced(): Promise<{ latencies: number[]; failed: number }> {
     const latencies: number[] = [];
     let failed = 0;
@@ -97,7 +97,7 @@ try {
 
   /** The flooding tenant: `connections` loops, each sending as soon as its last send is answered. */
   function flood() {
-    const agent = new Agent({ connections });
+    const agent = new Agent({ connections, localAddress: '127.0.0.1' });
     const statuses = new Map<number, number>();
     let withoutRetryAfter = 0;
     let accepted = 0;
