@@ -45,6 +45,16 @@ export class Buckets {
     return tokens >= cost ? 0 : Math.ceil(((cost - tokens) * 1000) / this.perSecond);
   }
 
+  /** Takes `cost` tokens from `key` when it has them, and says 0; else takes none and says how many milliseconds until it has them. */
+  tryTake(key: string, nowMs: number, cost = 1): number {
+    const bucket = this.current(key, nowMs);
+    if (bucket.tokens >= cost) {
+      bucket.tokens -= cost;
+      return 0;
+    }
+    return Math.ceil(((cost - bucket.tokens) * 1000) / this.perSecond);
+  }
+
   /** Takes `cost` tokens from `key` (it may go below zero: the next request then waits). */
   take(key: string, nowMs: number, cost = 1): void {
     this.current(key, nowMs).tokens -= cost;

@@ -23,7 +23,8 @@ export async function messageRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
     const body = request.body as SendRequest;
     ctx.behaviour.send.checkMediaRule(body);
     // Profile send.rateLimit: over the client's rate, 429 before the idempotency record is read.
-    await ctx.sendRateLimit.admit(client.apiClientId, body.to.length);
+    const refused = ctx.sendRateLimit.admit(client.apiClientId, body.to.length);
+    if (refused) await refused;
     const answer = await sends.send(client, request.idempotencyKey!, body, request.id);
     reply.code(answer.statusCode).type('application/json; charset=utf-8');
     // IDEM-202: a replay says so; a first answer does not.

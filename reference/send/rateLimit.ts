@@ -18,13 +18,17 @@ export class SendRateLimit {
     this.buckets = new Buckets(Math.max(2 * messagesPerSecond, LIMITS.recipients), messagesPerSecond);
   }
 
-  /** Takes the send's messages from its client's allowance, or, held up to a second, throws the 429 that says when to come back. */
-  async admit(apiClientId: string, messages: number, nowMs = Date.now()): Promise<void> {
-    const wait = this.buckets.waitMs(apiClientId, nowMs, messages);
-    if (wait === 0) {
-      this.buckets.take(apiClientId, nowMs, messages);
-      return;
-    }
+  /**
+   * Takes the send's messages from its client's allowance: undefined when the client may send
+   * them now (no promise: every send asks), else a promise that, held up to a second, rejects
+   * with the 429 that says when to come back.
+   */
+  admit(apiClientId: string, messages: number, nowMs = Date.now()): Promise<never> | undefined {
+    const wait = this.buckets.tryTake(apiClientId, nowMs, messages);
+    return wait === 0 ? undefined : this.refuse(wait);
+  }
+
+  private async refuse(wait: number): Promise<never> {
     const seconds = Math.max(1, Math.ceil(wait / 1000));
     // Held as long as Retry-After says, up to a second, though the allowance may refill sooner:
     // a client that does not wait gets one 429 a second per connection, not one every few ms.
