@@ -9,12 +9,13 @@ import { hashSecret, verifySecret } from './secretHash.ts';
 // deliberate ~35 ms of scrypt (OWASP API2 and API4: bound the cost and rate of failed attempts).
 // Four defenses, each documented in reference/README.md (Limits and defenses):
 // - rate limits per source address (all requests, and failed authentications) and per client id
-//   from one source address (failed authentications), answered 429 with Retry-After. Never per
-//   client id alone: failures anyone sends for an id from anywhere would then refuse the id's
-//   own client its right secret (a lockout by a stranger), which an earlier version allowed;
+//   (failed authentications, from anywhere), answered 429 with Retry-After. Over its client id's
+//   limit a request is still heard from a source address that has not failed for that id lately:
+//   failures strangers send for an id must not refuse the id's own client its right secret (an
+//   earlier version refused everyone: a lockout by a stranger), and what the strangers' failures
+//   cost stays bounded, one verification per address and FAILED_LATELY_MS;
 // - an unknown client id costs no scrypt: its answer waits as long as a verification takes, so
 //   the time of the answer does not tell which ids exist, and a flood of made-up ids costs no CPU;
-//   the scrypt work of failures is bounded per source address;
 // - a credential verified in the last minutes is recognised without scrypt (by an HMAC with a key
 //   that lives only in this process), so legitimate clients asking for tokens often cost little,
 //   and are still served from an address whose own failures have reached a limit.
@@ -24,10 +25,14 @@ export interface TokenLimits {
   requestsPerSourcePerMinute: number;
   /** Failed client authentications per minute from one source address. */
   failuresPerSourcePerMinute: number;
-  /** Failed client authentications per minute for one client id from one source address. */
+  /** Failed client authentications per minute for one client id, from anywhere; beyond, only sources that have not failed for it lately are heard. */
   failuresPerClientPerMinute: number;
 }
 
+/** How long a source address that failed to authenticate as a client id is not heard for that id while the id is over its limit. */
+const FAILED_LATELY_MS = 10 * 60_000;
+/** At most this many (source, client id) failures are remembered; the oldest go first. */
+const FAILED_ENTRIES = 10_000;
 /** How long a verified credential is recognised without scrypt. */
 const VERIFIED_TTL_MS = 10 * 60_000;
 const VERIFIED_ENTRIES = 1_000;
@@ -51,6 +56,8 @@ export class TokenGuard {
   private readonly sourceFailures: Buckets;
   private readonly clientFailures: Buckets;
   private readonly verified = new Map<string, { apiClientId: string; secretHash: string; until: number }>();
+  /** When each (source, client id) last failed, oldest first. */
+  private readonly failedLately = new Map<string, number>();
   private readonly key = randomBytes(32);
   /** How long the last verifications took; an unknown id's answer waits one of these, drawn at random. */
   private readonly durations: number[] = [];
@@ -78,8 +85,8 @@ export class TokenGuard {
 
   /**
    * Authenticates a client: the client when `secret` is its secret, undefined otherwise, or a
-   * 429 when the source, or the client id from this source, has had too many failures lately.
-   * `source` is the request's source address (reference/http/sources.ts).
+   * 429 when the source has had too many failures lately, or the client id has and so has this
+   * source for it. `source` is the request's source address (reference/http/sources.ts).
    */
   async authenticate(source: string, clientId: string, secret: string, client: ClientRecord | undefined, nowMs = Date.now()): Promise<ClientRecord | undefined> {
     const credential = createHmac('sha256', this.key).update(clientId).update('\u0000').update(secret).digest('base64url');
@@ -88,13 +95,20 @@ export class TokenGuard {
 
     // A header value cannot hold NUL, nor can an address: the key names one (source, id) pair.
     const pair = `${source}\u0000${clientId}`;
-    const wait = Math.max(this.sourceFailures.waitMs(source, nowMs), this.clientFailures.waitMs(pair, nowMs));
+    const idWait = this.clientFailures.waitMs(clientId, nowMs);
+    // Over the id's limit, only a source that failed for it lately waits: any other, its own
+    // client's among them, is heard (one verification, which marks it if it fails too).
+    const wait = Math.max(this.sourceFailures.waitMs(source, nowMs), idWait > 0 && this.failedRecently(pair, nowMs) ? idWait : 0);
     if (wait > 0) await tooManyRequests(wait);
 
     const valid = client ? await this.verify(secret, client.secretHash) : await this.likeAVerification();
     if (!valid) {
-      this.sourceFailures.take(source, Date.now());
-      this.clientFailures.take(pair, Date.now());
+      const failedAt = Date.now();
+      this.sourceFailures.take(source, failedAt);
+      this.clientFailures.take(clientId, failedAt);
+      this.failedLately.delete(pair);
+      this.failedLately.set(pair, failedAt);
+      if (this.failedLately.size > FAILED_ENTRIES) this.failedLately.delete(this.failedLately.keys().next().value!);
       return undefined;
     }
     this.verified.delete(credential);
@@ -108,7 +122,13 @@ export class TokenGuard {
     this.requests.clear();
     this.sourceFailures.clear();
     this.clientFailures.clear();
+    this.failedLately.clear();
     this.verified.clear();
+  }
+
+  private failedRecently(pair: string, nowMs: number): boolean {
+    const at = this.failedLately.get(pair);
+    return at !== undefined && nowMs - at < FAILED_LATELY_MS;
   }
 
   private async verify(secret: string, secretHash: string): Promise<boolean> {

@@ -47,8 +47,9 @@ Options:
                               (default ${DEFAULTS.tokenLimits.requestsPerSourcePerMinute})
   --token-failures-per-source N   failed client authentications per minute from one source address
                               (default ${DEFAULTS.tokenLimits.failuresPerSourcePerMinute})
-  --token-failures-per-client N   failed client authentications per minute for one client id from one
-                              source address (default ${DEFAULTS.tokenLimits.failuresPerClientPerMinute})
+  --token-failures-per-client N   failed client authentications per minute for one client id; beyond, only
+                              sources that have not failed for it in 10 minutes are heard
+                              (default ${DEFAULTS.tokenLimits.failuresPerClientPerMinute})
   --send-messages-per-second N  messages (one per recipient) each API client may send a second, bursts up to
                               twice as many; beyond, 429 (default ${DEFAULTS.sendMessagesPerSecond})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
