@@ -37,7 +37,7 @@ export const MUTATION_ENTRIES: readonly MutationEntry[] = [
   { path: 'reference/routes/token.ts', mutate: true, why: 'the token endpoint (section 4.1, RFC 6749); the hook that admits a request through the rate limit of reference/auth/tokenGuard.ts (out, below: its admit) is kept', keep: ['admit'], suites: ['token', 'versioning'] },
   { path: 'reference/routes/clientContext.ts', mutate: true, why: 'whoami (section 4.2)', suites: ['client-context'] },
   { path: 'reference/routes/numbers.ts', mutate: true, why: 'the numbers list, search and update (sections 4.3 to 4.5)', suites: ['numbers', 'search', 'update'] },
-  { path: 'reference/routes/messages.ts', mutate: true, why: 'the send route (section 4.6)', suites: ['send', 'idempotency'] },
+  { path: 'reference/routes/messages.ts', mutate: true, why: 'the send route (section 4.6); the admission through the send rate limit (reference/send/rateLimit.ts, out, below) is kept', keep: ['refused'], suites: ['send', 'idempotency'] },
   { path: 'reference/routes/core.ts', mutate: true, why: 'everything under /api/core: the CORE wrapper, request ids, JSON bodies (section 7, VER-001)', suites: ['errors', 'versioning'] },
   { path: 'reference/routes/coreErrorHandler.ts', mutate: true, why: 'the CORE error wrapper and 404 (section 7)', suites: ['errors'] },
   { path: 'reference/send/', mutate: true, why: 'the send: its checks in the order of section 4.6, acceptance, the idempotency fingerprint (section 4.6 rule 8), the loopback that makes inbound traffic', suites: ['send', 'idempotency'] },
@@ -57,10 +57,12 @@ export const MUTATION_ENTRIES: readonly MutationEntry[] = [
   { path: 'reference/store/tokens.ts', mutate: true, why: 'tokens: issue and expiry (section 4.1, AUTH-003)', suites: ['token', 'bearer'] },
   { path: 'reference/delivery/', mutate: true, why: 'the message\'s outcome and its delivery events, inbound arrivals (section 6)', suites: ['webhooks'] },
   { path: 'reference/webhooks/', mutate: true, why: 'webhook routing and dispatch: targets (WH-001 to WH-005), payloads (WH-003), signing and retries (Standard Webhooks)', suites: ['webhooks'] },
-  { path: 'reference/upstream/client.ts', mutate: true, why: 'the search\'s call to the inventory provider and its failures as 502 UPSTREAM_ERROR (SEARCH-002)', suites: ['search'] },
+  { path: 'reference/upstream/client.ts', mutate: true, why: 'the search\'s call to the inventory provider and its failures as 502 UPSTREAM_ERROR (SEARCH-002); the wait for one of the client\'s share of provider connections (reference/upstream/slots.ts, out) is kept', keep: ['release'], suites: ['search'] },
 
   // ---- out: not rule code ------------------------------------------------------------------
   { path: 'reference/faults/', mutate: false, why: 'the kill matrix\'s deliberate faults: never mutated, they are off in every certification run' },
+  { path: 'reference/send/rateLimit.ts', mutate: false, why: 'the send rate limit of each client (profile send.rateLimit): a defence of the reference\'s own (README, Limits and defenses)' },
+  { path: 'reference/buckets.ts', mutate: false, why: 'the token buckets of the rate limits (token endpoint, sends): limits of the reference\'s own' },
   { path: 'reference/auth/tokenGuard.ts', mutate: false, why: 'rate limiting of the token endpoint: a defence of the reference\'s own (README, Limits and defenses), lifted in certification runs' },
   { path: 'reference/webhooks/targets.ts', mutate: false, why: 'which webhook hosts the server calls (server-side request forgery): a defence of the reference\'s own, Limits and defenses' },
   { path: 'reference/webhooks/targetRefused.ts', mutate: false, why: 'the refusal of a webhook target, the same defence' },

@@ -51,6 +51,8 @@ test.describe('the mutants of the reference', () => {
     expect(token.length).toBeGreaterThan(10);
     expect(token.filter((m) => m.id.includes('tokenGuard.admit'))).toEqual([]);
     expect(token.some((m) => m.id.includes('client_id and client_secret are required'))).toBe(true);
+    // the send route's admission through the send rate limit, and its refusal, are kept
+    expect(mutants.filter((m) => m.file === 'reference/routes/messages.ts' && m.id.includes('refused'))).toEqual([]);
   });
 
   test('the same N and seed draw the same sample; another seed another one', () => {
