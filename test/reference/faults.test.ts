@@ -430,6 +430,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'ctx.inbound-override-counts-as-client-webhook': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: null } });
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: receiver.url } });
+      return (await call(s, 'GET', '/api/core/whoami')).body.inboundWebhookConfigured === false;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: null } });
+      await receiver.close();
+    }
+  },
   'ctx.webhook-flags-swapped': async (s) => {
     const receiver = await startReceiver();
     try {
