@@ -10,6 +10,7 @@ import { ConfigError } from '../../reference/errors.ts';
 import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults/index.ts';
 import { faultTable } from '../../reference/faults/table.ts';
 import { test, expect, sendBody, startReceiver, type TestServer } from './helpers.ts';
+import { verifyWebhook } from '../../harness/webhook-signature.ts';
 import { runServer } from './serverProcess.ts';
 
 // The fault catalogue (reference/faults/): off unless asked for by name, loud when on, kept out
@@ -627,6 +628,34 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.answer-not-retried': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(500).end())) >= 2,
   // no answer at all: the connection is dropped as soon as the request arrives
   'webhooks.unreachable-not-retried': async (s) => (await attemptsAfterFailure(s, (req) => req.socket.destroy())) >= 2,
+  'webhooks.signed-over-escaped-json': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'caf\u00e9-\u2713-\u{1f4e8}' }));
+      const [callback] = await receiver.waitFor(1, 2_000);
+      verifyWebhook(s.client('primary').webhookSecret, callback!.headers as Record<string, string>, callback!.body);
+      return /[^\x00-\x7f]/.test(callback!.body);
+    } catch {
+      return false;
+    } finally {
+      await receiver.close();
+    }
+  },
+  'webhooks.retry-signed-with-first-timestamp': async (s) => {
+    const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      const attempts = await receiver.waitFor(2, 5_000);
+      for (const attempt of attempts) verifyWebhook(s.client('primary').webhookSecret, attempt.headers as Record<string, string>, attempt.body);
+      return attempts.length >= 2;
+    } catch {
+      return false;
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
