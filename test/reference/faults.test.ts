@@ -491,6 +491,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
   },
+  'update.foreign-number-allowed-after-first-client': async (s) => {
+    const own = primaryNumber(s, 0);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${own.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: !own.smsEnabled } });
+    const after = (await listed(s)).find((n) => n.numberId === own.numberId)!;
+    await call(s, 'PATCH', `/api/core/numbers/${own.numberId}`, { payload: { smsEnabled: own.smsEnabled } });
+    return res.status === 404 && after.smsEnabled === own.smsEnabled;
+  },
   'update.override-copied-to-siblings': async (s) => {
     const [first, second] = [primaryNumber(s, 0), primaryNumber(s, 1)];
     await call(s, 'PATCH', `/api/core/numbers/${first.numberId}`, { payload: { webhookDeliveryOverride: 'https://hooks.example.com/delivery' } });
