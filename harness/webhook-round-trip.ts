@@ -3,7 +3,9 @@
 // 127.0.0.1, a tunnel that is down) would otherwise fail every callback requirement on the
 // run's account. So the preflight points one number's webhookDeliveryOverride at a receiver on
 // the port the first worker's receiver will take, sends one message, and waits a bounded time;
-// with declared client webhooks it tries that way too. Nothing arriving stops the run (exit 2),
+// with declared client webhooks, or a control plane that sets them, it tries that way too: a
+// callback by either way shows the receiver reachable, and a missing one by the override is
+// then the target's failure for the suites to judge (WH-001). Nothing arriving stops the run (exit 2),
 // naming webhooks.publicUrl and the address the target was given. Whatever the target does on
 // the way that the document does not allow (a refused update, a refused send) is left to the
 // suites: a note, and the run goes on.
@@ -11,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { acceptedMessageIds } from '../generators/send-port.ts';
 import { isRequestDefectAnswer } from './answer-classes.ts';
 import type { Target } from './config.ts';
+import { ControlClient } from './control.ts';
 import type { InterferenceWatch } from './interference.ts';
 import { PreflightError, send, shown, type PreflightResult } from './preflight.ts';
 import { RecordedChannel } from './run-receiver.ts';
@@ -108,6 +111,34 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
         tried.push(`${hook.url}, as the primary client's declared delivery webhook`);
       } finally {
         if (cleared !== null) await update(number.webhookDeliveryOverride);
+      }
+    }
+    const control = target.triggers.clientWebhooks?.kind === 'control' && target.hooks.controlUrl ? new ControlClient(target) : undefined;
+    if (control) {
+      // The primary client's delivery webhook, pointed at the receiver through the control plane:
+      // a second way a callback can come, so a target that reports outcomes to a client webhook
+      // and not to an override is told from one that cannot reach the receiver at all. Only a
+      // client without one can be put back exactly (whoami shows whether, not where).
+      const context = await send(target.routes.whoami, target.baseUrl + target.routes.whoami.path, bearer, undefined, timeoutMs);
+      if ((context.json as { deliveryWebhookConfigured?: unknown } | undefined)?.deliveryWebhookConfigured === false) {
+        const channel = receiver.channel('preflight-client');
+        const clientId = target.clients.primary.clientId;
+        const cleared = overridable && number.webhookDeliveryOverride !== null ? await update(null) : null;
+        try {
+          await control.clientWebhooks(clientId, { delivery: channel.url });
+          const started = Date.now();
+          const names = await sendOne("by the client's delivery webhook");
+          if (names === null) return;
+          if (await arrives(channel, names)) {
+            result.checked.push(`the target reached the harness's webhook receiver at ${channel.url} (${Date.now() - started} ms)`);
+            if (tried.length > 0) result.notes.push(`no callback came by ${tried[0]}, but one came by the client's webhook: the receiver is reachable, and the suites judge the override (WH-001)`);
+            return;
+          }
+          tried.push(`${channel.url}, as the primary client's delivery webhook (through the control plane)`);
+        } finally {
+          await control.clientWebhooks(clientId, { delivery: null });
+          if (cleared !== null) await update(number.webhookDeliveryOverride);
+        }
       }
     }
     if (tried.length === 0) {

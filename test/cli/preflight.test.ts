@@ -121,6 +121,29 @@ test('a control plane that refuses the configured controlToken makes the tests t
   }
 });
 
+test("a server that reports outcomes to the client's webhook but never to a number's override is judged on WH-001, not stopped as an unreachable receiver", async () => {
+  // The preflight's round trip by the override gets nothing; by the client's delivery webhook,
+  // set through the control plane, it gets the callback: the receiver is reachable, so the
+  // missing callback is the server's failure for the suites to judge, never the config's.
+  test.setTimeout(120_000);
+  const dir = tempDir('override-never-sent');
+  const reference = await startReference(dir, { args: ['--control', '--control-token', 'plane-token', '--faults', 'webhooks.override-never-sent'] });
+  try {
+    const config = referenceConfig(dir, 'override-never-sent', reference.fixtures, (c) => {
+      c.hooks = { controlUrl: `${reference.baseUrl}/_control`, controlToken: 'plane-token', offers: ['clientWebhooks'] };
+      c.webhooks = { listenHost: '127.0.0.1', listenPort: 0, timeoutMs: 2000 };
+    });
+    const out = join(dir, 'out');
+    const run = await runCli('cli/certify.ts', ['--config', config, '--out', out, '--grep', 'POSTed to the number.s webhookDeliveryOverride @WH-001'], { out });
+    expect(run.code, run.stdout.slice(-3000)).toBe(1);
+    expect(run.summary).toMatch(/^(NOT CONFORMANT|PARTIAL)/);
+    expect(run.report!.requirements.find((r) => r.id === 'WH-001')?.verdict).toBe('fail');
+    expect(run.stdout + run.stderr).toMatch(/no callback came by http:\/\/127\.0\.0\.1:\d+\/hooks\/\S+, as the webhookDeliveryOverride of \S+, but one came by the client's webhook/);
+  } finally {
+    await reference.stop();
+  }
+});
+
 test("a webhook receiver port another program holds stops the run as a harness error, not as the webhook requirements' failures", async () => {
   const holder = await fakeServer(() => undefined);
   try {
