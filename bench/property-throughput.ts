@@ -28,7 +28,8 @@ const ROUNDS = 3;
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-property-'));
 const fixtures = join(dir, 'fixtures.json');
-const server = await startChildServer('reference/main.ts', ['--port', '0', '--db', join(dir, 'ref.db'), '--fresh', '--log-level', 'error', '--fixtures-out', fixtures]);
+// Sends as fast as the harness makes them, from one client: the send rate limit lifted.
+const server = await startChildServer('reference/main.ts', ['--port', '0', '--db', join(dir, 'ref.db'), '--fresh', '--log-level', 'error', '--fixtures-out', fixtures, '--send-messages-per-second', '1000000']);
 try {
   const target = loadTarget(fixtures, process.env);
   const fixtureFile = JSON.parse(readFileSync(fixtures, 'utf8')) as { clients: Array<{ role: string; numbers: Array<{ numberId: string; campaignregId: string | null; mmsEnabled: boolean }> }> };

@@ -101,7 +101,7 @@ async function certifyCombination(name: string): Promise<Row> {
   try {
     // As the bundled reference is started for certify (playwright.config.ts), with the combination's choices.
     const reference = await startReference(
-      ['--host', '127.0.0.1', '--port', String(port), '--db', join(dir, 'reference.db'), '--fresh', '--control', '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1', '--upstream-timeout', '0.2', '--webhook-retry-base', '0.1', ...choiceFlags(choices)],
+      ['--host', '127.0.0.1', '--port', String(port), '--db', join(dir, 'reference.db'), '--fresh', '--control', '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1', '--upstream-timeout', '0.2', '--webhook-retry-base', '0.1', '--send-messages-per-second', '1000000', ...choiceFlags(choices)],
       join(dir, 'fixtures.json'),
     );
     server = reference.child;

@@ -119,8 +119,12 @@ async function expectCreated(m: IdempotencyModel, r: IdempotencyReal, requiremen
 
 const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
 
-/** A different payload that is still valid: only the chosen field moves, and stays within its limits. */
-export function changePayload(payload: SendPayload, change: PayloadChange): SendPayload {
+/**
+ * A different payload that is still valid: only the chosen field moves, and stays within its
+ * limits. A recipient change takes `alternative` (drawn from the recipients the run may send to,
+ * so it stays inside the target's recipients.allowPattern) when it is not already a recipient.
+ */
+export function changePayload(payload: SendPayload, change: PayloadChange, alternative?: string): SendPayload {
   switch (change) {
     case 'externalReference':
       return { ...payload, externalReference: `${payload.externalReference.slice(0, 120)}~2` };
@@ -132,9 +136,14 @@ export function changePayload(payload: SendPayload, change: PayloadChange): Send
       return { ...payload, text: chars.join('') };
     }
     case 'recipient': {
-      // Move the last digit of the last recipient: the number stays valid, in the same
-      // outcome range of the test numbers (the tens digit is kept), and distinct.
       const to = [...payload.to];
+      if (alternative !== undefined) {
+        if (to.includes(alternative)) return { ...payload, externalReference: `${payload.externalReference.slice(0, 120)}~2` };
+        to[to.length - 1] = alternative;
+        return { ...payload, to };
+      }
+      // Without one, move the last digit of the last recipient: the number stays valid, in the
+      // same outcome range of the test numbers (the tens digit is kept), and distinct.
       const last = to[to.length - 1] as string;
       for (let step = 1; step < 10; step++) {
         const digit = (Number(last.slice(-1)) + step) % 10;
@@ -201,11 +210,12 @@ class ReplayChangedCommand implements IdempotencyCommand {
     readonly pick: number,
     readonly change: PayloadChange,
     readonly allowedStatuses: readonly number[] | undefined,
+    readonly alternative?: string,
   ) {}
   check = (m: Readonly<IdempotencyModel>) => this.pick < m.keys.length;
   async run(m: IdempotencyModel, r: IdempotencyReal): Promise<void> {
     const record = m.keys[this.pick] as KeyRecord;
-    const answer = await r.port.send(r.key(this.pick), changePayload(record.payload, this.change));
+    const answer = await r.port.send(r.key(this.pick), changePayload(record.payload, this.change, this.alternative));
     if (isSuccess(answer.status)) fail('IDEM-002', `an unsafe retry (${this.change} changed) was accepted`, this.pick, [answer]);
     if (this.allowedStatuses !== undefined && !this.allowedStatuses.includes(answer.status)) {
       fail('IDEM-002', `an unsafe retry was answered ${answer.status}, expected ${this.allowedStatuses.join(' or ')}`, this.pick, [answer]);
@@ -215,7 +225,7 @@ class ReplayChangedCommand implements IdempotencyCommand {
     await expectCreated(m, r, 'IDEM-002', this.pick);
   }
   httpRequests(state: ScenarioState): HttpRequest[] {
-    return [request(this.pick, changePayload(state.payloads[this.pick] as SendPayload, this.change))];
+    return [request(this.pick, changePayload(state.payloads[this.pick] as SendPayload, this.change, this.alternative))];
   }
   toString = () => `ReplayChanged(k${this.pick}, ${this.change})`;
 }
@@ -280,7 +290,8 @@ export function idempotencyCommands(constraints: IdempotencyCommandsConstraints 
     Send: () => payload.map((p) => new SendCommand(p)),
     ReplaySame: () => pick.map((k) => new ReplaySameCommand(k)),
     ReplayChanged: () =>
-      fc.tuple(pick, fc.constantFrom(...PAYLOAD_CHANGES)).map(([k, change]) => new ReplayChangedCommand(k, change, constraints.unsafeRetryStatuses)),
+      // The changed recipient is drawn like the payloads' own, so it is one the run may send to.
+      fc.tuple(pick, fc.constantFrom(...PAYLOAD_CHANGES), constraints.recipient ?? fc.constant(undefined)).map(([k, change, alternative]) => new ReplayChangedCommand(k, change, constraints.unsafeRetryStatuses, alternative)),
     ConcurrentBurst: () => fc.tuple(payload, fc.integer({ min: 2, max: maxBurst })).map(([p, times]) => new ConcurrentBurstCommand(p, times)),
   };
   const commands = kinds.map((kind) => byKind[kind]());

@@ -94,6 +94,10 @@ export function referenceArgs(source: ReferenceSource, entry: readonly string[] 
     // reference's per-minute token limits (sized for an exposed server, and tested in
     // test/reference/token-limits.test.ts) would make the run wait minutes for nothing.
     '--token-failures-per-source', '100000', '--token-failures-per-client', '100000', '--token-requests-per-minute', '100000',
+    // And it sends up to about 1,500 messages a run, a few hundred a second at its busiest (eight
+    // property cases at once): far above what it needs, so that a run never waits out a 429 of
+    // the send rate limit (tested in test/reference/send-rate.test.ts).
+    '--send-messages-per-second', '1000000',
     // Faults are only ever asked for by the kill matrix (cli/sensitivity.ts).
     ...(source.faults.length > 0 ? ['--faults', source.faults.join(',')] : []),
     '--fixtures-out', referenceFixturesFile(source),

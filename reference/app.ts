@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { ReferenceContext } from './context.ts';
 import type { Db } from './db/open.ts';
@@ -14,16 +14,18 @@ import { withClientWebhooks } from './fixtures/clientWebhooks.ts';
 import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
 import { seedFixtures, type SeededClient } from './fixtures/seed.ts';
+import { SendRateLimit } from './send/rateLimit.ts';
 import { newId } from './ids.ts';
 import { LazyRequestLogger } from './log.ts';
 import { startSweeper } from './maintenance.ts';
 import { CORE_BODY_LIMIT_BYTES, DEFAULTS, PROFILE_WIRE_CHOICES, type ReferenceOptions } from './options.ts';
 import { coreRoutes } from './routes/core.ts';
 import { coreErrorHandler, coreNotFoundHandler } from './routes/coreErrorHandler.ts';
-import { controlRoutes } from './routes/control.ts';
-import { methodNotAllowedOnTokenPath, tokenRoutes } from './routes/token.ts';
-import { connectionOptions, limitConnections } from './http/limits.ts';
-import { clientErrorHandler, expectationFailed, registerEdgeHooks, trackPathsInFlight, type PathsInFlight } from './http/rejections.ts';
+import { controlRoutes, newControlToken } from './routes/control.ts';
+import { methodNotAllowedOnTokenPath, oauthErrorHandler, tokenRoutes } from './routes/token.ts';
+import { connectionOptions, limitConnections, limitRequestsPerSource } from './http/limits.ts';
+import { boundShutdown } from './http/shutdown.ts';
+import { clientErrorHandler, expectationFailed, onTokenPath, registerEdgeHooks, trackPathsInFlight, type PathsInFlight } from './http/rejections.ts';
 import { createAjv } from './spec/ajv.ts';
 import { createStores } from './store/index.ts';
 import { Writes } from './store/writes.ts';
@@ -37,6 +39,8 @@ import { WebhookTargets } from './webhooks/targets.ts';
 export interface ReferenceHandle {
   readonly seeded: readonly SeededClient[];
   readonly upstreamUrl: string;
+  /** The control plane's bearer token (the operator's, or one made at start); undefined without --control. */
+  readonly controlToken: string | undefined;
   /** The --fixtures-out document for a server reachable at baseUrl. */
   describe(baseUrl: string): TargetDescription;
 }
@@ -62,7 +66,11 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     headersTimeoutMs: DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
     maxConnections: DEFAULTS.maxConnections,
+    shutdownGraceMs: DEFAULTS.shutdownGraceMs,
+    maxConnectionsPerSource: DEFAULTS.maxConnectionsPerSource,
+    maxRequestsPerSource: DEFAULTS.maxRequestsPerSource,
     tokenLimits: DEFAULTS.tokenLimits,
+    sendMessagesPerSecond: DEFAULTS.sendMessagesPerSecond,
     synchronous: 'FULL',
     allowWebhookHosts: [],
     clientWebhooks: [],
@@ -74,12 +82,21 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
 }
 
 /**
+ * The control plane is never open: with it on and no token of the operator's, the server makes
+ * one (main.ts writes it to --fixtures-out, where the harness reads it).
+ */
+function withControlToken(options: ReferenceOptions): ReferenceOptions {
+  if (!options.control) return { ...options, controlToken: undefined };
+  return { ...options, controlToken: options.controlToken ?? newControlToken() };
+}
+
+/**
  * Builds the reference server without listening: opens and seeds the database, starts the
  * upstream simulator unless an upstream URL is given, and registers one plugin per resource.
  * Closing the instance stops everything it started, after committing queued writes.
  */
 export async function buildApp(buildOptions: BuildOptions = {}): Promise<FastifyInstance> {
-  const options = withDefaults(buildOptions);
+  const options = withControlToken(withDefaults(buildOptions));
   const { logger } = options;
   assertKnownFaults(options.faults);
   if (options.faults.size > 0) {
@@ -89,9 +106,11 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
   const fixtures = await withClientWebhooks(options.fixtures ?? DEMO_FIXTURES, options.clientWebhooks, webhookTargets);
   // Before --fresh deletes anything: the file may be another server's.
   const lock: DatabaseLock | undefined = options.dbPath === ':memory:' ? undefined : lockDatabase(options.dbPath);
+  // From here on the file is opened by its own name, whatever path named it (db/lock.ts).
+  const dbPath = lock?.path ?? options.dbPath;
   let db: Db;
   try {
-    db = openDatabase({ path: options.dbPath, fresh: options.fresh, synchronous: options.synchronous });
+    db = openDatabase({ path: dbPath, fresh: options.fresh, synchronous: options.synchronous });
   } catch (error) {
     lock?.release();
     throw error;
@@ -103,7 +122,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     // Seeding writes on this connection, before the writer starts; from then on every write
     // goes through the writer.
     const seeded = await seedFixtures(db, stores, fixtures);
-    writer = await startWriter({ path: options.dbPath, synchronous: options.synchronous }, stores, logger);
+    writer = await startWriter({ path: dbPath, synchronous: options.synchronous }, stores, logger);
     const writes = new Writes(writer, stores);
     simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
@@ -121,6 +140,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, { ...behaviour.webhooks, ...(options.wire['webhook.signing'] === 'none' && { signedHeaders: unsignedHeaders }) }, webhookTargets, options.webhookRetryBaseMs),
       webhookTargets,
       tokenGuard: new TokenGuard(options.tokenLimits),
+      sendRateLimit: new SendRateLimit(options.sendMessagesPerSecond),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
     return await assemble(ctx, upstreamUrl, simulator, lock);
@@ -154,6 +174,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
     frameworkErrors: ctx.behaviour.frameworkErrors,
   });
   limitConnections(app.server, ctx.options);
+  boundShutdown(app, ctx.options.shutdownGraceMs);
   trackPathsInFlight(app.server, pathsInFlight);
   app.server.on('checkExpectation', expectationFailed(ctx.behaviour.paths.token));
   // A delivery to this machine on the port the server listens on is refused (the control plane).
@@ -168,12 +189,18 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
   app.decorate('reference', {
     seeded: ctx.seeded,
     upstreamUrl,
-    describe: (baseUrl: string) => describeTarget(ctx.seeded, ctx.stores, baseUrl, ctx.options.control),
+    controlToken: ctx.options.controlToken,
+    describe: (baseUrl: string) => describeTarget(ctx.seeded, ctx.stores, baseUrl, ctx.options.controlToken),
   } satisfies ReferenceHandle);
 
   registerEdgeHooks(app);
+  limitRequestsPerSource(app, ctx.options.maxRequestsPerSource);
   registerFaultHooks(app, ctx);
-  app.setErrorHandler(coreErrorHandler);
+  // What no route's own handler answers (a request no route takes, the hooks that run before
+  // routing) is in the contract of its path too: the OAuth body on the token path as the router
+  // reads it (percent-encoded or not), the CORE wrapper elsewhere.
+  const tokenPath = ctx.behaviour.paths.token;
+  app.setErrorHandler((error: FastifyError, request, reply) => (onTokenPath(request.url, tokenPath) ? oauthErrorHandler(error, request, reply) : coreErrorHandler(error, request, reply)));
   app.setNotFoundHandler(coreNotFoundHandler);
   app.addHook('onRequest', methodNotAllowedOnTokenPath(ctx.behaviour.paths.token));
   await app.register(tokenRoutes, { ctx });

@@ -4,6 +4,7 @@ import type { Behaviour } from './behaviour.ts';
 import type { Db } from './db/open.ts';
 import type { SimulatedCarrier } from './delivery/carrier.ts';
 import type { SeededClient } from './fixtures/seed.ts';
+import type { SendRateLimit } from './send/rateLimit.ts';
 import type { ReferenceOptions } from './options.ts';
 import type { Stores } from './store/index.ts';
 import type { Writes } from './store/writes.ts';
@@ -25,6 +26,8 @@ export interface ReferenceContext {
   dispatcher: WebhookDispatcher;
   /** Rate limits and the cost of failures at the token endpoint. */
   tokenGuard: TokenGuard;
+  /** Each client's send rate (profile send.rateLimit). */
+  sendRateLimit: SendRateLimit;
   /** Which webhook targets may be called (profile webhook.targets). */
   webhookTargets: WebhookTargets;
   carrier: SimulatedCarrier;

@@ -13,6 +13,8 @@ export const CORE_ERRORS = {
   EXPECTATION_FAILED: { status: 417, message: 'The expectation of the Expect header cannot be met.' },
   // Only with the send.unsafeRetry choice 422 (the Idempotency-Key draft's status, 2.7).
   UNPROCESSABLE_CONTENT: { status: 422, message: 'The request cannot be processed as sent.' },
+  // Over a limit of the client's or of its source address (profile send.rateLimit), with Retry-After.
+  TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests; retry after the time Retry-After gives.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   SERVER_ERROR: { status: 500, message: 'The server failed to handle the request.' },
   UPSTREAM_ERROR: { status: 502, message: 'The upstream inventory provider failed.' },

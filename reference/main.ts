@@ -28,6 +28,7 @@ async function main(): Promise<number> {
   // A deliberately broken server says so before anything else, on stderr where the logs go.
   if (cli.faults.length > 0) process.stderr.write(faultBanner(cli.faults));
 
+  const logger = createLogger(cli.logLevel);
   let app;
   try {
     app = await buildApp({
@@ -47,8 +48,12 @@ async function main(): Promise<number> {
       headersTimeoutMs: cli.headersTimeoutMs,
       keepAliveTimeoutMs: cli.keepAliveTimeoutMs,
       maxConnections: cli.maxConnections,
+      shutdownGraceMs: cli.shutdownGraceMs,
+      maxConnectionsPerSource: cli.maxConnectionsPerSource,
+      maxRequestsPerSource: cli.maxRequestsPerSource,
       tokenLimits: cli.tokenLimits,
-      logger: createLogger(cli.logLevel),
+      sendMessagesPerSecond: cli.sendMessagesPerSecond,
+      logger,
       faults: new Set(cli.faults),
       wire: cli.wire,
     });
@@ -69,12 +74,17 @@ async function main(): Promise<number> {
     writeFileSync(cli.fixturesOutPath, `${JSON.stringify(app.reference.describe(baseUrl), null, 2)}\n`, { mode: 0o600 });
     chmodSync(cli.fixturesOutPath, 0o600);
   }
+  // The made token is told only by the file (0600), never by the log.
+  if (cli.control && cli.controlToken === undefined) {
+    logger.info({ fixturesOut: cli.fixturesOutPath }, `the control plane requires a token made at start; it is in ${cli.fixturesOutPath} (controlToken)`);
+  }
   process.stdout.write(`reference server listening on ${baseUrl}\n`);
 
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
   });
+  logger.info({ signal }, `${signal}: stopping; requests in progress have ${cli.shutdownGraceMs / 1000} s, then open connections are closed`);
   await app.close();
   return 0;
 }

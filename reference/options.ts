@@ -39,8 +39,16 @@ export interface ReferenceOptions {
   keepAliveTimeoutMs: number;
   /** Open connections at most; a connection beyond is closed at once. */
   maxConnections: number;
+  /** After shutdown began, connections still open after this are closed (reference/http/shutdown.ts). */
+  shutdownGraceMs: number;
+  /** Open connections at most from one source address (reference/http/sources.ts); one beyond is closed at once. */
+  maxConnectionsPerSource: number;
+  /** Requests in progress at once from one source address; one beyond is 429. */
+  maxRequestsPerSource: number;
   /** Rate limits of the token endpoint (reference/auth/tokenGuard.ts). */
   tokenLimits: TokenLimits;
+  /** Messages (one per recipient) each API client may send a second, bursts up to twice as many (reference/send/rateLimit.ts). */
+  sendMessagesPerSecond: number;
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
   synchronous: 'FULL' | 'NORMAL';
   logger: Logger;
@@ -156,9 +164,21 @@ export const DEFAULTS = {
   // Longer than the 60 s idle timeout of common load balancers, as fastify's default.
   keepAliveTimeoutMs: 72_000,
   maxConnections: 1024,
+  // Long enough for any request in progress to be answered (a provider call is bounded by the
+  // upstream timeout, 2 s; a send by its batch's commit), short next to the 10-30 s an
+  // orchestrator waits before it kills a process.
+  shutdownGraceMs: 5_000,
+  // An eighth of the server's connections: eight addresses, not one, to shut everyone else out.
+  // A proxy in front makes every client one address: raise it there, or limit at the proxy.
+  maxConnectionsPerSource: 128,
+  // Above the 50 connections of the benchmarks and the few dozen a certification run holds.
+  maxRequestsPerSource: 64,
   // Well above what a certification run asks for (about 60 token requests in 25 s, 10 of them
   // failing on purpose), well below what makes the token endpoint a CPU sink.
   tokenLimits: { requestsPerSourcePerMinute: 300, failuresPerSourcePerMinute: 30, failuresPerClientPerMinute: 10 },
+  // Well above what a certification run sends (about 1,500 messages, a few hundred a second at
+  // its busiest), well below what one client can make the server write (over 20,000 a second).
+  sendMessagesPerSecond: 500,
   logLevel: 'info',
 } as const;
 

@@ -61,9 +61,11 @@ export interface KeyRecord {
 /**
  * Where a callback may go: `ch:NAME` is a channel of the harness's receiver, `client:ROLE:KIND`
  * the client's own webhook when it points at the harness's run receiver, `elsewhere` anywhere
- * the harness cannot see (a vendor's own URL, a client webhook pointing elsewhere, none).
+ * the harness cannot see (a vendor's own URL, a client webhook pointing elsewhere, none),
+ * `unshown` where the number's list record does not show the override (a legal record shape):
+ * the harness cannot know the destination, so any arrival is legal and none can be awaited.
  */
-export type Destination = `ch:${string}` | `client:${Role}:${'delivery' | 'inbound'}` | 'elsewhere';
+export type Destination = `ch:${string}` | `client:${Role}:${'delivery' | 'inbound'}` | 'elsewhere' | 'unshown';
 
 export interface ModelMessage {
   messageId: string;
@@ -150,7 +152,7 @@ export function destinationOf(m: ModelState, numberId: string, kind: 'delivery' 
   const n = m.numbers.get(numberId);
   if (!n) return 'elsewhere';
   const field = kind === 'delivery' ? 'webhookDeliveryOverride' : 'webhookInboundOverride';
-  if (!(field in n.settings)) return 'elsewhere';
+  if (!(field in n.settings)) return 'unshown';
   const value = n.settings[field];
   if (value === null) return m.visibleClientHooks.has(`${n.owner}:${kind}`) ? `client:${n.owner}:${kind}` : 'elsewhere';
   const channel = typeof value === 'string' ? m.channels.get(value) : undefined;

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Buckets, HOLD_429_MS } from '../buckets.ts';
 import { OAuthError } from '../errors.ts';
 import type { ClientRecord } from '../store/clients.ts';
 import { hashSecret, verifySecret } from './secretHash.ts';
@@ -8,69 +9,35 @@ import { hashSecret, verifySecret } from './secretHash.ts';
 // deliberate ~35 ms of scrypt (OWASP API2 and API4: bound the cost and rate of failed attempts).
 // Four defenses, each documented in reference/README.md (Limits and defenses):
 // - rate limits per source address (all requests, and failed authentications) and per client id
-//   (failed authentications), answered 429 with Retry-After;
+//   (failed authentications, from anywhere), answered 429 with Retry-After. Over its client id's
+//   limit a request is still heard from a source address that has not failed for that id lately:
+//   failures strangers send for an id must not refuse the id's own client its right secret (an
+//   earlier version refused everyone: a lockout by a stranger), and what the strangers' failures
+//   cost stays bounded, one verification per address and FAILED_LATELY_MS;
 // - an unknown client id costs no scrypt: its answer waits as long as a verification takes, so
 //   the time of the answer does not tell which ids exist, and a flood of made-up ids costs no CPU;
-//   a known id's failures are limited per id, which bounds the scrypt work of all failures together;
 // - a credential verified in the last minutes is recognised without scrypt (by an HMAC with a key
 //   that lives only in this process), so legitimate clients asking for tokens often cost little,
-//   and are still served while someone else's failures have locked their client id.
+//   and are still served from an address whose own failures have reached a limit.
 
 export interface TokenLimits {
   /** Token requests per minute from one source address (burst as large). */
   requestsPerSourcePerMinute: number;
   /** Failed client authentications per minute from one source address. */
   failuresPerSourcePerMinute: number;
-  /** Failed client authentications per minute for one client id, whoever sends them. */
+  /** Failed client authentications per minute for one client id, from anywhere; beyond, only sources that have not failed for it lately are heard. */
   failuresPerClientPerMinute: number;
 }
 
-/** At most this many sources and client ids are tracked per limit; the least recently seen go first. */
-const TRACKED_KEYS = 10_000;
+/** How long a source address that failed to authenticate as a client id is not heard for that id while the id is over its limit. */
+const FAILED_LATELY_MS = 10 * 60_000;
+/** At most this many (source, client id) failures are remembered; the oldest go first. */
+const FAILED_ENTRIES = 10_000;
 /** How long a verified credential is recognised without scrypt. */
 const VERIFIED_TTL_MS = 10 * 60_000;
 const VERIFIED_ENTRIES = 1_000;
 /** Verification times kept to draw an unknown id's wait from. */
 const RECENT_DURATIONS = 32;
-
-/**
- * A token bucket per key: `perMinute` tokens, refilled evenly over a minute. Keys are kept in
- * order of last use, so the oldest are dropped first when there are too many (a dropped key
- * starts again with a full bucket, as a key not seen for a while would have).
- */
-export class Buckets {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-  constructor(private readonly perMinute: number) {}
-
-  private current(key: string, nowMs: number): { tokens: number; at: number } {
-    const bucket = this.buckets.get(key);
-    const refilled = bucket ? Math.min(this.perMinute, bucket.tokens + ((nowMs - bucket.at) * this.perMinute) / 60_000) : this.perMinute;
-    const next = { tokens: refilled, at: nowMs };
-    this.buckets.delete(key);
-    this.buckets.set(key, next);
-    if (this.buckets.size > TRACKED_KEYS) this.buckets.delete(this.buckets.keys().next().value!);
-    return next;
-  }
-
-  /** Milliseconds until `key` has a token; 0 when it has one now. */
-  waitMs(key: string, nowMs: number): number {
-    const { tokens } = this.current(key, nowMs);
-    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 60_000) / this.perMinute);
-  }
-
-  /** Takes a token from `key` (it may go below one: the next request then waits). */
-  take(key: string, nowMs: number): void {
-    this.current(key, nowMs).tokens -= 1;
-  }
-
-  clear(): void {
-    this.buckets.clear();
-  }
-}
-
-/** The longest a 429 is held before it is sent. */
-const HOLD_429_MS = 1_000;
 
 /**
  * 429 with Retry-After in whole seconds, in the token endpoint's OAuth body, sent after up to a
@@ -89,15 +56,17 @@ export class TokenGuard {
   private readonly sourceFailures: Buckets;
   private readonly clientFailures: Buckets;
   private readonly verified = new Map<string, { apiClientId: string; secretHash: string; until: number }>();
+  /** When each (source, client id) last failed, oldest first. */
+  private readonly failedLately = new Map<string, number>();
   private readonly key = randomBytes(32);
   /** How long the last verifications took; an unknown id's answer waits one of these, drawn at random. */
   private readonly durations: number[] = [];
   private readonly calibrated: Promise<void>;
 
   constructor(limits: TokenLimits) {
-    this.requests = new Buckets(limits.requestsPerSourcePerMinute);
-    this.sourceFailures = new Buckets(limits.failuresPerSourcePerMinute);
-    this.clientFailures = new Buckets(limits.failuresPerClientPerMinute);
+    this.requests = Buckets.perMinute(limits.requestsPerSourcePerMinute);
+    this.sourceFailures = Buckets.perMinute(limits.failuresPerSourcePerMinute);
+    this.clientFailures = Buckets.perMinute(limits.failuresPerClientPerMinute);
     // The wait of an unknown id is measured on a real derivation at start, so that it holds from
     // the first request on (a derivation in the thread pool: the event loop does not wait).
     this.calibrated = (async () => {
@@ -116,20 +85,30 @@ export class TokenGuard {
 
   /**
    * Authenticates a client: the client when `secret` is its secret, undefined otherwise, or a
-   * 429 when the source or the client id has had too many failures lately.
+   * 429 when the source has had too many failures lately, or the client id has and so has this
+   * source for it. `source` is the request's source address (reference/http/sources.ts).
    */
   async authenticate(source: string, clientId: string, secret: string, client: ClientRecord | undefined, nowMs = Date.now()): Promise<ClientRecord | undefined> {
     const credential = createHmac('sha256', this.key).update(clientId).update('\u0000').update(secret).digest('base64url');
     const known = this.verified.get(credential);
     if (known && known.until > nowMs && client && client.apiClientId === known.apiClientId && client.secretHash === known.secretHash) return client;
 
-    const wait = Math.max(this.sourceFailures.waitMs(source, nowMs), this.clientFailures.waitMs(clientId, nowMs));
+    // A header value cannot hold NUL, nor can an address: the key names one (source, id) pair.
+    const pair = `${source}\u0000${clientId}`;
+    const idWait = this.clientFailures.waitMs(clientId, nowMs);
+    // Over the id's limit, only a source that failed for it lately waits: any other, its own
+    // client's among them, is heard (one verification, which marks it if it fails too).
+    const wait = Math.max(this.sourceFailures.waitMs(source, nowMs), idWait > 0 && this.failedRecently(pair, nowMs) ? idWait : 0);
     if (wait > 0) await tooManyRequests(wait);
 
     const valid = client ? await this.verify(secret, client.secretHash) : await this.likeAVerification();
     if (!valid) {
-      this.sourceFailures.take(source, Date.now());
-      this.clientFailures.take(clientId, Date.now());
+      const failedAt = Date.now();
+      this.sourceFailures.take(source, failedAt);
+      this.clientFailures.take(clientId, failedAt);
+      this.failedLately.delete(pair);
+      this.failedLately.set(pair, failedAt);
+      if (this.failedLately.size > FAILED_ENTRIES) this.failedLately.delete(this.failedLately.keys().next().value!);
       return undefined;
     }
     this.verified.delete(credential);
@@ -143,7 +122,13 @@ export class TokenGuard {
     this.requests.clear();
     this.sourceFailures.clear();
     this.clientFailures.clear();
+    this.failedLately.clear();
     this.verified.clear();
+  }
+
+  private failedRecently(pair: string, nowMs: number): boolean {
+    const at = this.failedLately.get(pair);
+    return at !== undefined && nowMs - at < FAILED_LATELY_MS;
   }
 
   private async verify(secret: string, secretHash: string): Promise<boolean> {

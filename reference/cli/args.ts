@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
 import { parseFaults, type FaultName } from '../faults/index.ts';
@@ -16,8 +17,10 @@ Options:
   --fresh                     start from an empty database (deletes FILE and its WAL first)
   --fixtures FILE             seed clients and numbers from FILE (JSON or YAML); a built-in demo set when absent
   --fixtures-out FILE         write base URL, credentials, webhook secrets and numbers as JSON once listening
-  --control                   enable the test-control plane under /_control
-  --control-token TOKEN       require "Authorization: Bearer TOKEN" on /_control
+  --control                   enable the test-control plane under /_control, guarded by a bearer token:
+                              --control-token's, or one the server makes and writes to --fixtures-out
+                              (a made token needs --fixtures-out and a loopback --host)
+  --control-token TOKEN       the token /_control requires ("Authorization: Bearer TOKEN")
   --token-ttl SECONDS         access-token lifetime (default ${DEFAULTS.tokenTtlSeconds})
   --idempotency-ttl SECONDS   idempotency-key retention (default ${DEFAULTS.idempotencyTtlSeconds})
   --upstream-url URL          inventory provider; default: start the bundled simulator on a loopback port
@@ -33,13 +36,22 @@ Options:
                               (default ${DEFAULTS.requestTimeoutMs / 1000})
   --headers-timeout SECONDS   the headers of a request must arrive within this; else 408 (default ${DEFAULTS.headersTimeoutMs / 1000})
   --keep-alive-timeout SECONDS  an idle keep-alive connection is closed after this (default ${DEFAULTS.keepAliveTimeoutMs / 1000})
+  --shutdown-grace SECONDS    after SIGTERM or SIGINT, requests in progress have this long to finish; then every
+                              connection still open is closed (default ${DEFAULTS.shutdownGraceMs / 1000})
   --max-connections N         open connections at most; one beyond is closed at once (default ${DEFAULTS.maxConnections})
+  --max-connections-per-source N  open connections at most from one source address (an IPv6 /64); one beyond
+                              is closed at once (default ${DEFAULTS.maxConnectionsPerSource})
+  --max-requests-per-source N requests in progress at once from one source address; one beyond is 429
+                              (default ${DEFAULTS.maxRequestsPerSource})
   --token-requests-per-minute N   token requests per minute from one source address; beyond, 429
                               (default ${DEFAULTS.tokenLimits.requestsPerSourcePerMinute})
   --token-failures-per-source N   failed client authentications per minute from one source address
                               (default ${DEFAULTS.tokenLimits.failuresPerSourcePerMinute})
-  --token-failures-per-client N   failed client authentications per minute for one client id
+  --token-failures-per-client N   failed client authentications per minute for one client id; beyond, only
+                              sources that have not failed for it in 10 minutes are heard
                               (default ${DEFAULTS.tokenLimits.failuresPerClientPerMinute})
+  --send-messages-per-second N  messages (one per recipient) each API client may send a second, bursts up to
+                              twice as many; beyond, 429 (default ${DEFAULTS.sendMessagesPerSecond})
   --log-level LEVEL           fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
   --choice NAME=VALUE         answer an open choice of the document otherwise than the reference profile, as
                               another vendor may (repeatable; the first value is the default):
@@ -68,7 +80,11 @@ export interface CliOptions
     | 'headersTimeoutMs'
     | 'keepAliveTimeoutMs'
     | 'maxConnections'
+    | 'shutdownGraceMs'
+    | 'maxConnectionsPerSource'
+    | 'maxRequestsPerSource'
     | 'tokenLimits'
+    | 'sendMessagesPerSecond'
     | 'wire'
   > {
   help: boolean;
@@ -82,6 +98,15 @@ export interface CliOptions
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Whether a server bound to HOST is reachable from this machine only: localhost or a loopback address. */
+export function isLoopbackHost(host: string): boolean {
+  const address = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (address === 'localhost') return true;
+  if (isIP(address) === 4) return address.startsWith('127.');
+  if (isIP(address) === 6) return /^(0{0,4}:){0,7}:?0{0,3}1$/.test(address) || /^::ffff:127\./.test(address);
+  return false;
+}
 
 function integer(flag: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -166,9 +191,13 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'headers-timeout': { type: 'string' },
         'keep-alive-timeout': { type: 'string' },
         'max-connections': { type: 'string' },
+        'shutdown-grace': { type: 'string' },
+        'max-connections-per-source': { type: 'string' },
+        'max-requests-per-source': { type: 'string' },
         'token-requests-per-minute': { type: 'string' },
         'token-failures-per-source': { type: 'string' },
         'token-failures-per-client': { type: 'string' },
+        'send-messages-per-second': { type: 'string' },
         'log-level': { type: 'string' },
         faults: { type: 'string' },
         choice: { type: 'string', multiple: true },
@@ -181,6 +210,13 @@ export function parseCommandLine(argv: string[]): CliOptions {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   if (values['control-token'] !== undefined && !values.control) throw new ConfigError('--control-token needs --control');
   if (values['control-token'] === '') throw new ConfigError('--control-token must not be empty');
+  const host = values.host ?? DEFAULTS.host;
+  // The control plane is never open. Without the operator's token the server makes one, which
+  // only the --fixtures-out file tells; on an interface other machines reach, the operator gives it.
+  if (values.control && values['control-token'] === undefined) {
+    if (!isLoopbackHost(host)) throw new ConfigError(`--control on --host ${host}, which other machines may reach, needs --control-token TOKEN`);
+    if (values['fixtures-out'] === undefined) throw new ConfigError('--control without --control-token needs --fixtures-out FILE, where the server writes the control token it makes');
+  }
   const requestTimeoutMs = Math.round(seconds('request-timeout', values['request-timeout'], DEFAULTS.requestTimeoutMs / 1000) * 1000);
   const headersTimeoutMs = Math.round(seconds('headers-timeout', values['headers-timeout'], DEFAULTS.headersTimeoutMs / 1000) * 1000);
   // Node refuses a headers timeout longer than the request timeout.
@@ -190,7 +226,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
   for (const entry of allowWebhookHosts) parseAllowedHost(entry);
   return {
     help: values.help ?? false,
-    host: values.host ?? DEFAULTS.host,
+    host,
     port: integer('port', values.port, DEFAULTS.port, 0, 65535),
     dbPath: values.db ?? DEFAULTS.dbPath,
     fresh: values.fresh ?? false,
@@ -208,12 +244,16 @@ export function parseCommandLine(argv: string[]): CliOptions {
     requestTimeoutMs,
     headersTimeoutMs,
     keepAliveTimeoutMs: Math.round(seconds('keep-alive-timeout', values['keep-alive-timeout'], DEFAULTS.keepAliveTimeoutMs / 1000) * 1000),
+    shutdownGraceMs: Math.round(seconds('shutdown-grace', values['shutdown-grace'], DEFAULTS.shutdownGraceMs / 1000) * 1000),
     maxConnections: integer('max-connections', values['max-connections'], DEFAULTS.maxConnections, 1, 1_000_000),
+    maxConnectionsPerSource: integer('max-connections-per-source', values['max-connections-per-source'], DEFAULTS.maxConnectionsPerSource, 1, 1_000_000),
+    maxRequestsPerSource: integer('max-requests-per-source', values['max-requests-per-source'], DEFAULTS.maxRequestsPerSource, 1, 1_000_000),
     tokenLimits: {
       requestsPerSourcePerMinute: integer('token-requests-per-minute', values['token-requests-per-minute'], DEFAULTS.tokenLimits.requestsPerSourcePerMinute, 1, 1_000_000),
       failuresPerSourcePerMinute: integer('token-failures-per-source', values['token-failures-per-source'], DEFAULTS.tokenLimits.failuresPerSourcePerMinute, 1, 1_000_000),
       failuresPerClientPerMinute: integer('token-failures-per-client', values['token-failures-per-client'], DEFAULTS.tokenLimits.failuresPerClientPerMinute, 1, 1_000_000),
     },
+    sendMessagesPerSecond: integer('send-messages-per-second', values['send-messages-per-second'], DEFAULTS.sendMessagesPerSecond, 1, 1_000_000),
     logLevel,
     faults: values.faults === undefined ? [] : parseFaults(values.faults),
     wire: wireChoices(values.choice ?? []),

@@ -3,13 +3,14 @@ import { fixtureSettings } from '../fixtures/seed.ts';
 
 /**
  * Restores the seeded state between certification runs: no tokens, messages, idempotency
- * records or webhook events, no token rate limits counting; client webhooks and number settings
+ * records or webhook events, no token or send rate limits counting; client webhooks and number settings
  * as the fixtures give them.
  * numberIds and webhook secrets are kept, so a fixtures-out file stays valid.
  */
 export async function resetToSeed(ctx: ReferenceContext): Promise<void> {
   ctx.dispatcher.cancelScheduled();
   ctx.tokenGuard.reset();
+  ctx.sendRateLimit.reset();
   await ctx.writes.run({
     op: 'resetToSeed',
     clients: ctx.seeded.map(({ apiClientId, fixture }) => ({

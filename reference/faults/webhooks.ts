@@ -1,3 +1,4 @@
+import { outcomeFor } from '../delivery/outcome.ts';
 import { replaceMember, type FaultDefinition } from './fault.ts';
 
 // Faults of webhooks (sections 3, 6; Standard Webhooks): each replaces a member of the webhook
@@ -23,6 +24,15 @@ export const WEBHOOKS_FAULTS = {
     behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
       const number = resolveSendFrom(request, client, numbers);
       return request.messageType === 'MMS' ? { ...number, webhookDeliveryOverride: null } : number;
+    }),
+  },
+  'webhooks.failed-ignores-override': {
+    breaks: ['WH-007'],
+    description: "the delivery events of a send that will fail go to the client's delivery webhook even when the sending number has webhookDeliveryOverride set (delivered messages' still go to the override)",
+    // Accepted as if its number had no override when a recipient's outcome will be a failure.
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const number = resolveSendFrom(request, client, numbers);
+      return request.to.some((to) => outcomeFor(to).status === 'FAILED') ? { ...number, webhookDeliveryOverride: null } : number;
     }),
   },
   'webhooks.message-id-missing': {

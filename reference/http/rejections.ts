@@ -23,9 +23,26 @@ const PARSER_REFUSALS: Record<number, { code: CoreErrorCode; message: string }> 
   431: { code: 'HEADERS_TOO_LARGE', message: 'The request headers are larger than 16 KiB.' },
 };
 
+/**
+ * Whether a request target is the token path as the router reads it: the path before any query
+ * or fragment, percent-decoded as the router decodes it (so `/api/auth/%74oken` is the token
+ * path; an encoded `/`, `?` or `#` stays encoded and is not).
+ */
+export function onTokenPath(url: string | undefined, tokenPath: string): boolean {
+  if (url === undefined) return false;
+  const path = url.split(/[?#]/, 1)[0]!;
+  if (path === tokenPath) return true;
+  if (!path.includes('%')) return false;
+  try {
+    return decodeURI(path) === tokenPath;
+  } catch {
+    return false;
+  }
+}
+
 /** The body and headers of a refusal on `path`, in the contract of that path. */
 function refusal(status: number, code: CoreErrorCode, message: string, path: string | undefined, tokenPath: string): { headers: Record<string, string>; body: string } {
-  if (path !== undefined && path.split('?')[0] === tokenPath) {
+  if (onTokenPath(path, tokenPath)) {
     const error = status === 503 ? 'temporarily_unavailable' : 'invalid_request';
     return { headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, body: JSON.stringify({ error, error_description: message }) };
   }
@@ -33,9 +50,30 @@ function refusal(status: number, code: CoreErrorCode, message: string, path: str
   return { headers: { 'x-request-id': requestId }, body: JSON.stringify(coreErrorBody(new CoreError(code, message), requestId)) };
 }
 
-/** The path of the request line at the start of `raw` (Node's rawPacket, a Buffer), if it got that far. */
-function pathOf(raw: unknown): string | undefined {
-  return Buffer.isBuffer(raw) ? /^[A-Z]+ (\S+)/.exec(raw.subarray(0, 8192).toString('latin1'))?.[1] : undefined;
+/**
+ * The path of the request the parser refused, from the bytes it was parsing (Node's rawPacket)
+ * up to where it stopped (bytesParsed): on a keep-alive connection they may hold the end of
+ * earlier requests too, so the last request line before the error is the candidate. It is the
+ * refused request's unless that request's head and body (by Content-Length) ended before the
+ * error, which then lies in a request whose line is not one. A string is the path; null, a
+ * request without a readable request line; undefined, no request line in these bytes at all (the
+ * line came in an earlier packet: the request in flight on the connection is the one).
+ */
+function refusedPath(raw: unknown, parsedBytes: unknown): string | null | undefined {
+  if (!Buffer.isBuffer(raw)) return undefined;
+  const end = typeof parsedBytes === 'number' && parsedBytes >= 0 && parsedBytes <= raw.length ? parsedBytes : raw.length;
+  const text = raw.subarray(0, end).toString('latin1');
+  let line: RegExpExecArray | undefined;
+  for (const match of text.matchAll(/(?:^|\n)([A-Z]+) (\S+)/g)) line = match;
+  if (!line) return undefined;
+  const start = line.index + line[0].length;
+  const headEnd = text.indexOf('\r\n\r\n', start);
+  if (headEnd === -1) return line[2]!;
+  const head = text.slice(start, headEnd);
+  // A chunked body's own error belongs to its request.
+  if (/\r\ntransfer-encoding:/i.test(head)) return line[2]!;
+  const bodyEnd = headEnd + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+  return bodyEnd > end ? line[2]! : null;
 }
 
 /**
@@ -63,15 +101,16 @@ function rawAnswer(status: number, headers: Record<string, string>, body: string
 }
 
 /**
- * The path of the request each connection is receiving, from the moment Node hands it over until
- * its answer is sent: a request timeout comes without the bytes of the request line, and its
- * answer still belongs to the contract of its path.
+ * The request each connection is receiving, from the moment Node hands it over until its answer
+ * is sent: a request timeout comes without the bytes of the request line, and its answer still
+ * belongs to the contract of its path; and a refusal of a later request on the connection waits
+ * for this one's answer.
  */
-export type PathsInFlight = WeakMap<Socket, string>;
+export type PathsInFlight = WeakMap<Socket, { path: string; request: IncomingMessage; response: ServerResponse }>;
 
 export function trackPathsInFlight(server: Server, paths: PathsInFlight): void {
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    paths.set(request.socket, request.url ?? '');
+    paths.set(request.socket, { path: request.url ?? '', request, response });
     response.once('finish', () => paths.delete(request.socket));
   });
 }
@@ -82,9 +121,17 @@ export function clientErrorHandler(tokenPath: string, inFlight: PathsInFlight) {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     const { code, message } = PARSER_REFUSALS[status]!;
-    const { headers, body } = refusal(status, code, message, pathOf(error.rawPacket) ?? inFlight.get(socket), tokenPath);
-    if (socket.writable) socket.write(rawAnswer(status, headers, body));
-    lingeringClose(socket);
+    const located = refusedPath(error.rawPacket, error.bytesParsed);
+    const current = inFlight.get(socket);
+    const { headers, body } = refusal(status, code, message, located === undefined ? current?.path : (located ?? undefined), tokenPath);
+    const answer = () => {
+      if (socket.writable) socket.write(rawAnswer(status, headers, body));
+      lingeringClose(socket);
+    };
+    // A request pipelined behind one still being answered: its refusal comes after that answer,
+    // in order (RFC 9112 9.3.2), instead of cutting it off.
+    if (located !== undefined && current?.request.complete) current.response.once('close', answer);
+    else answer();
   };
 }
 
@@ -99,23 +146,44 @@ export function expectationFailed(tokenPath: string) {
   };
 }
 
-/** A refusal of a request the routes would otherwise take, answered by the error handler of its route. */
+/**
+ * A refusal of a request the routes would otherwise take, answered by the error handler of its
+ * route: the CORE wrapper, or the OAuth body on the token path. `details` go into the CORE
+ * wrapper's details, `headers` on the answer either way.
+ */
 export class EdgeRefusal extends Error {
   constructor(
-    readonly statusCode: 400 | 503,
+    readonly statusCode: 400 | 415 | 429 | 503,
     message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'EdgeRefusal';
   }
 }
 
+/** The CORE code of each status an EdgeRefusal has. */
+const EDGE_CODES: Record<EdgeRefusal['statusCode'], CoreErrorCode> = {
+  400: 'INVALID_REQUEST',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** Whether a request carries a body: a Content-Length above zero, or a Transfer-Encoding. */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && !/^0*$/.test(length));
+}
+
 /**
  * Hooks on every route: a request without Host (HTTP/1.1 requires it, RFC 9112 3.2; Node's own
- * check answers 400 with no body and is turned off) and requests that arrive while the server
- * shuts down (503, the connection closed after the answer; fastify's own 503 is a flat body and
- * is turned off). And a connection that must close while the client may still be sending a body
- * the answer refused closes without a reset.
+ * check answers 400 with no body and is turned off), requests that arrive while the server shuts
+ * down (503, the connection closed after the answer; fastify's own 503 is a flat body and is
+ * turned off), and a body in a content coding such as gzip, which the server does not decode
+ * (415, RFC 9110 15.5.16). And a connection that must close while the client may still be
+ * sending a body the answer refused closes without a reset.
  */
 export function registerEdgeHooks(app: FastifyInstance): void {
   let closing = false;
@@ -127,9 +195,14 @@ export function registerEdgeHooks(app: FastifyInstance): void {
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (closing) {
       reply.header('connection', 'close');
-      throw new EdgeRefusal(503, 'The server is shutting down; retry shortly.');
+      throw new EdgeRefusal(503, 'The server is shutting down; retry shortly.', {}, { 'retry-after': '1' });
     }
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new EdgeRefusal(400, 'The Host header is required (RFC 9112 3.2).');
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && !/^[\t ]*identity[\t ]*$/i.test(encoding) && hasBody(request)) {
+      // RFC 9110 15.5.16 and 12.5.3: 415, with Accept-Encoding naming the codings the server takes.
+      throw new EdgeRefusal(415, 'The request body must not be content-encoded (Content-Encoding other than identity); send it unencoded.', { header: 'Content-Encoding', supported: ['identity'] }, { 'accept-encoding': 'identity' });
+    }
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -145,5 +218,5 @@ export function registerEdgeHooks(app: FastifyInstance): void {
 
 /** The CORE error of an EdgeRefusal. */
 export function edgeCoreError(error: EdgeRefusal): CoreError {
-  return error.statusCode === 503 ? new CoreError('SERVICE_UNAVAILABLE', error.message, {}, { 'retry-after': '1' }) : new CoreError('INVALID_REQUEST', error.message);
+  return new CoreError(EDGE_CODES[error.statusCode], error.message, error.details, error.headers);
 }

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ReferenceContext } from '../context.ts';
 import { receiveInbound, type SimulatedInbound } from '../control/inbound.ts';
@@ -28,6 +28,11 @@ export const CONTROL_SCHEMAS = {
   clientParams: { type: 'object', required: ['clientId'], properties: { clientId: { type: 'string', minLength: 1 } } },
 };
 
+/** A control token for a server whose operator gave none: 32 random bytes, base64url. */
+export function newControlToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
 function sameSecret(presented: string, expected: string): boolean {
   const a = Buffer.from(presented);
   const b = Buffer.from(expected);
@@ -37,10 +42,12 @@ function sameSecret(presented: string, expected: string): boolean {
 /**
  * The test-control plane (ARCHITECTURE.md): registered only with --control. Lets a harness
  * reach paths a black box cannot: provider failure, token expiry, inbound traffic, webhook
- * targets, and a reset between runs.
+ * targets, and a reset between runs. Never open: every request carries the control token
+ * (--control-token, or the one buildApp made), else 401.
  */
 export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
   const { controlToken } = ctx.options;
+  if (controlToken === undefined) throw new Error('the control plane needs a control token');
   // A request carrying the server's own webhook headers is one of its deliveries, whatever its
   // target: it never acts on the control plane, with or without a control token.
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -48,14 +55,12 @@ export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
       throw new CoreError('FORBIDDEN', 'A webhook delivery is never a control request.');
     }
   });
-  if (controlToken !== undefined) {
-    app.addHook('onRequest', async (request: FastifyRequest) => {
-      const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
-      if (!match || !sameSecret(match[1]!, controlToken)) {
-        throw new CoreError('UNAUTHORIZED', 'The control token is required.', {}, { 'www-authenticate': 'Bearer realm="control"' });
-      }
-    });
-  }
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
+    if (!match || !sameSecret(match[1]!, controlToken)) {
+      throw new CoreError('UNAUTHORIZED', 'The control token is required.', {}, { 'www-authenticate': 'Bearer realm="control"' });
+    }
+  });
 
   const clientFor = (id: string) => {
     const client = ctx.stores.clients.byEitherId(id);

@@ -46,8 +46,10 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
     ...coreRoute(wire['search.route']),
     schema: { body: ctx.behaviour.schemas.searchRequest },
     handler: async (request) => {
-      requireCapability(callerOf(request), 'NUMBER_SEARCH');
-      return ctx.upstream.search(request.body as SearchCriteria, requestedUpstreamStatus(request.headers[UPSTREAM_STATUS_HEADER]));
+      const client = callerOf(request);
+      requireCapability(client, 'NUMBER_SEARCH');
+      // Each client searches in its own share of the provider's connections (upstream/client.ts).
+      return ctx.upstream.search(client.apiClientId, request.body as SearchCriteria, requestedUpstreamStatus(request.headers[UPSTREAM_STATUS_HEADER]));
     },
   });
 

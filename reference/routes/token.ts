@@ -4,7 +4,8 @@ import { newAccessToken, tokenHash } from '../auth/tokenHash.ts';
 import { readTokenParameters, FormParameters } from '../auth/tokenParameters.ts';
 import type { ReferenceContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import { EdgeRefusal } from '../http/rejections.ts';
+import { EdgeRefusal, onTokenPath } from '../http/rejections.ts';
+import { sourceOf } from '../http/sources.ts';
 import { TOKEN_BODY_LIMIT_BYTES } from '../options.ts';
 
 // Profile token.headers (TOKEN-102, TOKEN-202): on every answer of the token endpoint, success or error.
@@ -20,10 +21,14 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   return reply.code(error.status).headers(headers).send({ error: error.code, error_description: error.message });
 }
 
-function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function oauthErrorHandler(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof OAuthError) return sendOAuthError(reply, error);
   const status = error.statusCode ?? 500;
-  if (error instanceof EdgeRefusal && status === 503) return sendOAuthError(reply.header('retry-after', '1'), new OAuthError('temporarily_unavailable', error.message, 503));
+  if (error instanceof EdgeRefusal) {
+    // Shutting down (503) or over a limit (429): RFC 6749's code for a temporary condition; else a defect of the request.
+    const code = error.statusCode === 503 || error.statusCode === 429 ? 'temporarily_unavailable' : 'invalid_request';
+    return sendOAuthError(reply, new OAuthError(code, error.message, error.statusCode, error.headers));
+  }
   if (status === 413) return sendOAuthError(reply, new OAuthError('invalid_request', 'The request body is too large.', 413));
   if (status >= 400 && status < 500) return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
   request.log.error({ err: error }, 'unexpected failure at the token endpoint');
@@ -40,7 +45,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
   // can wait out a token and see it refused, AUTH-003); else --token-ttl. expires_in says which (TOKEN-002).
   const ttlByClient = new Map(ctx.seeded.map(({ apiClientId, fixture }) => [apiClientId, fixture.tokenTtlSeconds ?? ctx.options.tokenTtlSeconds]));
   // Over the source's request rate, 429 before the body is read (reference/auth/tokenGuard.ts).
-  app.addHook('onRequest', async (request) => ctx.tokenGuard.admit(request.ip));
+  app.addHook('onRequest', async (request) => ctx.tokenGuard.admit(sourceOf(request.ip)));
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT_BYTES },
@@ -78,7 +83,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     }
 
     // TOKEN-007. Rate-limited, and as slow for an unknown id as for a wrong secret.
-    const client = await ctx.tokenGuard.authenticate(request.ip, clientId, clientSecret, ctx.stores.clients.byClientId(clientId));
+    const client = await ctx.tokenGuard.authenticate(sourceOf(request.ip), clientId, clientSecret, ctx.stores.clients.byClientId(clientId));
     // Profile token.errorStatus: 401 always; by the token.invalidClient choice 400 when the
     // credentials came in the body (RFC 6749 5.2: 401 is required only after Basic).
     const status = basic === undefined && ctx.options.wire['token.invalidClient'] === '400' ? 400 : 401;
@@ -105,7 +110,7 @@ export function methodNotAllowedOnTokenPath(tokenPath: string) {
   // Synchronous (done-style), as the other hooks every request runs: an async hook costs each
   // request a promise and a turn of the microtask queue.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    if (request.method === 'POST' || request.url.split('?')[0] !== tokenPath) return done();
+    if (request.method === 'POST' || !onTokenPath(request.url, tokenPath)) return done();
     // Answered: the request goes no further, so done is not called.
     sendOAuthError(reply.header('allow', 'POST'), new OAuthError('invalid_request', 'The token endpoint accepts POST only.', 405));
   };

@@ -2,6 +2,7 @@ import { Agent, request } from 'undici';
 import { CoreError } from '../errors.ts';
 import type { AvailableNumber, SearchCriteria } from './inventory.ts';
 import type { UpstreamMode } from './simulator.ts';
+import { Slots } from './slots.ts';
 import { UPSTREAM_STATUS_HEADER } from './triggers.ts';
 
 /** Profile search.groups (SEARCH-201): the reference always asks the provider for 10 numbers. */
@@ -44,22 +45,46 @@ export function groupByExchange(numbers: AvailableNumber[]): SearchGroup[] {
   return [...groups.values()];
 }
 
+/** Connections to the provider, shared by every client's searches. */
+const PROVIDER_CONNECTIONS = 16;
 /**
- * The reference's HTTP client for the inventory provider. Every call is bounded by
- * `timeoutMs`: a stalled provider is answered 502 with providerStatus "TIMEOUT" (SEARCH-203).
+ * Searches of one client at the provider at once: a quarter of the pool. The searches a provider
+ * holds (the sandbox's UPSTREAM-STALL, or a slow provider) hold a connection each until the
+ * upstream timeout; without a share per client, one client holding all of them made every other
+ * client's searches wait their own timeout out (7 of 25 answered 502).
+ */
+export const SEARCHES_PER_CLIENT = PROVIDER_CONNECTIONS / 4;
+
+/**
+ * The reference's HTTP client for the inventory provider. Every search is bounded by
+ * `timeoutMs`, its wait for a slot of its client's share included: a stalled provider is
+ * answered 502 with providerStatus "TIMEOUT" (SEARCH-203).
  */
 export class UpstreamClient {
-  private readonly agent = new Agent({ connections: 16, keepAliveTimeout: 10_000 });
+  private readonly agent = new Agent({ connections: PROVIDER_CONNECTIONS, keepAliveTimeout: 10_000 });
+  private readonly slots = new Slots(SEARCHES_PER_CLIENT);
 
   constructor(
     readonly baseUrl: string,
     private readonly timeoutMs: number,
   ) {}
 
-  /** `upstreamStatus`: a sandbox trigger's Sandbox-Upstream-Status, forwarded to the provider (triggers.ts). */
-  async search(criteria: SearchCriteria, upstreamStatus?: number): Promise<SearchResult> {
-    const headers: Record<string, string> = upstreamStatus === undefined ? {} : { [UPSTREAM_STATUS_HEADER]: String(upstreamStatus) };
-    const body = await this.call('POST', '/v1/inventory/search', { ...criteria, quantity: REQUESTED_QUANTITY }, headers);
+  /**
+   * A search for `client` (its apiClientId), in one of the client's SEARCHES_PER_CLIENT slots:
+   * a search beyond them waits for one of the client's own, within the timeout. `upstreamStatus`:
+   * a sandbox trigger's Sandbox-Upstream-Status, forwarded to the provider (triggers.ts).
+   */
+  async search(client: string, criteria: SearchCriteria, upstreamStatus?: number): Promise<SearchResult> {
+    const started = Date.now();
+    const release = await this.slots.acquire(client, this.timeoutMs);
+    if (!release) throw upstreamFailure('TIMEOUT');
+    let body: unknown;
+    try {
+      const headers: Record<string, string> = upstreamStatus === undefined ? {} : { [UPSTREAM_STATUS_HEADER]: String(upstreamStatus) };
+      body = await this.call('POST', '/v1/inventory/search', { ...criteria, quantity: REQUESTED_QUANTITY }, headers, this.timeoutMs - (Date.now() - started));
+    } finally {
+      release();
+    }
     const { total, numbers } = body as { total?: unknown; numbers?: unknown };
     if (typeof total !== 'number' || !Array.isArray(numbers)) throw upstreamFailure('INVALID_RESPONSE');
     return { groups: groupByExchange(numbers as AvailableNumber[]), providerResultCount: total, requestedQuantity: REQUESTED_QUANTITY };
@@ -74,7 +99,9 @@ export class UpstreamClient {
     return this.agent.close();
   }
 
-  private async call(method: 'POST' | 'PUT', path: string, payload: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+  private async call(method: 'POST' | 'PUT', path: string, payload: unknown, headers: Record<string, string> = {}, timeoutMs = this.timeoutMs): Promise<unknown> {
+    // Never less than a millisecond: undici takes 0 as no timeout at all.
+    const bound = Math.max(1, timeoutMs);
     let response;
     try {
       response = await request(new URL(path, this.baseUrl), {
@@ -82,9 +109,9 @@ export class UpstreamClient {
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify(payload),
         dispatcher: this.agent,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        headersTimeout: bound,
+        bodyTimeout: bound,
+        signal: AbortSignal.timeout(bound),
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;

@@ -13,10 +13,28 @@ import { ConfigError } from '../errors.ts';
 // or on this machine; the server's own port is refused even then, so a delivery never reaches
 // the control plane.
 
-/** Why a target is refused; `own-server` is the server's own listening address and port. */
-export type RefusalReason = 'loopback' | 'private' | 'link-local' | 'unspecified' | 'multicast' | 'reserved' | 'own-server' | 'not-http';
+/**
+ * Why a target is refused; `own-server` is the server's own listening address and port,
+ * `credentials` a URL with a user name or password in it (user:password@host).
+ */
+export type RefusalReason = 'loopback' | 'private' | 'link-local' | 'unspecified' | 'multicast' | 'reserved' | 'own-server' | 'not-http' | 'credentials';
 
 export type TargetCheck = { ok: true } | { ok: false; reason: RefusalReason; address?: string };
+
+/**
+ * Whether a URL carries a user name or password (user:password@host). Such a target is refused
+ * wherever it is set: the credentials would be stored and shown in clear (the numbers list, the
+ * update's answer, --fixtures-out) and never sent, since a receiver knows the server by the
+ * callback's signature.
+ */
+export function hasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
 
 /** The ranges a target may not reach unless allowed: [reason, network, prefix length]. */
 const REFUSED_RANGES: ReadonlyArray<readonly [RefusalReason, string, number]> = [
@@ -150,6 +168,7 @@ export class WebhookTargets {
       return { ok: false, reason: 'not-http' };
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: 'not-http' };
+    if (hasCredentials(url)) return { ok: false, reason: 'credentials' };
     const hostname = parsed.hostname.replace(/^\[|\]$/g, '');
     const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
     const resolved = await this.addressesOf(hostname).catch(() => undefined);

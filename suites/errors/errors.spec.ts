@@ -92,6 +92,13 @@ test.describe('7.3 Malformed JSON is a request defect', () => {
         expectWrapper(res, 'ERR-003', `${op} with ${name}`);
       });
     }
+    test(`${op} answers malformed JSON labelled with a charset parameter as a request defect too`, { tag: ['@ERR-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+      // The label's parameter changes nothing (ERR-008): a body cut short is the same defect under either label.
+      const request = await malformedRequest(op, { api, target, knownNumbers, newKey }, MALFORMED_JSON[0]!.spoil);
+      const res = await api.call(op, { ...request, headers: { ...request.headers, 'content-type': 'application/json; charset=utf-8' } });
+      expect(res).toBeRequestDefect(`ERR-003: ${op} with JSON cut short, labelled application/json; charset=utf-8`);
+      expectWrapper(res, 'ERR-003', `${op} with JSON cut short, labelled with a charset`);
+    });
   }
 });
 

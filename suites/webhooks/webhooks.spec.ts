@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueuedFor, externalRef, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, expectQueuedFor, externalRef, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 
@@ -47,16 +47,23 @@ test.describe('6 delivery outcomes by webhook', () => {
     const numberId = smsNumber(knownNumbers);
     const override = webhooks.channel('override');
     await deliverTo(settings, numberId, override.url, 'WH-001');
+    // A control message from another number, without an override, is reported to the client's
+    // webhook (WH-002) after a wrongly sent copy by a server that delivers in order, so its
+    // callback bounds the wait. The first number keeps its override all along: a server may pick
+    // each event's target when it sends the event, and an override cleared while the message's
+    // later events are on their way may rightly send them to the client's webhook.
+    const controlNumber = secondSmsNumber(knownNumbers);
+    if (controlNumber !== undefined) await deliverTo(settings, controlNumber, null, 'WH-001');
     await triggers.withClientWebhook('delivery', 'WH-001', async (clientHook) => {
+      const sent = Date.now();
       const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence')), 'WH-001');
       await awaitCallback(override, messageId!, target.webhooks.timeoutMs, 'WH-001');
-      // A copy wrongly sent to the client's webhook goes out with the override's. A control
-      // message sent now with the override cleared is reported to that webhook (WH-002) after
-      // the copy by a server that delivers in order, so its callback bounds the wait, which is
-      // never longer than the one second this check used to wait.
-      await deliverTo(settings, numberId, null, 'WH-001');
-      const [controlId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-precedence-control')), 'WH-001', 'the control send');
-      await untilControlCallback(clientHook, controlId!, 1_000);
+      if (controlNumber !== undefined) {
+        const [controlId] = expectQueuedFor(await send(api, newKey(), smsPayload(controlNumber, deliveredRecipients(target), 'wh-precedence-control')), 'WH-001', 'the control send');
+        await untilControlCallback(clientHook, controlId!, 1_000);
+      } else {
+        await quietPeriod(Date.now() - sent);
+      }
       expect(clientHook.received.filter(namesMessage(messageId!)), "WH-001: the client's delivery webhook gets nothing when the number overrides it").toEqual([]);
     });
   });
@@ -69,6 +76,17 @@ test.describe('6 delivery outcomes by webhook', () => {
       const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-002');
       expect(callback.method, 'WH-002: the outcome is reported by a POST').toBe('POST');
     });
+  });
+});
+
+test.describe('6 a failed outcome goes where any outcome goes', () => {
+  test("the outcome of a message to a recipient the sandbox fails is POSTed to the number's webhookDeliveryOverride", { tag: ['@WH-007'] }, async ({ api, knownNumbers, settings, webhooks, triggers, newKey, target }) => {
+    const [failing] = triggers.failingRecipients();
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('override-failed');
+    await deliverTo(settings, numberId, channel.url, 'WH-007');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, [failing!], 'wh-override-failed')), 'WH-007');
+    await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, "WH-007: the failed outcome reaches the number's override");
   });
 });
 

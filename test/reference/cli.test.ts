@@ -28,6 +28,9 @@ const badInvocations: Array<[string, string[], RegExp]> = [
   ['a zero token lifetime', ['--token-ttl', '0'], /--token-ttl must be a whole number/],
   ['a retry base that is not a number of seconds', ['--webhook-retry-base', '0'], /--webhook-retry-base must be a positive number of seconds, got "0"/],
   ['a control token without --control', ['--control-token', 'x'], /--control-token needs --control/],
+  ['--control without a token or a file to write the made one to', ['--control'], /^error: --control without --control-token needs --fixtures-out FILE, where the server writes the control token it makes\n/],
+  ['--control on an interface other machines reach, without a token', ['--control', '--host', '0.0.0.0', '--fixtures-out', '/tmp/never-written.json'], /^error: --control on --host 0\.0\.0\.0, which other machines may reach, needs --control-token TOKEN\n/],
+  ['--control on an IPv6 interface other machines reach, without a token', ['--control', '--host', '::', '--fixtures-out', '/tmp/never-written.json'], /^error: --control on --host ::, which other machines may reach, needs --control-token TOKEN\n/],
   ['an unknown open choice', ['--choice', 'send.colour=blue'], /--choice: unknown choice "send.colour"; known: whoami.method, /],
   ['a value an open choice does not have', ['--choice', 'send.successStatus=204'], /--choice send.successStatus: "204" is not one of "202", "200", "201"/],
   ['an open choice given twice', ['--choice', 'send.unsafeRetry=422', '--choice', 'send.unsafeRetry=409'], /--choice send.unsafeRetry is given twice/],
@@ -80,6 +83,7 @@ test('a real listening server: fixtures-out, token, whoami, and logs without sec
     expect(described).toEqual({
       baseUrl,
       controlUrl: `${baseUrl}/_control`,
+      controlToken: expect.stringMatching(/^[\w-]{43}$/),
       profile: 'reference',
       clients: [
         {
@@ -104,7 +108,15 @@ test('a real listening server: fixtures-out, token, whoami, and logs without sec
     expect(((await whoami.body.json()) as { apiClientId: string }).apiClientId).toBe('acme');
     await request(`${baseUrl}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'acme', client_secret: 'very-secret-value' }) }).then((r) => r.body.dump());
 
+    // The control plane takes the token the server made and wrote to the file, and nothing else.
+    const control = (authorization?: string) =>
+      request(`${baseUrl}/_control/upstream`, { method: 'POST', headers: { 'content-type': 'application/json', ...(authorization && { authorization }) }, body: '{"mode":"ok"}' }).then(async (r) => (await r.body.dump(), r.statusCode));
+    expect(await control()).toBe(401);
+    expect(await control(`Bearer ${described.controlToken}`)).toBe(200);
+
     await expect.poll(() => server.stderr()).toContain('request completed');
+    expect(server.stderr()).toContain(`the control plane requires a token made at start; it is in ${out} (controlToken)`);
+    expect(server.stderr()).not.toContain(described.controlToken);
     expect(server.stderr()).not.toContain('very-secret-value');
     expect(server.stderr()).not.toContain(token);
     expect(server.stderr()).not.toContain(described.clients[0].webhookSecret);

@@ -68,7 +68,7 @@ test.describe('bearer authentication on core routes', () => {
 
   test('an expired token is 401 invalid_token', async ({ server }) => {
     const token = await server.token();
-    const expire = await server.app.inject({ method: 'POST', url: '/_control/tokens/expire', payload: { clientId: server.client('primary').clientId } });
+    const expire = await server.control('POST', '/_control/tokens/expire', { clientId: server.client('primary').clientId });
     expect(expire.json()).toEqual({ expired: 1 });
     const response = await server.app.inject({ method: 'GET', url: '/api/core/whoami', headers: { authorization: `Bearer ${token}` } });
     expectCoreError(response, 401, 'UNAUTHORIZED');

@@ -77,7 +77,7 @@ async function overrideTo(server: TestServer, url: string): Promise<void> {
 }
 
 async function clientWebhook(server: TestServer, url: string | null): Promise<void> {
-  const res = await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: null, payload: { delivery: url } });
+  const res = await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: server.app.reference.controlToken!, payload: { delivery: url } });
   expect(res.status).toBe(200);
 }
 
@@ -87,14 +87,14 @@ async function inboundCallbacks(server: TestServer, setup: (override: string, cl
   const clientHook = await startReceiver();
   try {
     await setup(override.url, clientHook.url);
-    const res = await call(server, 'POST', '/_control/inbound', { token: null, payload: { numberId: primaryNumber(server).numberId, from: '+12025550123', text: 'hello' } });
+    const res = await call(server, 'POST', '/_control/inbound', { token: server.app.reference.controlToken!, payload: { numberId: primaryNumber(server).numberId, from: '+12025550123', text: 'hello' } });
     expect(res.status).toBeLessThan(300);
     await Promise.race([override.waitFor(1, 2_000), clientHook.waitFor(1, 2_000)]).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 100));
     return [override.received.length, clientHook.received.length];
   } finally {
     await call(server, 'PATCH', `/api/core/numbers/${primaryNumber(server).numberId}`, { payload: { webhookInboundOverride: null } });
-    await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: null, payload: { inbound: null } });
+    await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: server.app.reference.controlToken!, payload: { inbound: null } });
     await override.close();
     await clientHook.close();
   }
@@ -384,7 +384,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'auth.malformed-bearer-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).status === 401,
   'auth.expired-token-accepted': async (s) => {
     const bearer = await s.token();
-    await call(s, 'POST', '/_control/tokens/expire', { token: null, payload: { clientId: s.client('primary').clientId } });
+    await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
     return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
   },
   'auth.missing-token-accepted-on-numbers': async (s) => (await call(s, 'GET', '/api/core/numbers', { token: null })).status === 401,
@@ -538,11 +538,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
   'search.upstream-failure-500': async (s) => {
-    await call(s, 'POST', '/_control/upstream', { token: null, payload: { mode: 'fail', status: 503 } });
+    await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status: 503 } });
     try {
       return (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).status === 502;
     } finally {
-      await call(s, 'POST', '/_control/upstream', { token: null, payload: { mode: 'ok' } });
+      await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'ok' } });
     }
   },
 
@@ -567,6 +567,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await override.close();
     }
   },
+  'webhooks.failed-ignores-override': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550150'] }));
+      await receiver.waitFor(1, 2_000).catch(() => undefined);
+      return receiver.received.length > 0;
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.message-id-missing': async (s) => {
     const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));
     return JSON.parse(callback!.body).data.messageId === messageId;
@@ -581,13 +592,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.inbound-override-ignored': async (s) => {
     const [atOverride, atClient] = await inboundCallbacks(s, async (override, client) => {
       await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: override } });
-      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: null, payload: { inbound: client } });
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: client } });
     });
     return atOverride === 1 && atClient === 0;
   },
   'webhooks.client-inbound-ignored': async (s) => {
     const [, atClient] = await inboundCallbacks(s, async (_override, client) => {
-      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: null, payload: { inbound: client } });
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: client } });
     });
     return atClient === 1;
   },

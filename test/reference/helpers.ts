@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { test as base } from '@playwright/test';
 import { buildApp, type BuildOptions } from '../../reference/app.ts';
 import type { TargetDescription } from '../../reference/fixtures/out.ts';
@@ -24,6 +24,13 @@ export interface TestServer {
   sharedToken(role?: Role): Promise<string>;
   /** Runs a read-only SQL query against the server's database file. */
   query<T>(sql: string, ...params: unknown[]): T[];
+  /** A request to the test-control plane, with its token (the plane is never open). */
+  control(method: 'POST' | 'PUT', url: string, payload?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+}
+
+/** A request to an app's control plane with the app's control token. */
+export function controlRequest(app: FastifyInstance, method: 'POST' | 'PUT', url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return app.inject({ method, url, headers: { authorization: `Bearer ${app.reference.controlToken}`, ...headers }, ...(payload !== undefined && { payload: payload as object }) });
 }
 
 export async function startTestServer(options: BuildOptions = {}, dir = mkdtempSync(join(tmpdir(), 'reference-test-'))): Promise<TestServer & { dir: string }> {
@@ -54,6 +61,7 @@ export async function startTestServer(options: BuildOptions = {}, dir = mkdtempS
       if (!shared.has(role)) shared.set(role, token(role));
       return shared.get(role)!;
     },
+    control: (method, url, payload, headers) => controlRequest(app, method, url, payload, headers),
     query<T>(sql: string, ...params: unknown[]) {
       const db = new Database(dbPath, { readonly: true });
       try {
@@ -101,11 +109,7 @@ class ServerPool {
     let server = this.servers.get(key);
     if (server) {
       this.servers.delete(key);
-      const reset = await server.app.inject({
-        method: 'POST',
-        url: '/_control/reset',
-        headers: options.controlToken === undefined ? {} : { authorization: `Bearer ${options.controlToken}` },
-      });
+      const reset = await server.control('POST', '/_control/reset');
       if (reset.statusCode !== 200) throw new Error(`resetting the shared reference failed: ${reset.statusCode} ${reset.body}`);
     } else {
       server = await startTestServer(options);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../reference/app.ts';
 import { test, expect } from '@playwright/test';
+import { controlRequest } from './helpers.ts';
 
 // The edges of HTTP the routes never see (reference/http/): timeouts and the connection cap,
 // what Node's parser refuses, Expect, a missing Host, shutdown, 405 on the token path, a
@@ -188,7 +189,7 @@ test.describe("what Node's HTTP parser refuses, and other answers below the rout
     // The first request is held by a stalled provider, which keeps the connection open; the
     // second is sent on it after close() began.
     const server = await listen({ upstreamTimeoutMs: 1500, control: true });
-    await server.inject({ method: 'POST', url: '/_control/upstream', payload: { mode: 'stall' } });
+    await controlRequest(server, 'POST', '/_control/upstream', { mode: 'stall' });
     const token = await tokenOf(server);
     const search = `POST /api/core/numbers/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
     const whoami = `GET /api/core/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`;
@@ -239,5 +240,93 @@ test.describe('the token path and the send headers', () => {
     const answer = await exchange(chunks, { pauseMs: 20 });
     expectCoreError(answer.data, 413, 'PAYLOAD_TOO_LARGE');
     expect(answer.error, 'the client saw a reset').toBeUndefined();
+  });
+});
+
+/** Every answer in `data`, in order. */
+function allAnswers(data: string): Array<ReturnType<typeof firstAnswer>> {
+  return data
+    .split(/(?=HTTP\/1\.1 \d{3} )/)
+    .filter((part) => part.startsWith('HTTP/1.1'))
+    .map(firstAnswer);
+}
+
+const OAUTH_ERROR = { error: expect.any(String), error_description: expect.any(String) };
+const CORE_ERROR = { error: { code: expect.any(String), message: expect.any(String), details: expect.any(Object) }, requestId: expect.stringMatching(/^req_/) };
+
+// RFC 9110 8.4 and 15.5.16: a content coding the server does not decode is 415. An earlier
+// reference read a body labelled Content-Encoding: gzip as plain JSON.
+test.describe('a request body in a content coding', () => {
+  test('is 415 with Accept-Encoding: identity, in the CORE wrapper on a core path and in the OAuth body on the token path', async () => {
+    const server = await listen();
+    const token = await tokenOf(server);
+    for (const encoding of ['gzip', 'br', 'deflate, identity', 'x-unknown']) {
+      const core = await server.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': encoding }, payload: '{}' });
+      expect(core.statusCode, encoding).toBe(415);
+      expect(core.headers['accept-encoding']).toBe('identity');
+      expect(core.json()).toEqual({ error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining('Content-Encoding'), details: { header: 'Content-Encoding', supported: ['identity'] } }, requestId: core.headers['x-request-id'] });
+      const oauth = await server.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding }, payload: 'grant_type=client_credentials&client_id=demo-primary&client_secret=demo-primary-secret' });
+      expect(oauth.statusCode, encoding).toBe(415);
+      expect(oauth.headers['accept-encoding']).toBe('identity');
+      expect(oauth.headers['cache-control']).toBe('no-store');
+      expect(oauth.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('Content-Encoding') });
+    }
+  });
+
+  test('identity is the body as sent, and a 415 for a media type does not carry Accept-Encoding (RFC 9110 12.5.3)', async () => {
+    const server = await listen();
+    const token = await tokenOf(server);
+    const identity = await server.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'identity' }, payload: '{}' });
+    expect(identity.statusCode).toBe(200);
+    const mediaType = await server.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, payload: '{}' });
+    expect(mediaType.statusCode).toBe(415);
+    expect(mediaType.headers['accept-encoding']).toBeUndefined();
+  });
+});
+
+// The contract of an answer follows the route the router matches: an earlier reference compared
+// raw paths, so a percent-encoded token path, a request without Host outside the token route, and
+// a parser refusal of the second request on a keep-alive connection came in the other format.
+test.describe('the error format follows the route the router matches', () => {
+  test('the token path percent-encoded is the token path: 405 for GET, 431 for headers too large, in the OAuth body', async () => {
+    await listen();
+    const get = firstAnswer((await exchange(['GET /api/auth/%74oken HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'])).data);
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    expect(get.body).toEqual(OAUTH_ERROR);
+    const large = firstAnswer((await exchange([`POST /api/auth/%74ok%65n HTTP/1.1\r\nHost: x\r\nX-Filler: ${'f'.repeat(20 * 1024)}\r\n\r\n`])).data);
+    expect(large.status).toBe(431);
+    expect(large.body).toEqual(OAUTH_ERROR);
+    // An encoded slash is not a slash to the router: that path is not the token path.
+    const slash = firstAnswer((await exchange(['POST /api/auth%2Ftoken HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'])).data);
+    expect(slash.status).toBe(404);
+    expect(slash.body).toEqual(CORE_ERROR);
+  });
+
+  test('a request without Host on the token path is 400 in the OAuth body, whatever its method', async () => {
+    await listen();
+    for (const method of ['GET', 'POST', 'PROPFIND']) {
+      const answer = firstAnswer((await exchange([`${method} /api/auth/token HTTP/1.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`])).data);
+      expect(answer.status, method).toBe(400);
+      expect(answer.body, method).toEqual(OAUTH_ERROR);
+    }
+  });
+
+  test('a parser refusal of a request pipelined behind another is in its own path\'s format, after the first one\'s answer', async () => {
+    await listen();
+    const token = 'POST /api/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}';
+    const whoami = 'GET /api/core/whoami HTTP/1.1\r\nHost: x\r\n\r\n';
+    const cases: Array<[string, string, Array<[number, object]>]> = [
+      ['a malformed core request behind a token request', `${token}GET /api/core/whoami HTTP/1.1\r\nNot a header\r\n\r\n`, [[400, OAUTH_ERROR], [400, CORE_ERROR]]],
+      ['a malformed token request behind a core request', `${whoami}POST /api/auth/token HTTP/1.1\r\nNot a header\r\n\r\n`, [[401, CORE_ERROR], [400, OAUTH_ERROR]]],
+      ['bytes that are no request behind a token request', `${token}garbage\r\n\r\n`, [[400, OAUTH_ERROR], [400, CORE_ERROR]]],
+    ];
+    for (const [label, bytes, expected] of cases) {
+      const answers = allAnswers((await exchange([bytes])).data);
+      expect(answers.map((answer) => [answer.status, answer.body]), label).toEqual(expected);
+    }
+    // Sent apart, in two packets, the same.
+    const apart = allAnswers((await exchange([whoami, 'POST /api/auth/token HTTP/1.1\r\nNot a header\r\n\r\n'], { pauseMs: 100 })).data);
+    expect(apart.map((answer) => [answer.status, answer.body])).toEqual([[401, CORE_ERROR], [400, OAUTH_ERROR]]);
   });
 });

@@ -92,11 +92,11 @@ test.describe('number search', () => {
   }
 
   test('an upstream failure is 502 UPSTREAM_ERROR with details.providerStatus', async ({ server }) => {
-    await server.app.inject({ method: 'POST', url: '/_control/upstream', payload: { mode: 'fail', status: 503 } });
+    await server.control('POST', '/_control/upstream', { mode: 'fail', status: 503 });
     const response = await search(server, { npa: '202' });
     expect(response.statusCode).toBe(502);
     expect(response.json().error).toEqual({ code: 'UPSTREAM_ERROR', message: expect.any(String), details: { providerStatus: 503 } });
-    await server.app.inject({ method: 'POST', url: '/_control/upstream', payload: { mode: 'ok' } });
+    await server.control('POST', '/_control/upstream', { mode: 'ok' });
     expect((await search(server, { npa: '202' })).statusCode).toBe(200);
   });
 
@@ -104,7 +104,7 @@ test.describe('number search', () => {
     test.use({ serverOptions: { upstreamTimeoutMs: 300 } });
 
     test('is answered 502 within the configured bound', async ({ server }) => {
-      await server.app.inject({ method: 'POST', url: '/_control/upstream', payload: { mode: 'stall' } });
+      await server.control('POST', '/_control/upstream', { mode: 'stall' });
       const started = Date.now();
       const response = await search(server, { npa: '202' });
       const elapsed = Date.now() - started;

@@ -30,8 +30,8 @@ test.describe('client webhooks at start (clientWebhooks: declared)', () => {
 
   test('the control plane reset restores the webhooks given at start', async ({ server }) => {
     const id = encodeURIComponent(server.client('primary').clientId);
-    expect((await server.app.inject({ method: 'PUT', url: `/_control/clients/${id}/webhooks`, payload: { delivery: null, inbound: null } })).statusCode).toBe(200);
-    expect((await server.app.inject({ method: 'POST', url: '/_control/reset' })).statusCode).toBe(200);
+    expect((await server.control('PUT', `/_control/clients/${id}/webhooks`, { delivery: null, inbound: null })).statusCode).toBe(200);
+    expect((await server.control('POST', '/_control/reset')).statusCode).toBe(200);
     expect((await whoami(server, await server.token('primary'))).json()).toMatchObject({ deliveryWebhookConfigured: true, inboundWebhookConfigured: true });
   });
 });
@@ -40,6 +40,18 @@ test.describe('client webhooks at start, refused', () => {
   const refused: Array<[string, Parameters<typeof buildApp>[0], RegExp]> = [
     ['a --client-webhook at a loopback address', { clientWebhooks: [{ role: 'primary', kind: 'delivery', url: 'http://127.0.0.1:9/d' }] }, /^--client-webhook primary:delivery=http:\/\/127\.0\.0\.1:9\/d: the URL is at a loopback address \(127\.0\.0\.1\)/],
     ['a --client-webhook for a role no client has', { clientWebhooks: [{ role: 'tertiary', kind: 'inbound', url: 'https://hooks.example.com/i' }] }, /no client has the role "tertiary" \(roles: primary, secondary, special, brief\)/],
+    // The password never reaches the message.
+    ['a --client-webhook with credentials in its URL', { clientWebhooks: [{ role: 'primary', kind: 'delivery', url: 'https://user:s3cret@hooks.example.com/d' }] }, /^--client-webhook primary:delivery=https:\/\/\[credentials\]@hooks\.example\.com\/d: the URL is a URL with credentials in it \(user:password@host\); the server does not call such webhook targets \(remove the credentials: callbacks are signed/],
+    [
+      'a fixtures webhook with credentials in its URL',
+      { fixtures: { clients: [{ role: 'primary', clientId: 'a', clientSecret: 's', webhooks: { delivery: 'https://user:s3cret@hooks.example.com/d' }, numbers: [] }] } },
+      /^fixtures: \/clients\/0\/webhooks\/delivery is a URL with credentials in it/,
+    ],
+    [
+      'a fixtures number override with credentials in its URL',
+      { fixtures: { clients: [{ role: 'primary', clientId: 'a', clientSecret: 's', numbers: [{ phoneNumber: '+12025550100', webhookInboundOverride: 'https://s3cret@hooks.example.com/i' }] }] } },
+      /^fixtures: \/clients\/0\/numbers\/0\/webhookInboundOverride is a URL with credentials in it/,
+    ],
     [
       'a fixtures webhook at a private address',
       { fixtures: { clients: [{ role: 'primary', clientId: 'a', clientSecret: 's', webhooks: { inbound: 'http://10.1.2.3/i' }, numbers: [] }] } },
@@ -188,6 +200,24 @@ test.describe('upstream failure by request (upstreamFailure: request)', () => {
     });
   }
 
+  // The stall holds a connection of the provider's pool until the upstream timeout. An earlier
+  // reference let one client hold all of them, and another client's searches waited their own
+  // timeout out (7 of 25 answered 502).
+  test('one client\'s stalled searches hold no more than its share of the provider\'s connections: another client\'s searches meanwhile succeed', async ({ server }) => {
+    const stalls = Array.from({ length: 24 }, () => search(server, { rateCenter: 'UPSTREAM-STALL' }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const otherToken = await server.token('secondary');
+    const others = [];
+    for (let i = 0; i < 5; i++) others.push(await server.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${otherToken}` }, payload: { npa: '202' } }));
+    expect(others.map((response) => response.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    // The stalling client's own searches beyond its share waited for it, and were answered 502
+    // TIMEOUT within the upstream timeout like the rest.
+    for (const stalled of await Promise.all(stalls)) {
+      expect(stalled.statusCode).toBe(502);
+      expect(stalled.json().error.details).toEqual({ providerStatus: 'TIMEOUT' });
+    }
+  });
+
   test('a rateCenter that only resembles a trigger is an ordinary criterion: UPSTREAM-200 finds nothing', async ({ server }) => {
     const response = await search(server, { rateCenter: 'UPSTREAM-200' });
     expect(response.statusCode).toBe(200);
@@ -208,7 +238,7 @@ test.describe('loopback inbound (inbound: loopback)', () => {
   }
 
   async function setClientWebhooks(server: TestServer, role: 'primary' | 'secondary', webhooks: { delivery?: string; inbound?: string }) {
-    expect((await server.app.inject({ method: 'PUT', url: `/_control/clients/${server.client(role).clientId}/webhooks`, payload: webhooks })).statusCode).toBe(200);
+    expect((await server.control('PUT', `/_control/clients/${server.client(role).clientId}/webhooks`, webhooks)).statusCode).toBe(200);
   }
 
   const events = (received: ReceivedWebhook[], path: string) => received.filter((request) => request.path === path).map((request) => JSON.parse(request.body));

@@ -5,7 +5,7 @@ import { SimulatedCarrier } from '../../reference/delivery/carrier.ts';
 import { outcomeFor } from '../../reference/delivery/outcome.ts';
 import { canonicalJson } from '../../reference/send/fingerprint.ts';
 import { signature } from '../../reference/webhooks/sign.ts';
-import { parseCommandLine } from '../../reference/cli/args.ts';
+import { isLoopbackHost, parseCommandLine } from '../../reference/cli/args.ts';
 import { parseRetryAfter, retryDelayMs, WEBHOOK_BACKOFF_CAP_IN_MS } from '../../reference/webhooks/retryPolicy.ts';
 
 // The small pure pieces, each against its standard.
@@ -18,6 +18,14 @@ test('Basic credentials are form-decoded after base64 (RFC 6749 2.3.1)', () => {
   expect(parseBasicCredentials(`Basic ${Buffer.from('%zz:x').toString('base64')}`)).toBe('malformed');
   expect(parseBasicCredentials('Bearer abc')).toBeUndefined();
   expect(parseBasicCredentials(undefined)).toBeUndefined();
+});
+
+test('a made control token is allowed only on a loopback host; an operator\'s token on any host', () => {
+  for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) expect(isLoopbackHost(host), host).toBe(true);
+  for (const host of ['0.0.0.0', '::', '192.0.2.1', '10.0.0.1', 'example.com', '::2', 'fe80::1', '128.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
+  expect(parseCommandLine(['--control', '--control-token', 'shared', '--host', '0.0.0.0'])).toMatchObject({ control: true, controlToken: 'shared', host: '0.0.0.0' });
+  expect(parseCommandLine(['--control', '--fixtures-out', 'target.json'])).toMatchObject({ control: true, controlToken: undefined, host: '127.0.0.1' });
+  expect(() => parseCommandLine(['--control', '--fixtures-out', 'target.json', '--host', '192.0.2.1'])).toThrow('--control on --host 192.0.2.1, which other machines may reach, needs --control-token TOKEN');
 });
 
 test('the webhook signature matches the Standard Webhooks reference vector', () => {

@@ -66,8 +66,26 @@ test.describe('when set: the update route', () => {
     expect((await patchOverride(server, 'webhookDeliveryOverride', 'https://hooks.example.invalid/hooks')).statusCode).toBe(200);
   });
 
+  // Credentials in a webhook URL used to be accepted, stored and shown in every answer that
+  // shows the URL, and never sent. They are a defect of the request now.
+  for (const url of ['https://user:s3cret@hooks.example.com/d', 'https://s3cret@hooks.example.com/d', 'https://:s3cret@hooks.example.com/d']) {
+    test(`an override with credentials in its URL (${url.replace('s3cret', '…')}) is 400 INVALID_REQUEST, not stored, and not echoed`, async ({ server }) => {
+      const response = await patchOverride(server, 'webhookDeliveryOverride', url);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'webhookDeliveryOverride', reason: 'credentials' } });
+      expect(response.body).not.toContain('s3cret');
+      expect(server.query<{ o: string | null }>('SELECT webhook_delivery_override AS o FROM numbers WHERE number_id = ?', server.client('primary').numbers[0]!.numberId)[0]!.o).toBeNull();
+    });
+  }
+
+  test('the control plane refuses credentials in a client webhook URL too', async ({ server }) => {
+    const response = await server.control('PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { inbound: 'https://user:s3cret@hooks.example.com/i' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.details).toEqual({ field: 'inbound', reason: 'credentials' });
+  });
+
   test('the control plane checks the client webhooks it sets in the same way', async ({ server }) => {
-    const response = await server.app.inject({ method: 'PUT', url: `/_control/clients/${server.client('primary').clientId}/webhooks`, payload: { delivery: 'http://10.1.2.3/hooks' } });
+    const response = await server.control('PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { delivery: 'http://10.1.2.3/hooks' });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details).toMatchObject({ field: 'delivery', reason: 'private' });
   });

@@ -13,7 +13,7 @@ function verify(secret: string, headers: Record<string, unknown>, body: string):
 }
 
 async function setClientWebhooks(server: TestServer, role: 'primary' | 'secondary', webhooks: { delivery?: string | null; inbound?: string | null }) {
-  const response = await server.app.inject({ method: 'PUT', url: `/_control/clients/${encodeURIComponent(server.client(role).clientId)}/webhooks`, payload: webhooks });
+  const response = await server.control('PUT', `/_control/clients/${encodeURIComponent(server.client(role).clientId)}/webhooks`, webhooks);
   expect(response.statusCode).toBe(200);
 }
 
@@ -157,7 +157,7 @@ test.describe('inbound webhooks', () => {
       const token = await server.sharedToken();
       await server.app.inject({ method: 'PATCH', url: `/api/core/numbers/${withOverride!.numberId}`, headers: { authorization: `Bearer ${token}` }, payload: { webhookInboundOverride: numberHook.url } });
 
-      const first = await server.app.inject({ method: 'POST', url: '/_control/inbound', payload: { numberId: withOverride!.numberId, from: '+12025550999', text: 'hi' } });
+      const first = await server.control('POST', '/_control/inbound', { numberId: withOverride!.numberId, from: '+12025550999', text: 'hi' });
       expect(first.statusCode).toBe(201);
       const [event] = await numberHook.waitFor(1);
       expect(JSON.parse(event!.body)).toEqual({
@@ -167,7 +167,7 @@ test.describe('inbound webhooks', () => {
       });
       expect(verify(server.client('primary').webhookSecret, event!.headers, event!.body)).toBe(true);
 
-      await server.app.inject({ method: 'POST', url: '/_control/inbound', payload: { numberId: plain!.numberId, from: '+12025550998', text: 'yo' } });
+      await server.control('POST', '/_control/inbound', { numberId: plain!.numberId, from: '+12025550998', text: 'yo' });
       const [toClient] = await clientHook.waitFor(1);
       expect(toClient!.path).toBe('/inbound');
       expect(JSON.parse(toClient!.body).data.numberId).toBe(plain!.numberId);

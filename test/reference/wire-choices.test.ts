@@ -175,7 +175,7 @@ test.describe('webhook payload and signing', () => {
   test('a delivery event is flat and carries no signature headers', async ({ server }) => {
     const receiver = await startReceiver();
     try {
-      const control = await server.app.inject({ method: 'PUT', url: `/_control/clients/${encodeURIComponent(server.client('primary').clientId)}/webhooks`, payload: { delivery: `${receiver.url}/delivery` } });
+      const control = await server.control('PUT', `/_control/clients/${encodeURIComponent(server.client('primary').clientId)}/webhooks`, { delivery: `${receiver.url}/delivery` });
       expect(control.statusCode).toBe(200);
       const number = server.client('primary').numbers[0]!;
       const sent = await server.app.inject({
