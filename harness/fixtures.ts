@@ -50,6 +50,17 @@ export function numberResource(role: 'primary' | 'secondary', numberId: string):
   return `number:${role}:${numberId}`;
 }
 
+/** Whether the run's target reaches a capability through the control plane (read once per process). */
+const controlByRun = new Map<string, boolean>();
+function usesControl(settings: RunSettings): boolean {
+  let control = controlByRun.get(settings.runDir);
+  if (control === undefined) {
+    const target = loadRunTarget(settings);
+    controlByRun.set(settings.runDir, (control = CAPABILITIES.some((name) => target.triggers[name]?.kind === 'control')));
+  }
+  return control;
+}
+
 /** The resource of the target's control plane: every test holds it shared when a trigger uses it, the tests that use it exclusively. */
 export const CONTROL_RESOURCE = 'control';
 
@@ -237,7 +248,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   ],
 
   lockHold: [
-    async ({ runLock, target }, use, testInfo) => {
+    async ({ runLock, runSettings }, use, testInfo) => {
       const held: Need[] = [];
       const declared = testInfo.annotations.filter((a) => a.type === LOCKS).map((a) => a.description);
       const unknown = declared.filter((d) => !(LOCKS_VALUES as readonly (string | undefined)[]).includes(d));
@@ -247,7 +258,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
         if (runLock !== null) testInfo.setTimeout(testInfo.timeout + (await runLock.acquire(held)));
       };
       // The control plane changes what every test sees (the upstream, every token of a client, the client webhooks).
-      const control = CAPABILITIES.some((name) => target.triggers[name]?.kind === 'control');
+      // The target is read here only when there is a lock to take: a run of one worker needs no target for its hold.
+      const control = runLock !== null && usesControl(runSettings);
       await hold([
         ...(control ? [{ resource: CONTROL_RESOURCE, mode: 'shared' as const }] : []),
         ...(declared.includes('everything') ? [{ resource: EVERYTHING, mode: 'exclusive' as const }] : declared.includes('every number') ? [{ resource: EVERYTHING, mode: 'shared' as const }] : []),
