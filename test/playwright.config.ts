@@ -6,8 +6,9 @@ import { defineConfig } from '@playwright/test';
 // Two projects. `unit` (npm run test:unit, in npm test): tests in isolation, as many at once as
 // the machine has cores. `integration` (npm run test:integration, in .ci/run after npm test):
 // the tests that run whole certifications, each starting a reference and a certify run (the
-// command line's stops, preflight, plan, triggers, rate limits, signals, paths, init); they take
-// minutes, and two of them at once on a 2-core machine fight for the cores their runs time.
+// command line's stops, preflight, plan, triggers, rate limits, signals, paths, init), a sharded
+// conformance run, and the fault probes (a reference started per fault of reference/faults/);
+// they take minutes, and two of them at once on a 2-core machine fight for the cores their runs time.
 // `npx playwright test -c test/playwright.config.ts` runs both.
 const INTEGRATION = [
   'cli/base-url.test.ts',
@@ -22,6 +23,8 @@ const INTEGRATION = [
   'cli/signals.test.ts',
   'cli/stops.test.ts',
   'cli/triggers.test.ts',
+  'reference/faults.test.ts',
+  'reports/shard.test.ts',
 ].map((file) => `**/${file}`);
 
 /** CI's JUnit file, one per script: npm run test:integration writes its own beside the unit tests'. */
