@@ -105,14 +105,20 @@ if (numbers) {
     '# (the run picks its numbers from the list; numbers: { sms, mms } names them instead)',
   );
 }
+/** The stubs, with the final statuses of delivery events commented into their webhooks block. */
+function withFinalStatuses(stubs: string[]): string[] {
+  const at = stubs.indexOf('# webhooks:');
+  const line = `#   finalStatuses: [DELIVERED, FAILED]   # the status values your delivery events give a final outcome (${needing('finalStatuses')})`;
+  return at < 0 ? [...stubs, '# webhooks:', line] : [...stubs.slice(0, at + 1), line, ...stubs.slice(at + 1)];
+}
 lines.push(
   '# OPEN: webhooks.publicUrl: where the target can reach this machine; without it the webhook requirements are not testable here',
   '# OPEN: hooks: { controlUrl, offers } if the target offers test-control hooks (reference/README.md)',
-  ...commentedTriggerStubs((capability) => [
+  ...withFinalStatuses(commentedTriggerStubs((capability) => [
     ...needing(capability).split(', ').filter(Boolean),
     // a token waited out shows its lifetime too (kind wait only)
     ...(capability === 'expireToken' ? needing('tokenLifetime').split(', ').filter(Boolean).map((id) => `${id} (kind wait)`) : []),
-  ]),
+  ])),
   '',
 );
 writeFileSync(out, lines.join('\n'));

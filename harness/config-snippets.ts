@@ -83,13 +83,15 @@ export function snippetFor(need: string): string[] | undefined {
       return ['clients:', '  special: { clientId: "${SPECIAL_CLIENT_ID}", clientSecret: "${SPECIAL_CLIENT_SECRET}" }   # an id or secret with \':\' or \'+\''];
     case 'webhookSecret':
       return ['webhooks:', '  secret: "${CONFORMANCE_WEBHOOK_SECRET}"   # the primary client\'s webhook signing secret (whsec_…); the variable alone is enough too'];
+    case 'finalStatuses':
+      return ['webhooks:', '  finalStatuses: [DELIVERED, FAILED]   # the status values your delivery events give a final outcome'];
     default:
       return undefined;
   }
 }
 
 /** The names of the catalogue's `needs` a config can supply, each with the reason a requirement lacking it is given. */
-const NEEDS = [...Object.keys(TRIGGER_STUBS), 'tokenLifetime', 'upstreamStall', 'secondClient', 'specialCharsClient', 'webhookSecret'];
+const NEEDS = [...Object.keys(TRIGGER_STUBS), 'tokenLifetime', 'upstreamStall', 'secondClient', 'specialCharsClient', 'webhookSecret', 'finalStatuses'];
 
 /**
  * The snippet that would reach a requirement reported not testable with `reason`, when the

@@ -86,7 +86,15 @@ export interface Target {
   recipients: { allowPattern: string; delivered: string[] };
   /** The most sends one run may make; null: as many as the run's plan needs (harness/plan.ts). */
   sendCap: number | null;
-  webhooks: { listenHost: string; listenPort: number; publicUrl?: string; timeoutMs: number; secret?: string };
+  webhooks: {
+    listenHost: string;
+    listenPort: number;
+    publicUrl?: string;
+    timeoutMs: number;
+    secret?: string;
+    /** The status values of a delivery event that are a final outcome (WH-008); unset: not known. */
+    finalStatuses?: string[];
+  };
   hooks: { controlUrl?: string; controlToken?: string };
   triggers: Triggers;
   timeouts: { requestMs: number };
@@ -210,6 +218,7 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
       publicUrl: c.webhooks?.publicUrl,
       timeoutMs: c.webhooks?.timeoutMs ?? 10_000,
       secret: c.webhooks?.secret ?? c.clients.primary.webhookSecret,
+      ...(c.webhooks?.finalStatuses && { finalStatuses: c.webhooks.finalStatuses }),
     },
     hooks: { controlUrl: c.hooks?.controlUrl, controlToken: c.hooks?.controlToken },
     triggers: {},
@@ -451,6 +460,8 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
       ...(creds('special') && { special: creds('special') }),
     },
     recipients: { delivered: ['+12025550100', '+12025550101', '+12025550102'] },
+    // The statuses of the reference's delivery events that are final (reference/README.md).
+    webhooks: { finalStatuses: ['DELIVERED', 'FAILED'] },
     // The bundled reference is a local, disposable server: deep property runs may send freely.
     sendCap: 100_000,
     // The reference's recipients that end FAILED (reference/README.md). Its short-lived

@@ -18,6 +18,21 @@ export interface ReceivedCallback {
   answered: number;
 }
 
+/**
+ * Whether a callback reports a final outcome: one of the target's final status values
+ * (webhooks.finalStatuses) is a string anywhere in its JSON body. The document shows no payload
+ * fields (section 6), so where the status sits is not known; a body that is not JSON carries none.
+ */
+export function carriesFinalStatus(callback: Pick<ReceivedCallback, 'json'>, finalStatuses: readonly string[]): boolean {
+  const walk = (value: unknown): boolean => {
+    if (typeof value === 'string') return finalStatuses.includes(value);
+    if (Array.isArray(value)) return value.some(walk);
+    if (value !== null && typeof value === 'object') return Object.values(value).some(walk);
+    return false;
+  };
+  return walk(callback.json);
+}
+
 export interface ReceiverOptions {
   host: string;
   port: number;

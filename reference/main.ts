@@ -21,7 +21,8 @@ async function main(): Promise<number> {
     fixtures = cli.fixturesPath === undefined ? undefined : loadFixturesFile(cli.fixturesPath);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+    // One line naming the problem (reference/README.md), and where the flags are listed.
+    process.stderr.write(`error: ${error.message}\n(npm run serve -- --help lists the flags)\n`);
     return 2;
   }
 

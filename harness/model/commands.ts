@@ -17,6 +17,7 @@ import { describeSpelling, jsonSpelling, PLAIN_SPELLING, spell, type JsonSpellin
 import { answerClass } from '../answer-classes.ts';
 import type { ApiResponse } from '../api-client.ts';
 import { unknownNumberIdLike } from '../known-numbers.ts';
+import { carriesFinalStatus } from '../webhook-receiver.ts';
 import {
   bearerRuling,
   either,
@@ -786,17 +787,27 @@ export class AwaitCallbacksCommand implements ModelCommand {
     const due = [...m.messages.values()].filter((x) => !x.reported && observable(x.destinations));
     const inbound = m.inbound.filter((x) => !x.reported && observable(x.destinations));
     const arrivedAt = (needle: string, destinations: Set<Destination>) => w.arrivals().some((a) => destinations.has(a.destination) && names(a.callback, needle));
-    const done = () => due.every((x) => arrivedAt(x.messageId, x.destinations)) && inbound.every((x) => arrivedAt(x.marker, x.destinations));
+    // Where the target declares its final statuses, a message is reported by a callback carrying one (WH-008).
+    const finalStatuses = w.target.webhooks.finalStatuses;
+    const reportedAt = (messageId: string, destinations: Set<Destination>) =>
+      w.arrivals().some((a) => destinations.has(a.destination) && names(a.callback, messageId) && (!finalStatuses || carriesFinalStatus(a.callback, finalStatuses)));
+    const done = () => due.every((x) => reportedAt(x.messageId, x.destinations)) && inbound.every((x) => arrivedAt(x.marker, x.destinations));
     const timeoutMs = w.target.webhooks.timeoutMs;
     if (!(await w.waitUntil(done, timeoutMs))) {
-      const missing = due.filter((x) => !arrivedAt(x.messageId, x.destinations));
+      const missing = due.filter((x) => !reportedAt(x.messageId, x.destinations));
       const missingInbound = inbound.filter((x) => !arrivedAt(x.marker, x.destinations));
+      // Named where it should be, but never with a final status: the outcome was not reported (WH-008).
+      const interimOnly = (x: ModelMessage) => arrivedAt(x.messageId, x.destinations);
       const ids = [
-        ...missing.map((x) => ([...x.destinations].some((d) => d.startsWith('client:')) ? 'WH-002' : 'WH-001')),
+        ...missing.map((x) => (interimOnly(x) ? 'WH-008' : [...x.destinations].some((d) => d.startsWith('client:')) ? 'WH-002' : 'WH-001')),
         ...missingInbound.map((x) => ([...x.destinations].some((d) => d.startsWith('client:')) ? 'WH-005' : 'WH-004')),
       ];
       const lines = [
-        ...missing.map((x) => `the outcome of ${x.messageId} (from ${x.sendFrom}) never reached ${[...x.destinations].join(' or ')}`),
+        ...missing.map((x) =>
+          interimOnly(x)
+            ? `the outcome of ${x.messageId} (from ${x.sendFrom}) reached ${[...x.destinations].join(' or ')} only in callbacks with none of the final statuses ${finalStatuses!.join(', ')}`
+            : `the outcome of ${x.messageId} (from ${x.sendFrom}) never reached ${[...x.destinations].join(' or ')}`,
+        ),
         ...missingInbound.map((x) => `inbound traffic "${x.marker}" at ${x.numberId} never reached ${[...x.destinations].join(' or ')}`),
       ];
       fail(ids, `within ${timeoutMs} ms:\n    ${lines.join('\n    ')}\n  received: ${describeArrivals(w.arrivals())}`);

@@ -35,6 +35,21 @@ export const WEBHOOKS_FAULTS = {
       return request.to.some((to) => outcomeFor(to).status === 'FAILED') ? { ...number, webhookDeliveryOverride: null } : number;
     }),
   },
+  'webhooks.later-messages-interim-only': {
+    breaks: ['WH-008'],
+    description: 'of the messages of one send, only the first gets its final outcome: each later one (another recipient) is reported by an interim SENT event only',
+    // A send's messages share its externalReference and sending number; the first of them seen is the first recipient's.
+    behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent) => {
+      const firstOfSend = new Map<string, string>();
+      return (data, nowMs, shape) => {
+        const send = `${data.sendFrom}\u0000${data.externalReference}`;
+        if (!firstOfSend.has(send)) firstOfSend.set(send, data.messageId);
+        if (firstOfSend.get(send) === data.messageId) return deliveryEvent(data, nowMs, shape);
+        const { errorCode: _, ...rest } = data;
+        return deliveryEvent({ ...rest, status: 'SENT' } as unknown as typeof data, nowMs, shape);
+      };
+    }),
+  },
   'webhooks.message-id-missing': {
     breaks: ['WH-003'],
     description: 'delivery events carry a message URL instead of the messageId',

@@ -3,6 +3,8 @@ import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { deliveredRecipients, expectQueuedFor, externalRef, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
+import { reasonFor } from '../../harness/plan.ts';
+import { carriesFinalStatus } from '../../harness/webhook-receiver.ts';
 
 // Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending
 // number's webhookDeliveryOverride or else the client's delivery webhook; inbound traffic
@@ -88,6 +90,44 @@ test.describe('6 a failed outcome goes where any outcome goes', () => {
     const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, [failing!], 'wh-override-failed')), 'WH-007');
     await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, "WH-007: the failed outcome reaches the number's override");
   });
+});
+
+test.describe('3, 6 the final outcome of every message is reported', () => {
+  // Section 6 reports "the final outcome of a message", and a send to several recipients queues
+  // one message for each (4.6 rule 7): every messageId of the answer gets its own final
+  // outcome, whatever its place in `to` or its type. Which statuses are final is not shown, so
+  // the target declares them (webhooks.finalStatuses); an interim event does not count.
+  const cases = [
+    { title: 'every message of an SMS to several recipients', type: 'SMS' as const, failing: false },
+    { title: 'every message of an MMS to several recipients', type: 'MMS' as const, failing: false },
+    { title: 'a message that fails, beside one that is delivered, in one send', type: 'SMS' as const, failing: true },
+  ];
+  for (const c of cases) {
+    test(`${c.title} is reported by a callback with a final status`, { tag: ['@WH-008'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
+      const finalStatuses = target.webhooks.finalStatuses;
+      if (!finalStatuses) notTestable(reasonFor('finalStatuses'));
+      if (c.type === 'MMS' && !knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+      if (c.type === 'MMS' && target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
+      const recipients = c.failing ? [deliveredRecipients(target)[0]!, triggers.failingRecipients()[0]!] : deliveredRecipients(target, 2);
+      const numberId = c.type === 'MMS' ? knownNumbers.mms! : smsNumber(knownNumbers);
+      const channel = webhooks.channel(`final-${c.type.toLowerCase()}${c.failing ? '-failing' : ''}`);
+      await deliverTo(settings, numberId, channel.url, 'WH-008');
+      const reference = externalRef(`wh-final-${c.type.toLowerCase()}`);
+      const body = c.type === 'MMS'
+        ? { sendFrom: numberId, to: recipients, messageType: 'MMS', text: `Conformance check ${reference}`, media: target.mediaSample, externalReference: reference }
+        : smsPayload(numberId, recipients, `wh-final${c.failing ? '-failing' : ''}`);
+      const ids = expectQueuedFor(await send(api, newKey(), body), 'WH-008');
+      for (const messageId of ids) {
+        const final = (cb: Parameters<typeof carriesFinalStatus>[0] & { text: string }) => cb.text.includes(messageId) && carriesFinalStatus(cb, finalStatuses!);
+        try {
+          await channel.waitFor(`a callback naming ${messageId} with a final status (${finalStatuses!.join(', ')})`, final, { timeoutMs: target.webhooks.timeoutMs });
+        } catch (e) {
+          const seen = channel.unique().filter(namesMessage(messageId));
+          throw new Error(`WH-008: message ${messageId} of a ${c.type} to ${recipients.join(', ')} (answer's messageIds: ${ids.join(', ')}) was not reported with a final status: ${seen.length === 0 ? 'no callback named it' : `the callbacks that named it carried none of ${finalStatuses!.join(', ')}: ${seen.map((x) => x.text.slice(0, 200)).join(' | ')}`}. (${(e as Error).message.split('\n')[0]})`);
+        }
+      }
+    });
+  }
 });
 
 test.describe('6 what a delivery callback carries', () => {

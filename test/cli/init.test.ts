@@ -63,7 +63,7 @@ test('against the reference, init finds every route, marks what it cannot know, 
   const stubEnv = { ...env, CONFORMANCE_WEBHOOK_SECRET: 'whsec_c2VjcmV0', UPSTREAM_FAILURE_RATE_CENTER: 'FAIL', SHORT_TOKEN_CLIENT_ID: 'b', SHORT_TOKEN_CLIENT_SECRET: 'bs', INBOUND_PHONE_NUMBER: '+12025550188', FAILING_RECIPIENT: '+12025550199' };
   const stubbed = loadTarget(join(dir, 'filled.yaml'), stubEnv);
   const supplied = suppliedBy(stubbed);
-  for (const need of [...CAPABILITIES, 'webhookSecret', 'tokenLifetime']) expect(supplied.has(need), need).toBe(true);
+  for (const need of [...CAPABILITIES, 'webhookSecret', 'tokenLifetime', 'finalStatuses']) expect(supplied.has(need), need).toBe(true);
 });
 
 test('init refuses missing credentials, a URL that is not http(s), and an existing file without --force', async () => {

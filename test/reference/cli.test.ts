@@ -42,6 +42,7 @@ for (const [name, args, message] of badInvocations) {
     expect(await server.exited).toBe(2);
     expect(server.stderr()).toMatch(message);
     expect(server.stderr()).not.toMatch(/\n\s+at /);
+    expect(server.stderr().trimEnd().split('\n'), 'the problem on one line, then where the flags are listed').toHaveLength(2);
   });
 }
 

@@ -578,6 +578,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'webhooks.later-messages-interim-only': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550100', '+12025550101'] }));
+      await receiver.waitFor(2, 2_000).catch(() => undefined);
+      return receiver.received.length === 2 && receiver.received.every((c) => /"status":"(DELIVERED|FAILED)"/.test(c.body));
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.message-id-missing': async (s) => {
     const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));
     return JSON.parse(callback!.body).data.messageId === messageId;
