@@ -69,7 +69,7 @@ interface WorkerFixtures {
   target: Target;
   /** What the run's worker processes share: sends against the cap, recent failures, a stop. */
   runState: RunState;
-  /** The run's readers/writer lock when it has several workers (harness/run-lock.ts), else null. */
+  /** The run's lock on named resources when it has several workers (harness/run-lock.ts), else null. */
   runLock: RunLock | null;
   validator: ResponseValidator;
   guard: SendGuard;
