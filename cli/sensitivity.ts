@@ -17,7 +17,7 @@ import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
 const USAGE = `Usage: npm run sensitivity -- [--only a,b] [--parallel N] [--full] [--out FILE]
 
-  --only a,b     run these faults only (names from reference/faults.ts)
+  --only a,b     run these faults only (names in reference/README.md, Faults; defined in reference/faults/)
   --parallel N   faults run at once (default 2)
   --full         run every suite for each fault, not only the tests tagged with what it breaks
   --out FILE     also write the matrix as JSON (default reports/out/sensitivity.json)`;

@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import { request as undiciRequest } from 'undici';
 import type { ClientRole } from './api-client.ts';
 import { basicCredentials } from './basic-auth.ts';
-import { itemsAt, type ClientCredentials, type Route, type Target } from './config.ts';
+import { itemsAt, PROFILE_ROUTES, type ClientCredentials, type Route, type Target } from './config.ts';
 import { redactBody } from './evidence.ts';
 import { HarnessStop } from './judgement.ts';
 import { retryAfterMs } from './rate-limit.ts';
@@ -332,6 +332,12 @@ async function listNumbers(target: Target, role: ClientRole, token: string, time
   if (!Array.isArray(items)) {
     // A list of numbers elsewhere in the answer is the config's to name; none anywhere is the server's failure (NUM-001).
     const elsewhere = listPaths(answer.json);
+    // A target that claims the reference profile and leaves this route to it has promised the
+    // profile's envelope: a list elsewhere is its failure (NUM-201), for the suites to judge.
+    if (elsewhere.length > 0 && target.profile === 'reference' && !named) {
+      result.notes.push(`listing ${what}: the list is not where the reference profile puts it (property "${PROFILE_ROUTES.numbersItemsPath}"; the answer holds one at: ${elsewhere.map((p) => p ?? 'the answer itself').join(', ')}): the suites judge it; tests that need the numbers are not testable`);
+      return null;
+    }
     if (elsewhere.length > 0) {
       throw new PreflightError(
         `listing ${what}: the list is not where the config says (${itemsPath === null ? 'the answer itself' : `property "${itemsPath}"`})`,

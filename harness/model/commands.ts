@@ -1017,7 +1017,20 @@ export function tourOfEveryStep(c: Omit<ModelCommandsConstraints, 'maxCommands' 
     ...(c.mms ? [new SendCommand(valid({ messageType: 'MMS', from: { whose: 'own', pick: 0 } }))] : []),
     ...(c.loopback ? [new SendCommand(valid({ loopback: true, from: { whose: 'own', pick: 0 } }))] : []),
     ...(c.inboundByControl ? [new InboundCommand()] : []),
-    ...(actors.includes('secondary') ? [new RetryCommand(0, 'other-client', 'text', 0, PLAIN_SPELLING), new SendCommand(valid({ actor: 'secondary' }))] : []),
+    // Every identity takes every step the other does: the secondary client updates its own
+    // number and the primary's, sends from its own and from the primary's, and reads its context.
+    ...(actors.includes('secondary')
+      ? [
+          new RetryCommand(0, 'other-client', 'text', 0, PLAIN_SPELLING),
+          new SendCommand(valid({ actor: 'secondary' })),
+          new UpdateCommand('secondary', { whose: 'own', pick: 0 }, { ...none, webhookInboundOverride: 'value', mmsEnabled: 'value' }, 0, 0, PLAIN_SPELLING),
+          new UpdateCommand('secondary', { whose: 'other', pick: 0 }, { ...none, webhookDeliveryOverride: 'value' }, 0, 0, PLAIN_SPELLING),
+          new UpdateCommand('secondary', { whose: 'other', pick: 1 }, { ...none, campaignregId: 'null' }, 0, 0, PLAIN_SPELLING),
+          new SendCommand(valid({ actor: 'secondary', from: { whose: 'any', pick: 0 } })),
+          new WhoamiCommand('secondary', 0),
+          new ListCommand('primary', 0),
+        ]
+      : []),
     new SearchCommand(null, 1, { ...PLAIN_SPELLING, escapes: 'every-letter' }),
     new SearchCommand(0, 0, PLAIN_SPELLING),
     new SearchCommand(null, 0, PLAIN_SPELLING, 2),

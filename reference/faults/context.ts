@@ -54,6 +54,15 @@ export const CONTEXT_FAULTS = {
       if (stores.numbers.listForClient(callerOf(request).apiClientId).some((n) => n.webhookDeliveryOverride !== null)) body.deliveryWebhookConfigured = true;
     },
   },
+  'ctx.inbound-override-counts-as-client-webhook': {
+    breaks: ['CTX-004'],
+    description: "inboundWebhookConfigured is true once any of the client's numbers has a webhookInboundOverride (the delivery flag is right)",
+    route: WHOAMI,
+    answer({ request, status, body }, { stores }) {
+      if (status !== 200) return;
+      if (stores.numbers.listForClient(callerOf(request).apiClientId).some((n) => n.webhookInboundOverride !== null)) body.inboundWebhookConfigured = true;
+    },
+  },
   'ctx.webhook-flags-swapped': {
     breaks: ['CTX-003'],
     description: 'inboundWebhookConfigured tells whether the delivery webhook is configured, and deliveryWebhookConfigured the inbound one',

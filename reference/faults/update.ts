@@ -47,6 +47,17 @@ export const UPDATE_FAULTS = {
       if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
     },
   },
+  'update.foreign-number-allowed-after-first-client': {
+    breaks: ['UPD-002'],
+    description: "an update of another client's number is applied when a client other than the first seeded one asks (the first client's attempts are refused as they should be)",
+    route: UPDATE,
+    // Only the first client's ownership is checked: any other caller acts as the number's owner.
+    preHandler(request, { stores, seeded }) {
+      const number = stores.numbers.byId((request.params as { numberId: string }).numberId);
+      const caller = callerOf(request).apiClientId;
+      if (number && number.apiClientId !== caller && caller !== seeded[0]!.apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
+    },
+  },
   'update.override-copied-to-siblings': {
     breaks: ['UPD-007'],
     description: "an update that sets a webhookDeliveryOverride also gives it to the client's other numbers that have none (a bulk default applied on every write)",

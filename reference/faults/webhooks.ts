@@ -82,6 +82,28 @@ export const WEBHOOKS_FAULTS = {
       return headers;
     }),
   },
+  'webhooks.signed-over-escaped-json': {
+    breaks: ['WH-101'],
+    description: 'the signature is computed over the body with every character outside ASCII written as a \\u escape, while the body sent carries them as UTF-8 (an ASCII body verifies)',
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, body, nowMs) => {
+      const escaped = body.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      return signedHeaders(secret, webhookId, escaped, nowMs);
+    }),
+  },
+  'webhooks.retry-signed-with-first-timestamp': {
+    breaks: ['WH-101'],
+    description: "a retried callback carries a new webhook-timestamp but the first attempt's signature (a callback sent once verifies)",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => {
+      const first = new Map<string, string>();
+      return (secret, webhookId, body, nowMs) => {
+        const headers = signedHeaders(secret, webhookId, body, nowMs);
+        const earlier = first.get(webhookId);
+        if (earlier === undefined) first.set(webhookId, headers['webhook-signature']!);
+        // A retry in the same second would carry the same timestamp: a second later, the signature no longer matches.
+        return earlier === undefined ? headers : { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1), 'webhook-signature': earlier };
+      };
+    }),
+  },
   'webhooks.answer-not-retried': {
     breaks: ['WH-103'],
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',

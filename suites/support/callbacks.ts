@@ -1,4 +1,4 @@
-import type { ApiClient } from '../../harness/api-client.ts';
+import type { ApiClient, ClientRole } from '../../harness/api-client.ts';
 import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect } from '../../harness/fixtures.ts';
@@ -18,8 +18,8 @@ import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.
  * run's problem (ReceiverRefused); any other failure is the update's, judged on UPD-001, and the
  * test stops before its own requirement.
  */
-export async function pointOverride(settings: SettingsGuard, numberId: string, field: 'webhookDeliveryOverride' | 'webhookInboundOverride', url: string | null, id: string): Promise<void> {
-  const res = await settings.change(numberId, { [field]: url });
+export async function pointOverride(settings: SettingsGuard, numberId: string, field: 'webhookDeliveryOverride' | 'webhookInboundOverride', url: string | null, id: string, as: ClientRole = 'primary'): Promise<void> {
+  const res = await settings.change(numberId, { [field]: url }, as);
   if (url !== null && isRequestDefectAnswer(res.status)) throw new ReceiverRefused(field, url, `${res.describe()} ${res.text.slice(0, 200)}`);
   expect(res).toSucceed(`UPD-001: setting ${field} of ${numberId}, which ${id} needs`);
 }

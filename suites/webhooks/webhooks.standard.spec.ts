@@ -30,6 +30,36 @@ test.describe('Standard Webhooks: signature', () => {
   });
 });
 
+test.describe('Standard Webhooks: every callback is signed over the bytes it carries', () => {
+  test('a callback whose body holds characters outside ASCII, and each retry of it, verifies with the client secret', { tag: ['@WH-101'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    // The signature covers the raw body (Standard Webhooks): a server that signs one encoding of
+    // its JSON and sends another, or signs a retry differently, is right on an ASCII body sent once.
+    const secret = target.webhooks.secret;
+    if (!secret) notTestable("needs the client's webhook signing secret (webhooks.secret in the target config)");
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('signed-unicode').respondWith(500);
+    await deliverTo(settings, numberId, channel.url, 'WH-101');
+    const payload = smsPayload(numberId, deliveredRecipients(target), 'wh-signed-unicode');
+    const body = { ...payload, text: `${payload.text} \u00e9t\u00e9 \u2713 \u{1f4e8}`, externalReference: `${payload.externalReference}-\u00fc\u2713\u{1f4e8}` };
+    const res = await send(api, newKey(), body);
+    if (res.status >= 400 && res.status < 500) notTestable(`the target refused a send whose text and externalReference hold characters outside ASCII (${res.status}); the document does not say it must take them`);
+    const [messageId] = expectQueuedFor(res, 'WH-101');
+    const [first] = await expectCallbacks(channel, 'WH-101', `a callback naming ${messageId}`, namesMessage(messageId!), { timeoutMs: target.webhooks.timeoutMs });
+    const id = first!.headers['webhook-id'];
+    // The first attempt was answered 500: its retry (same webhook-id, WH-103) is signed again.
+    const attempts = id ? await expectCallbacks(channel, 'WH-101', `the retry of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => [first!]) : [first!];
+    const unsigned: string[] = [];
+    for (const [i, attempt] of attempts.entries()) {
+      try {
+        verifyWebhook(secret!, attempt.headers, attempt.text, attempt.receivedAt / 1000);
+      } catch (e) {
+        unsigned.push(`attempt ${i + 1} (${/[^\x00-\x7f]/.test(attempt.text) ? 'a body with characters outside ASCII' : 'an ASCII body'}): ${(e as Error).message}`);
+      }
+    }
+    expect(unsigned, `WH-101: every attempt of the callback for ${messageId} verifies with the client secret over the bytes it carried (empty means verified)`).toEqual([]);
+  });
+});
+
 test.describe('Standard Webhooks: timestamp tolerance', () => {
   test('webhook-timestamp is Unix seconds within five minutes of the receiver clock', { tag: ['@WH-102'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);

@@ -62,6 +62,15 @@ test('the numbers list not where the config says: the check names itemsPath and 
   expect(none.result?.notes.join()).toContain('the answer holds no list of numbers');
 });
 
+test('a target that claims the reference profile and leaves the numbers route to it answers the list elsewhere: its failure, a note, and the suites judge it', async () => {
+  const bare = (req: IncomingMessage, body: string) => token(req, () => true, body) ?? numbers(req, [{ numberId: 'n1' }]);
+  const { result, error } = await against(bare, { profile: 'reference' });
+  expect(error).toBeUndefined();
+  expect(result?.notes.join()).toContain('the list is not where the reference profile puts it (property "numbers"; the answer holds one at: the answer itself): the suites judge it');
+  // The same answer from a target that claims no profile is the config's gap: the run stops.
+  expect((await against(bare)).error?.what).toContain('the list is not where the config says (property "numbers")');
+});
+
 test('a token the server has just issued and its numbers route refuses is the server\'s failure: a note, and the suites judge it', async () => {
   const { result, error } = await against((req, body) => token(req, () => true, body) ?? (req.url === '/api/core/numbers' ? [401, { error: { code: 'UNAUTHORIZED' } }] : undefined));
   expect(error).toBeUndefined();

@@ -10,6 +10,7 @@ import { ConfigError } from '../../reference/errors.ts';
 import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults/index.ts';
 import { faultTable } from '../../reference/faults/table.ts';
 import { test, expect, sendBody, startReceiver, type TestServer } from './helpers.ts';
+import { verifyWebhook } from '../../harness/webhook-signature.ts';
 import { runServer } from './serverProcess.ts';
 
 // The fault catalogue (reference/faults/): off unless asked for by name, loud when on, kept out
@@ -430,6 +431,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'ctx.inbound-override-counts-as-client-webhook': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: null } });
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: receiver.url } });
+      return (await call(s, 'GET', '/api/core/whoami')).body.inboundWebhookConfigured === false;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: null } });
+      await receiver.close();
+    }
+  },
   'ctx.webhook-flags-swapped': async (s) => {
     const receiver = await startReceiver();
     try {
@@ -478,6 +490,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
+  },
+  'update.foreign-number-allowed-after-first-client': async (s) => {
+    const own = primaryNumber(s, 0);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${own.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: !own.smsEnabled } });
+    const after = (await listed(s)).find((n) => n.numberId === own.numberId)!;
+    await call(s, 'PATCH', `/api/core/numbers/${own.numberId}`, { payload: { smsEnabled: own.smsEnabled } });
+    return res.status === 404 && after.smsEnabled === own.smsEnabled;
   },
   'update.override-copied-to-siblings': async (s) => {
     const [first, second] = [primaryNumber(s, 0), primaryNumber(s, 1)];
@@ -616,6 +635,34 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.answer-not-retried': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(500).end())) >= 2,
   // no answer at all: the connection is dropped as soon as the request arrives
   'webhooks.unreachable-not-retried': async (s) => (await attemptsAfterFailure(s, (req) => req.socket.destroy())) >= 2,
+  'webhooks.signed-over-escaped-json': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'caf\u00e9-\u2713-\u{1f4e8}' }));
+      const [callback] = await receiver.waitFor(1, 2_000);
+      verifyWebhook(s.client('primary').webhookSecret, callback!.headers as Record<string, string>, callback!.body);
+      return /[^\x00-\x7f]/.test(callback!.body);
+    } catch {
+      return false;
+    } finally {
+      await receiver.close();
+    }
+  },
+  'webhooks.retry-signed-with-first-timestamp': async (s) => {
+    const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      const attempts = await receiver.waitFor(2, 5_000);
+      for (const attempt of attempts) verifyWebhook(s.client('primary').webhookSecret, attempt.headers as Record<string, string>, attempt.body);
+      return attempts.length >= 2;
+    } catch {
+      return false;
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
