@@ -450,6 +450,13 @@ async function sendAndRecord(
   if (!accepted) {
     if (ids.length > 0) fail(by.id, `${what}: refused ${res.status}, yet the answer reports messageIds ${ids.join(', ')}`, res);
     if (typeof body.externalReference === 'string') m.refused.set(body.externalReference, args.refusedAs);
+  } else {
+    // Every accepted answer, new or replayed, to one recipient or several, SMS or MMS: results
+    // and errors are arrays, errors empty since nothing failed (4.6, response body).
+    const answer = res.body as { results?: unknown; errors?: unknown } | undefined;
+    if (!Array.isArray(answer?.results) || !Array.isArray(answer?.errors) || answer.errors.length > 0) {
+      fail('SEND-009', `${what}: accepted ${res.status}, but the answer does not carry results and errors arrays with errors empty: results ${JSON.stringify(answer?.results)?.slice(0, 120)}, errors ${JSON.stringify(answer?.errors)?.slice(0, 120)}`, res);
+    }
   }
   return { res, accepted, ids };
 }

@@ -174,6 +174,14 @@ export const SEND_FAULTS = {
       if (body.errors?.length === 0) delete body.errors;
     },
   },
+  'send.replay-errors-null': {
+    breaks: ['SEND-009'],
+    description: 'a safe retry is answered with the first answer replayed, but with errors null instead of the empty array (a first attempt answers it right)',
+    route: SEND,
+    answer({ status, body, reply }) {
+      if (status < 300 && reply.getHeader('idempotent-replayed') === 'true') body.errors = null;
+    },
+  },
   'send.empty-to-accepted': {
     breaks: ['SEND-011'],
     description: 'an empty to array is accepted (answered 202 with no results)',

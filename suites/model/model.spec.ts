@@ -25,7 +25,7 @@ const sequencesFor = (cases: number) => Math.min(25, Math.max(1, Math.ceil(cases
 const STEPS = { quick: 24, deep: 40 } as const;
 
 /** The requirements the model judges on every target (a failure of another names its own ID, and counts there too). */
-const JUDGED = ['@AUTH-007', '@CTX-004', '@NUM-006', '@UPD-003', '@UPD-007', '@SEND-008', '@IDEM-001', '@IDEM-002', '@IDEM-004', '@ERR-007'];
+const JUDGED = ['@AUTH-007', '@CTX-004', '@NUM-006', '@UPD-003', '@UPD-007', '@SEND-008', '@SEND-009', '@IDEM-001', '@IDEM-002', '@IDEM-004', '@ERR-007'];
 
 test.describe('the document as a model: generated sequences of every operation', () => {
   test('every answer, list, context and callback of a generated sequence is one the model of the document allows', { tag: JUDGED, ...HOLDS_EVERYTHING }, async ({ api, target, knownNumbers, settings, webhooks, triggers, runSettings }) => {

@@ -210,6 +210,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
   'send.last-result-dropped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.results.length === 2,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
+  'send.replay-errors-null': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    await send(s, body, key);
+    return Array.isArray((await send(s, body, key)).body.errors);
+  },
   'send.empty-to-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [] }))).status === 400,
   'send.text-type-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'TEXT' }))).status === 400,
   'send.unknown-type-forbidden': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'RCS' }))).status === 400,
