@@ -39,11 +39,12 @@ const reporter: ReporterDescription[] = [
 export default defineConfig<{}, { runSettings: RunSettings }>({
   testDir: 'suites',
   testMatch: '**/*.spec.ts',
-  // One worker unless --workers: tests that change what others read take the run's lock alone
-  // (harness/run-lock.ts). Files go to workers whole: with every test free to go anywhere, the
-  // slow-delivery bench was no faster (bench/slow-target.ts; the exclusive tests set the pace).
+  // As many workers as the run's settings say (certify picks them from the target and the config).
+  // Each test locks the resources it touches (harness/run-lock.ts), so any test may go to any free
+  // worker: a file's tests spread over the workers, and a test that has to wait for a resource
+  // is one test, not a file.
   workers: settings.workers,
-  fullyParallel: false,
+  fullyParallel: true,
   forbidOnly: true,
   retries: 0,
   timeout: 60_000,

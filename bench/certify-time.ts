@@ -1,7 +1,7 @@
-// npx tsx bench/certify-time.ts [--report FILE] [-- certify flags…]
+// npx tsx bench/certify-time.ts [--report FILE | --out DIR] [-- certify flags…]
 //
 // Where a certification run's time goes. Runs `certify` (with any flags after `--`; none: the
-// bundled reference) into a temporary report directory, or reads an existing report.json
+// bundled reference) into a temporary report directory (or --out), or reads an existing report.json
 // (--report), and prints: the wall time and the CPU time of every process of the run (Linux);
 // the part spent before and after the tests (starting the reference, preflight, writing the
 // report); the tests' own time split into time waiting on the
@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { timingOf, type TimingRow } from '../reports/timing.ts';
 import type { Report } from '../reports/types.ts';
 
-const { values, positionals } = parseArgs({ options: { report: { type: 'string' }, top: { type: 'string', default: '15' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({ options: { report: { type: 'string' }, out: { type: 'string' }, top: { type: 'string', default: '15' } }, allowPositionals: true });
 
 /**
  * CPU seconds (user + system) of this process's children that have been waited for, from
@@ -41,7 +41,7 @@ let wallMs: number | null = null;
 let cpuSeconds: number | null = null;
 let reportFile = values.report;
 if (reportFile === undefined) {
-  const out = mkdtempSync(join(tmpdir(), 'bench-certify-'));
+  const out = values.out ?? mkdtempSync(join(tmpdir(), 'bench-certify-'));
   const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'cli/certify.ts', '--out', out, ...positionals], { stdio: ['ignore', 'ignore', 'inherit'] });

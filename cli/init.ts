@@ -103,6 +103,8 @@ if (numbers) {
   lines.push(
     `# numbers of the primary client: ${numbers.numbers.length}; with a campaignregId: ${withCampaign.length}; MMS-enabled with one: ${withCampaign.filter((n) => n.mmsEnabled === true).length}`,
     '# (the run picks its numbers from the list; numbers: { sms, mms } names them instead)',
+    // Every number found, as a pool to spread across --workers: commented, since a vendor may keep some out of the run.
+    `# numbers: { pool: { primary: [${numbers.numbers.map((n) => JSON.stringify(n.numberId)).join(', ')}] } }   # a pool: the run spreads it across its workers (README, Workers)`,
   );
 }
 /** The stubs, with the final statuses of delivery events commented into their webhooks block. */

@@ -19,3 +19,12 @@ export const SENDS = 'sends';
 export const REACHED_BY = 'reached-by';
 /** How many 429 answers the test's requests waited out, and for how long (JSON {retries, waitedMs}): counted, never judged. */
 export const RATE_LIMITED = 'rate-limited';
+/**
+ * Declared on a test (`annotation: { type: LOCKS, description }`), read by the run lock's fixture:
+ * what the test locks besides what its fixtures lock (harness/run-lock.ts). `every number`: every
+ * number of every client, shared (a test whose checks read values of numbers it does not hold
+ * otherwise, and that changes none); `everything`: everything, exclusively (a test that reads or
+ * changes every number of every client and compares whole lists).
+ */
+export const LOCKS = 'locks';
+export const LOCKS_VALUES = ['every number', 'everything'] as const;

@@ -74,7 +74,7 @@ export interface Target {
   baseUrl: string;
   profile: 'reference' | 'none';
   clients: { primary: ClientCredentials; secondary?: ClientCredentials; special?: ClientCredentials };
-  numbers: { sms?: string; mms?: string; foreign?: string };
+  numbers: { sms?: string; mms?: string; foreign?: string; pool?: { primary?: string[]; secondary?: string[] } };
   routes: Record<OperationId, Route> & { numbersItemsPath: string | null };
   /**
    * The operations whose route the config names; the others take the reference profile's. A

@@ -1,7 +1,7 @@
 import { test as playwrightTest, type Fixtures } from '@playwright/test';
 import { randomUUID } from 'node:crypto';
 import { ApiClient, type ClientRole } from './api-client.ts';
-import type { Target } from './config.ts';
+import { CAPABILITIES, type Target } from './config.ts';
 import { ControlClient } from './control.ts';
 import { EvidenceLog } from './evidence.ts';
 import { ResponseValidator } from './response-validator.ts';
@@ -13,16 +13,16 @@ import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, readNumbers, type KnownNumbers } from './known-numbers.ts';
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
-import { HARNESS_STOP, RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
+import { HARNESS_STOP, LOCKS, LOCKS_VALUES, RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
 import { InterferenceError, interferenceSeen, interferenceWatch } from './interference.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, startRecording } from './judgement.ts';
 import { RunState } from './run-state.ts';
-import { RunLock } from './run-lock.ts';
+import { EVERYTHING, RunLock, type Need } from './run-lock.ts';
 import { RunMessages } from './run-messages.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
-import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome } from './triggers.ts';
+import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome, type Inbound } from './triggers.ts';
 
 /** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
 const DEFAULT_SEND_CAP = 2000;
@@ -35,11 +35,41 @@ interface WorkerOptions {
   runSettings: RunSettings;
 }
 
+/**
+ * A test that reads or changes every number of every client and compares whole lists holds
+ * everything (`{ tag: [...], ...HOLDS_EVERYTHING }`): the run lock's `*`, exclusively, and
+ * Playwright's own test lock of that name, so that Playwright never gives two of them to two
+ * workers at once (one would wait for the other, idle) and hands a free worker other tests instead.
+ */
+export const HOLDS_EVERYTHING = { annotation: { type: LOCKS, description: 'everything' }, lock: 'everything' } as const;
+/** A test whose checks read values of every number and change none: `{ tag: [...], ...HOLDS_EVERY_NUMBER }`. */
+export const HOLDS_EVERY_NUMBER = { annotation: { type: LOCKS, description: 'every number' } } as const;
+
+/** The resource of one number's settings (and so of where its callbacks go), for the run lock. */
+export function numberResource(role: 'primary' | 'secondary', numberId: string): string {
+  return `number:${role}:${numberId}`;
+}
+
+/** Whether the run's target reaches a capability through the control plane (read once per process). */
+const controlByRun = new Map<string, boolean>();
+function usesControl(settings: RunSettings): boolean {
+  let control = controlByRun.get(settings.runDir);
+  if (control === undefined) {
+    const target = loadRunTarget(settings);
+    controlByRun.set(settings.runDir, (control = CAPABILITIES.some((name) => target.triggers[name]?.kind === 'control')));
+  }
+  return control;
+}
+
+/** The resource of the target's control plane: every test holds it shared when a trigger uses it, the tests that use it exclusively. */
+export const CONTROL_RESOURCE = 'control';
+
+
 interface WorkerFixtures {
   target: Target;
   /** What the run's worker processes share: sends against the cap, recent failures, a stop. */
   runState: RunState;
-  /** The run's readers/writer lock when it has several workers (harness/run-lock.ts), else null. */
+  /** The run's lock on named resources when it has several workers (harness/run-lock.ts), else null. */
   runLock: RunLock | null;
   validator: ResponseValidator;
   guard: SendGuard;
@@ -47,7 +77,8 @@ interface WorkerFixtures {
   transport: Transport;
   tokens: Partial<Record<ClientRole, TokenManager>>;
   receiver: WebhookReceiver;
-  knownNumbers: KnownNumbers;
+  /** The worker's numbers: its share of numbers.pool, or the whole list (harness/known-numbers.ts). */
+  workerNumbers: KnownNumbers;
   /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks, with what the wait showed of its lifetime. */
   expiredTokenOnce: () => Promise<ExpiredTokenOutcome>;
   /** Every message the run's accepted sends reported (harness/run-messages.ts). */
@@ -61,10 +92,16 @@ interface WorkerFixtures {
 const limited = (transport: Transport, { pacer, tally }: WorkerFixtures['rateLimit'], retryable = () => true): Transport => rateLimited(transport, { pacer, tally, retryable });
 
 interface TestFixtures {
-  /** Automatic: the test holds the run lock shared from its start to its end (harness/run-lock.ts). */
-  lockHold: { exclusive(): Promise<void> };
-  /** The run lock held exclusively: what settings, webhooks and triggers ask for before the test body runs. */
-  exclusive: void;
+  /**
+   * Automatic: the test's hold on the run lock (harness/run-lock.ts), from its start to its end:
+   * what its `locks` annotation declares (harness/annotations.ts), the control plane shared when a trigger uses it, and what fixtures add
+   * before the test body runs (`need`: the hold is traded for the larger one).
+   */
+  lockHold: { need(needs: readonly Need[]): Promise<void> };
+  /** The worker's numbers, held shared for the test: it sends from them and relies on their settings. */
+  knownNumbers: KnownNumbers;
+  /** Inbound traffic to the number triggers.inbound names (harness/triggers.ts), that number held exclusively. */
+  inbound: Inbound;
   /** Automatic: records what each failed check judged, as annotations the reporter reads. */
   judgement: void;
   evidence: EvidenceLog;
@@ -202,29 +239,49 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
-  knownNumbers: [
-    async ({ target, validator, guard, transport, tokens, rateLimit }, use) => {
+  workerNumbers: [
+    async ({ target, validator, guard, transport, tokens, rateLimit }, use, workerInfo) => {
       const client = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
-      await use(await discoverNumbers(client, target));
+      await use(await discoverNumbers(client, target, workerInfo.parallelIndex, workerInfo.config.workers));
     },
     { scope: 'worker' },
   ],
 
   lockHold: [
-    async ({ runLock }, use, testInfo) => {
-      const hold = async (mode: 'shared' | 'exclusive') => {
-        if (runLock !== null) testInfo.setTimeout(testInfo.timeout + (await runLock.acquire(mode)));
+    async ({ runLock, runSettings }, use, testInfo) => {
+      const held: Need[] = [];
+      const declared = testInfo.annotations.filter((a) => a.type === LOCKS).map((a) => a.description);
+      const unknown = declared.filter((d) => !(LOCKS_VALUES as readonly (string | undefined)[]).includes(d));
+      if (unknown.length > 0) throw new Error(`the test declares ${LOCKS} ${unknown.join(', ')}; it takes ${LOCKS_VALUES.join(' or ')}`);
+      const hold = async (needs: readonly Need[]) => {
+        held.push(...needs);
+        if (runLock !== null) testInfo.setTimeout(testInfo.timeout + (await runLock.acquire(held)));
       };
-      await hold('shared');
-      await use({ exclusive: () => hold('exclusive') });
+      // The control plane changes what every test sees (the upstream, every token of a client, the client webhooks).
+      // The target is read here only when there is a lock to take: a run of one worker needs no target for its hold.
+      const control = runLock !== null && usesControl(runSettings);
+      await hold([
+        ...(control ? [{ resource: CONTROL_RESOURCE, mode: 'shared' as const }] : []),
+        ...(declared.includes('everything') ? [{ resource: EVERYTHING, mode: 'exclusive' as const }] : declared.includes('every number') ? [{ resource: EVERYTHING, mode: 'shared' as const }] : []),
+      ]);
+      await use({ need: hold });
       runLock?.release();
     },
     { auto: true, box: 'self' },
   ],
-  exclusive: [
-    async ({ lockHold }, use) => {
-      await lockHold.exclusive();
-      await use();
+  knownNumbers: [
+    async ({ lockHold, workerNumbers }, use) => {
+      await lockHold.need(workerNumbers.share.map(({ role, numberId }) => ({ resource: numberResource(role, numberId), mode: 'shared' })));
+      await use(workerNumbers);
+    },
+    { box: 'self' },
+  ],
+  inbound: [
+    async ({ lockHold, triggers, knownNumbers, target }, use) => {
+      const inbound = triggers.inbound(knownNumbers);
+      // Where inbound traffic to the number goes is the number's: no other test may point it elsewhere, or send to it, meanwhile.
+      if (target.triggers.inbound?.kind === 'loopback') await lockHold.need([{ resource: numberResource('primary', inbound.numberId), mode: 'exclusive' }]);
+      await use(inbound);
     },
     { box: 'self' },
   ],
@@ -308,7 +365,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   triggers: [
-    async ({ exclusive: _, target, api, control, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
+    async ({ lockHold, target, api, control, webhooks, runSettings, expiredTokenOnce }, use, testInfo) => {
+      // A trigger of kind control changes what every test sees: the test has the control plane to itself.
+      if (CAPABILITIES.some((name) => target.triggers[name]?.kind === 'control')) await lockHold.need([{ resource: CONTROL_RESOURCE, mode: 'exclusive' }]);
       await use(
         new TriggerSet({
           target,
@@ -326,15 +385,18 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     },
     { box: 'self' },
   ],
+  // Each test's channels are its own (a unique path on the worker's receiver): nothing to lock.
   webhooks: [
-    async ({ exclusive: _, receiver }, use) => {
+    async ({ receiver }, use) => {
       await use({ channel: (label) => receiver.channel(label), unreachable: (label) => receiver.unreachableChannel(label) });
       await receiver.reset();
     },
     { box: 'self' },
   ],
+  // The test changes settings of its worker's numbers: it holds them exclusively.
   settings: [
-    async ({ exclusive: _, api }, use) => {
+    async ({ lockHold, workerNumbers, api }, use) => {
+      await lockHold.need(workerNumbers.share.map(({ role, numberId }) => ({ resource: numberResource(role, numberId), mode: 'exclusive' })));
       const guard = new SettingsGuard(api);
       await use(guard);
       await guard.restore();

@@ -495,7 +495,7 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
   // workers do not see each other's changes. One by default: on this project's 2-core machines a
   // second worker cost more CPU than its overlap saved (README: Workers).
   const workers = integer('workers', 'a positive whole number') ?? 1;
-  if (workers > MAX_WORKERS) problem('--workers', `takes 1 to ${MAX_WORKERS} (got ${workers}): tests that change settings run alone, so more workers mostly wait`);
+  if (workers > MAX_WORKERS) problem('--workers', `takes 1 to ${MAX_WORKERS} (got ${workers}): tests that change a number's settings hold it alone, so more workers than shares of numbers mostly wait`);
   if (workers > 1 && loaded?.webhooks.publicUrl !== undefined && !loaded.webhooks.publicUrl.includes('{port}')) {
     problem('--workers', `takes 1 with a webhooks.publicUrl without {port} (got ${workers}): each worker has its own webhook receiver on its own port (listenPort + its index), and a URL without the port reaches one of them`);
   }

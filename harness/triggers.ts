@@ -313,7 +313,7 @@ export class TriggerSet {
       return { numberId, deliver: async (text) => ({ ...(await control.inbound({ numberId, from, text })), from }) };
     }
     const { phoneNumber } = trigger.to;
-    const numberId = trigger.to.numberId ?? known.primary.find((n) => carries(n, phoneNumber))?.numberId;
+    const numberId = trigger.to.numberId ?? known.all.find((n) => carries(n, phoneNumber))?.numberId;
     if (!numberId) notTestable(`no number in the primary client's numbers list carries ${phoneNumber} (triggers.inbound.to.phoneNumber; set to.numberId if the list does not show it)`);
     const sender = [known.sms, ...known.primary.filter(canSend).map((n) => n.numberId)].find((id) => id !== undefined && id !== numberId);
     if (!sender) notTestable(`needs a second primary number with a campaignregId that can send SMS, to send to ${phoneNumber} (triggers.inbound)`);

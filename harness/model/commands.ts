@@ -68,9 +68,9 @@ function fail(ids: string | readonly string[], message: string, res?: ApiRespons
  * that certainly still lives is TOKEN-011's failure before any other: the token did not live as
  * long as its expires_in said.
  */
-function expectRuling(ruling: Ruling, res: ApiResponse, what: string, token?: ModelToken): Firing {
-  if (token && res.status === 401 && tokenStanding(token, Date.now()) === 'valid') {
-    fail('TOKEN-011', `${what}: token t${token.label} of the ${token.role} client was refused ${((Date.now() - token.requestedAt) / 1000).toFixed(1)} s after it was asked for; its expires_in said ${token.expiresInSeconds} s`, res);
+function expectRuling(ruling: Ruling, res: ApiResponse, what: string, token?: ModelToken, answeredAt = Date.now()): Firing {
+  if (token && res.status === 401 && tokenStanding(token, answeredAt) === 'valid') {
+    fail('TOKEN-011', `${what}: token t${token.label} of the ${token.role} client was refused ${((answeredAt - token.requestedAt) / 1000).toFixed(1)} s after it was asked for; its expires_in said ${token.expiresInSeconds} s`, res);
   }
   const judged = judgeRuling(ruling, { status: res.status, body: res.body });
   if (!judged.legal) fail(judged.ids.length > 0 ? judged.ids : ['ERR-002'], `${what}: answered ${res.status}; the document allows ${judged.expected}`, res);
@@ -88,8 +88,8 @@ function tokensOf(m: ModelState, role: Role): ModelToken[] {
 }
 
 /** The ruling a token's standing adds: certainly expired, only 401; too close to say, 401 as well as the operation's answer. */
-function withToken(token: ModelToken, operation: Ruling): Ruling {
-  const standing = tokenStanding(token, Date.now());
+function withToken(token: ModelToken, operation: Ruling, answeredAt = Date.now()): Ruling {
+  const standing = tokenStanding(token, answeredAt);
   if (standing === 'expired') return bearerRuling('expired')!;
   return either(operation, bearerRuling(standing));
 }
@@ -122,20 +122,41 @@ async function liveToken(m: ModelState, w: World, role: Role): Promise<ModelToke
  * the interface changes, CTX-004).
  */
 async function observe(m: ModelState, w: World, roles: readonly Role[], after: string, contexts = false): Promise<void> {
-  for (const role of roles) {
-    const token = await liveToken(m, w, role);
-    const { res, items } = await w.list(token.value);
+  // The tokens first, one after another (a token obtained now joins the model in order); then
+  // every read at once: the lists and contexts are independent requests, and nothing else runs
+  // against the target meanwhile (the model holds everything). Each is judged in the order of
+  // the roles, as when they were read one after another, at the moment its answer came.
+  const tokens: ModelToken[] = [];
+  for (const role of roles) tokens.push(await liveToken(m, w, role));
+  const reads = await Promise.all(roles.map(async (_, i) => {
+    const [list, context] = await Promise.all([w.list(tokens[i]!.value), contexts ? askContext(w, tokens[i]!) : undefined]);
+    return { list, context };
+  }));
+  for (const [i, role] of roles.entries()) {
+    const token = tokens[i]!;
+    const { res, items } = reads[i]!.list;
     if (!isSuccess(res.status) || items === null) fail('NUM-001', `after ${after}, the ${role} client's numbers list (token t${token.label}) did not answer a list`, res);
     const divergences = diffList(m, role, items!);
     if (divergences.length > 0) fail(divergences.map((d) => d.id), `after ${after}, the ${role} client's list differs from the model:\n    ${divergences.map((d) => `${d.id}: ${d.what}`).join('\n    ')}`, res);
-    if (contexts) await checkContext(m, w, role, token, after);
+    const context = reads[i]!.context;
+    if (context) judgeContext(m, role, token, after, context);
   }
+}
+
+/** whoami with `token`, and when its answer came. */
+async function askContext(w: World, token: ModelToken): Promise<{ res: ApiResponse; answeredAt: number }> {
+  const res = await w.core('whoami', { token: token.value });
+  return { res, answeredAt: Date.now() };
 }
 
 /** whoami with `token` answers for the token's client, with the flags it first showed. */
 async function checkContext(m: ModelState, w: World, role: Role, token: ModelToken, after: string): Promise<ApiResponse> {
-  const res = await w.core('whoami', { token: token.value });
-  expectRuling(withToken(token, { firings: [{ id: 'CTX-001', clause: '4.2', answer: { kind: 'accept' } }] }), res, `whoami of the ${role} client with token t${token.label}`, token);
+  return judgeContext(m, role, token, after, await askContext(w, token));
+}
+
+/** checkContext's judgement of an answer whoami gave at `answeredAt`. */
+function judgeContext(m: ModelState, role: Role, token: ModelToken, after: string, { res, answeredAt }: { res: ApiResponse; answeredAt: number }): ApiResponse {
+  expectRuling(withToken(token, { firings: [{ id: 'CTX-001', clause: '4.2', answer: { kind: 'accept' } }] }, answeredAt), res, `whoami of the ${role} client with token t${token.label}`, token, answeredAt);
   if (!isSuccess(res.status)) return res;
   const body = res.body ?? {};
   const client = (m.clients[role] ??= {});
@@ -1042,10 +1063,16 @@ export async function runModelSequence(w: World, commands: Iterable<ModelCommand
     const tokens: ModelToken[] = [];
     const lists: Partial<Record<Role, Array<Record<string, unknown>>>> = {};
     const bare = initialState({}, new Set());
-    for (const role of roles) {
-      const token = await obtainToken(bare, w, role, 'json');
+    // Each client's token and list, the clients at once; judged in the order of the roles.
+    const started = await Promise.all(
+      roles.map(async (role) => {
+        const token = await obtainToken(bare, w, role, 'json');
+        return { token, list: await w.list(token.value) };
+      }),
+    );
+    for (const [i, role] of roles.entries()) {
+      const { token, list: { res, items } } = started[i]!;
       tokens.push(token);
-      const { res, items } = await w.list(token.value);
       if (!isSuccess(res.status) || items === null) fail('NUM-001', `the ${role} client's numbers list did not answer a list`, res);
       lists[role] = items!;
     }
@@ -1053,7 +1080,8 @@ export async function runModelSequence(w: World, commands: Iterable<ModelCommand
     m.channels = w.channelNames;
     m.tokens.push(...tokens, ...(w.options.earlyTokens ?? []).map((t) => ({ ...t, label: 0 })));
     m.tokens.forEach((t, label) => (t.label = label));
-    for (const token of m.tokens) await checkContext(m, w, token.role, token, 'the start of the sequence');
+    const contexts = await Promise.all(m.tokens.map((token) => askContext(w, token)));
+    for (const [i, token] of m.tokens.entries()) judgeContext(m, token.role, token, 'the start of the sequence', contexts[i]!);
     model = m;
     return { model: m, real: w };
   };

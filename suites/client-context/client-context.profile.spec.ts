@@ -1,5 +1,5 @@
 import { readNumbers } from '../../harness/known-numbers.ts';
-import { expect, profileOnly, test } from '../../harness/fixtures.ts';
+import { HOLDS_EVERY_NUMBER, expect, profileOnly, test } from '../../harness/fixtures.ts';
 
 // The reference profile's answers for the client context (spec/profile.yaml whoami.route,
 // whoami.fields): GET, 200, status ACTIVE, string capabilities, and number counts.
@@ -29,7 +29,7 @@ test.describe('profile: client context', () => {
     expect(new Set(capabilities).size, 'CTX-201: no capability is listed twice').toBe(capabilities.length);
   });
 
-  test('assignedNumbers counts total, SMS-enabled and MMS-enabled numbers as the numbers list shows them', { tag: ['@CTX-201'] }, async ({ api }) => {
+  test('assignedNumbers counts total, SMS-enabled and MMS-enabled numbers as the numbers list shows them', { tag: ['@CTX-201'], ...HOLDS_EVERY_NUMBER }, async ({ api }) => {
     const res = await api.call('whoami');
     const numbers = await readNumbers(api);
     expect(res.body.assignedNumbers, 'CTX-201: assignedNumbers is {total, smsEnabled, mmsEnabled} matching the numbers list').toEqual({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiClient } from '../../harness/api-client.ts';
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import { itemsAt } from '../../harness/config.ts';
-import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { HOLDS_EVERYTHING, expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { deliveredRecipients, expectQueuedFor, messageIdsOf, NO_SECOND_SMS_NUMBER, secondSmsNumber, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
@@ -37,13 +37,13 @@ test.describe('5: a token acts for its client, whichever of the client\'s tokens
     return { apiClientId: who.body?.apiClientId, numbers: JSON.stringify((items ?? []).map((n) => n.numberId).sort()) };
   }
 
-  test('tokens obtained by a JSON body, a form body and HTTP Basic each see the same client\'s context and numbers', { tag: ['@AUTH-007'] }, async ({ api, target }) => {
+  test('tokens obtained by a JSON body, a form body and HTTP Basic each see the same client\'s context and numbers', { tag: ['@AUTH-007'], ...HOLDS_EVERYTHING }, async ({ api, target }) => {
     const mine = [await issue(api, 'json', target.clients.primary), await issue(api, 'form', target.clients.primary), await issue(api, 'basic', target.clients.primary)];
     const first = await view(api, mine[0]!);
     for (const [i, token] of mine.entries()) expect(await view(api, token), `AUTH-007: the primary client's token ${i + 1} (of json, form, basic) sees the primary client`).toEqual(first);
   });
 
-  test('after another client obtains a token, each client\'s tokens still see their own client, and the two see different ones', { tag: ['@CTX-002', '@NUM-003'] }, async ({ api, target, secondClient }) => {
+  test('after another client obtains a token, each client\'s tokens still see their own client, and the two see different ones', { tag: ['@CTX-002', '@NUM-003'], ...HOLDS_EVERYTHING }, async ({ api, target, secondClient }) => {
     const mine = [await issue(api, 'json', target.clients.primary), await issue(api, 'basic', target.clients.primary)];
     const first = await view(api, mine[0]!);
     const theirs = await issue(api, 'json', secondClient);
@@ -57,7 +57,7 @@ test.describe('5: a token acts for its client, whichever of the client\'s tokens
 });
 
 test.describe('4.6 rule 8: a key\'s record is the client\'s, whichever token carries the request', () => {
-  test('one key varied one identity at a time: another token of the client replays, another number is unsafe, another key is new', { tag: ['@IDEM-004', '@IDEM-001', '@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('one key varied one identity at a time: another token of the client replays, another number is unsafe, another key is new', { tag: ['@IDEM-004', '@IDEM-001', '@IDEM-002'], ...HOLDS_EVERYTHING }, async ({ api, target, knownNumbers, newKey }) => {
     // Another client under the same key and body is SEND-004's check (send.spec.ts), which needs a second client.
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'identity');
@@ -81,7 +81,7 @@ test.describe('4.6 rule 8: a key\'s record is the client\'s, whichever token car
 });
 
 test.describe('4.5 and 6: a number\'s settings and callbacks are the number\'s', () => {
-  test('with overrides on two numbers, each number\'s outcomes go to its own override and an update of one leaves the other as it was', { tag: ['@WH-001', '@UPD-007'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  test('with overrides on two numbers, each number\'s outcomes go to its own override and an update of one leaves the other as it was', { tag: ['@WH-001', '@UPD-007'], ...HOLDS_EVERYTHING }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const a = smsNumber(knownNumbers);
     const b = secondSmsNumber(knownNumbers);
     if (!b) notTestable(NO_SECOND_SMS_NUMBER);

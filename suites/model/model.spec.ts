@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { test } from '../../harness/fixtures.ts';
+import { HOLDS_EVERYTHING, test } from '../../harness/fixtures.ts';
 import { runMark } from '../../harness/interference.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
@@ -28,7 +28,7 @@ const STEPS = { quick: 24, deep: 40 } as const;
 const JUDGED = ['@AUTH-007', '@CTX-004', '@NUM-006', '@UPD-003', '@UPD-007', '@SEND-008', '@SEND-009', '@IDEM-001', '@IDEM-002', '@IDEM-004', '@ERR-007'];
 
 test.describe('the document as a model: generated sequences of every operation', () => {
-  test('every answer, list, context and callback of a generated sequence is one the model of the document allows', { tag: JUDGED }, async ({ api, target, knownNumbers, settings, webhooks, triggers, runSettings }) => {
+  test('every answer, list, context and callback of a generated sequence is one the model of the document allows', { tag: JUDGED, ...HOLDS_EVERYTHING }, async ({ api, target, knownNumbers, settings, webhooks, triggers, runSettings }) => {
     // Every settable attribute of every number of both clients is put back after the test,
     // whatever the sequences did to them (refused updates a server wrongly applied included).
     for (const role of ['primary', 'secondary'] as const) {

@@ -1,6 +1,6 @@
 import { itemsAt } from '../../harness/config.ts';
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
-import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { HOLDS_EVERY_NUMBER, expect, notTestable, test } from '../../harness/fixtures.ts';
 import { deliveredRecipients, smsPayload } from '../support/sends.ts';
 
 // Sections 1, 2 and 4.3: the numbers list. Its method and envelope are not shown: the api
@@ -42,7 +42,7 @@ test.describe('4.3 List active numbers', () => {
     }
   });
 
-  test('every listed numberId with a campaignregId is accepted as sendFrom', { tag: ['@NUM-002'] }, async ({ api, target, newKey }) => {
+  test('every listed numberId with a campaignregId is accepted as sendFrom', { tag: ['@NUM-002'], ...HOLDS_EVERY_NUMBER }, async ({ api, target, newKey }) => {
     // A number with SMS disabled may rightly be refused for SMS; the document does not say.
     const usable = (await readNumbers(api)).filter((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false);
     if (usable.length === 0) notTestable('no listed number has a campaignregId with SMS enabled, so none is expected to be usable as sendFrom');

@@ -48,7 +48,7 @@ test.describe('4.6 rule 6, generated: recipients that are not E.164', () => {
 
 test.describe('4.6 rule 6, generated: sendFrom given as an E.164 number', () => {
   test('E.164 numbers given as sendFrom are rejected', { tag: ['@SEND-006'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const owned = knownNumbers.primary.map((n) => n.phoneNumber).filter((p): p is string => typeof p === 'string');
+    const owned = knownNumbers.all.map((n) => n.phoneNumber).filter((p): p is string => typeof p === 'string');
     const to = deliveredRecipients(target);
     const property = fc.asyncProperty(e164SendFrom({ ownedPhoneNumbers: owned }), async (sendFrom) => {
       const res = await send(api, newKey(), smsPayload(sendFrom, to, 'e164-send-from'));
@@ -69,7 +69,7 @@ function defectSetup(target: Target, knownNumbers: Known): { constraints: Single
     ...base,
     foreignNumberIds: knownNumbers.foreign ? [knownNumbers.foreign] : [],
     unregisteredNumberIds: knownNumbers.withoutCampaign ? [knownNumbers.withoutCampaign] : [],
-    ownedPhoneNumbers: knownNumbers.primary.map((n) => n.phoneNumber).filter((p): p is string => typeof p === 'string'),
+    ownedPhoneNumbers: knownNumbers.all.map((n) => n.phoneNumber).filter((p): p is string => typeof p === 'string'),
   };
   return { constraints, available: breakableRequirements(constraints) };
 }

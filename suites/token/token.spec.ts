@@ -1,6 +1,7 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { reasonFor } from '../../harness/plan.ts';
+import { failingClient } from './failing-clients.ts';
 
 /**
  * How much sooner than its expires_in says a token may be refused, counted from the moment it
@@ -10,19 +11,24 @@ import { reasonFor } from '../../harness/plan.ts';
 const LIFETIME_TOLERANCE_MS = 2_000;
 
 /**
- * Secrets one character away from `secret`, each named without showing it: with a character
- * appended, without its last character (when one is left: an empty secret is a missing one,
- * TOKEN-009), and with its first letter's case flipped (when it has a letter whose case can be).
+ * The ways of being one character away from a secret, each named without showing the secret:
+ * with a character appended, without its last character (when one is left: an empty secret is a
+ * missing one, TOKEN-009), and with its first letter's case flipped (when it has a letter whose
+ * case can be). Each gives null for a secret it cannot be applied to.
  */
-function nearMisses(secret: string): Array<{ name: string; secret: string }> {
-  const chars = [...secret];
-  const misses = [{ name: 'the real secret with a character appended', secret: `${secret}x` }];
-  if (chars.length > 1) misses.push({ name: 'the real secret without its last character', secret: chars.slice(0, -1).join('') });
-  const flip = (c: string) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase());
-  const letter = chars.findIndex((c) => flip(c) !== c && [...flip(c)].length === 1);
-  if (letter >= 0) misses.push({ name: "the real secret with one letter's case flipped", secret: [...chars.slice(0, letter), flip(chars[letter]!), ...chars.slice(letter + 1)].join('') });
-  return misses;
-}
+const NEAR_MISSES: ReadonlyArray<{ name: string; of(secret: string): string | null }> = [
+  { name: 'the real secret with a character appended', of: (secret) => `${secret}x` },
+  { name: 'the real secret without its last character', of: (secret) => ([...secret].length > 1 ? [...secret].slice(0, -1).join('') : null) },
+  {
+    name: "the real secret with one letter's case flipped",
+    of: (secret) => {
+      const chars = [...secret];
+      const flip = (c: string) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase());
+      const letter = chars.findIndex((c) => flip(c) !== c && [...flip(c)].length === 1);
+      return letter >= 0 ? [...chars.slice(0, letter), flip(chars[letter]!), ...chars.slice(letter + 1)].join('') : null;
+    },
+  },
+];
 
 // Sections 4.1, 5.1 and 5.4: issuing a token. The success status is not shown by the
 // document, so a 2xx is what these checks ask (RFC 6749's 200 is TOKEN-101).
@@ -103,7 +109,7 @@ test.describe('4.1 Issue an access token', () => {
 // by the document (only that they are client errors); RFC 6749's are TOKEN-103/104.
 test.describe('7.1 Token endpoint errors', () => {
   test('a wrong client secret is invalid_client in the OAuth body', { tag: ['@TOKEN-007', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
-    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId, client_secret: 'not-the-secret' } });
+    const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: failingClient(target, 0).clientId, client_secret: 'not-the-secret' } });
     expect(res).toBeOAuthError('invalid_client', 'TOKEN-007: failed client authentication is invalid_client');
     expect(typeof res.body.error_description, 'TOKEN-006: the OAuth body carries error_description').toBe('string');
   });
@@ -114,24 +120,30 @@ test.describe('7.1 Token endpoint errors', () => {
   });
 
   test('wrong HTTP Basic credentials are invalid_client', { tag: ['@TOKEN-007', '@TOKEN-010'] }, async ({ api, target }) => {
-    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(target.clients.primary.clientId, 'not-the-secret') } });
+    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(failingClient(target, 0, 'basic').clientId, 'not-the-secret') } });
     expect(res).toBeOAuthError('invalid_client', 'TOKEN-007: wrong Basic credentials are invalid_client');
   });
 
   // A secret one character away from the real one is not the secret: a server that compares
   // only the stored secret's length of what it was given, or ignores case, takes it for the
-  // secret. Six failed authentications of the primary client, in two tests; a target that limits
-  // failures per client id answers 429 with Retry-After, which the harness waits out.
+  // secret. Six failed authentications, in two tests, each of a client failingClient() picks; a
+  // target that limits failures per client id answers 429 with Retry-After, which the harness
+  // waits out. The near misses of one test are independent requests: they go out together.
   for (const method of ['JSON body', 'HTTP Basic'] as const) {
     test(`secrets a character away from the real one are invalid_client (${method})`, { tag: ['@TOKEN-007'] }, async ({ api, target }) => {
-      const { clientId, clientSecret } = target.clients.primary;
-      for (const { name, secret } of nearMisses(clientSecret)) {
-        const res =
-          method === 'JSON body'
-            ? await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret } })
-            : await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, secret) } });
-        expect.soft(res).toBeOAuthError('invalid_client', `TOKEN-007: ${name} (${method}) fails client authentication: invalid_client`);
-      }
+      const answers = await Promise.all(
+        NEAR_MISSES.map(async (miss, i) => {
+          const { clientId, clientSecret } = failingClient(target, 1 + i, method === 'JSON body' ? 'body' : 'basic');
+          const secret = miss.of(clientSecret);
+          if (secret === null) return null;
+          const res =
+            method === 'JSON body'
+              ? await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret } })
+              : await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, secret) } });
+          return { res, name: `${miss.name} of ${clientId}` };
+        }),
+      );
+      for (const { res, name } of answers.filter((a) => a !== null)) expect.soft(res).toBeOAuthError('invalid_client', `TOKEN-007: ${name} (${method}) fails client authentication: invalid_client`);
     });
   }
 

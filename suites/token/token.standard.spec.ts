@@ -1,5 +1,6 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { failingClient } from './failing-clients.ts';
 
 // What RFC 6749 and RFC 9110 add where the document leaves the token endpoint open.
 // Level standard: a failure here is non-strict unless the run is strict.
@@ -13,7 +14,7 @@ test.describe('RFC 6749 5.1 Successful response', () => {
   test('token answers carry Cache-Control: no-store, on success and on error', { tag: ['@TOKEN-102'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
     const ok = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
-    const failed = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' } });
+    const failed = await api.call('token', { json: { grant_type: 'client_credentials', client_id: failingClient(target, 4).clientId, client_secret: 'wrong' } });
     for (const res of [ok, failed]) {
       expect(res.headers['cache-control'] ?? '', `TOKEN-102: expected ${res.describe()} to carry Cache-Control: no-store`).toMatch(/(^|,)\s*no-store\s*(,|$)/i);
     }
@@ -39,18 +40,18 @@ test.describe('RFC 6749 5.2 Error response', () => {
   });
 
   test('invalid_client after HTTP Basic is 401 with a Basic challenge', { tag: ['@TOKEN-104', '@TOKEN-105'] }, async ({ api, target }) => {
-    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(target.clients.primary.clientId, 'wrong') } });
+    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(failingClient(target, 4, 'basic').clientId, 'wrong') } });
     expect(res).toHaveStatus(401, 'TOKEN-104: invalid_client via the Authorization header is 401');
     expect(res.headers['www-authenticate'] ?? '', 'TOKEN-104: WWW-Authenticate names the Basic scheme').toMatch(/^\s*basic\b/i);
   });
 
   test('every 401 from the token endpoint carries WWW-Authenticate', { tag: ['@TOKEN-105'] }, async ({ api, target }) => {
-    const { clientId } = target.clients.primary;
-    const answers = [
-      await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' } }),
-      await api.call('token', { form: { grant_type: 'client_credentials', client_id: `nobody-${Date.now()}`, client_secret: 'x' } }),
-      await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, 'wrong') } }),
-    ];
+    // Independent requests: they go out together.
+    const answers = await Promise.all([
+      api.call('token', { json: { grant_type: 'client_credentials', client_id: failingClient(target, 5).clientId, client_secret: 'wrong' } }),
+      api.call('token', { form: { grant_type: 'client_credentials', client_id: `nobody-${Date.now()}`, client_secret: 'x' } }),
+      api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(failingClient(target, 5, 'basic').clientId, 'wrong') } }),
+    ]);
     const unauthorized = answers.filter((r) => r.status === 401);
     expect(unauthorized.length, 'TOKEN-105: at least one of these failures is a 401 (else RFC 9110 15.5.2 has nothing to check)').toBeGreaterThan(0);
     for (const res of unauthorized) {

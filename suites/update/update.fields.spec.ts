@@ -33,12 +33,16 @@ test.describe('4.5 settable attributes, generated: a value of another JSON type 
       const defects = defectsBreaking(UPDATE_FIELDS, 'UPD-005').filter((d) => d.field === field);
       const beside = (valid: Record<string, unknown>) => (Object.keys(valid).length === 0 ? '' : ` beside the valid change ${JSON.stringify(valid)}`);
       // One case at a time: each reads the number back, and a change one case wrongly applied
-      // would show in another's reading, blamed on the wrong defect.
+      // would show in another's reading, blamed on the wrong defect. The test holds the number
+      // alone (the settings fixture), so what one case read after its update is what the next
+      // would read before its own: each case reads once, after its update (before judging it, so
+      // that the next case starts from what is there even when this one fails).
+      let seen = (await readNumbers(api)).find((n) => n.numberId === numberId);
       const property = fc.asyncProperty(fieldDefectCase(fc.constantFrom<Record<string, unknown>>({}, ...companions), defects), async ({ valid, defect, body }) => {
-        const before = (await readNumbers(api)).find((n) => n.numberId === numberId);
+        const before = seen;
         const res = await api.call('update', { params: { numberId }, json: body });
+        const after = (seen = (await readNumbers(api)).find((n) => n.numberId === numberId));
         check(isRequestDefectAnswer(res.status), `UPD-005: ${defect.label}${beside(valid)} was answered ${res.status}, expected a request defect (section 7.3: a 4xx other than 401, 403, 404, 408, 409, 429): ${res.text.slice(0, 200)}`);
-        const after = (await readNumbers(api)).find((n) => n.numberId === numberId);
         const changed = SETTABLE_FIELDS.filter((f) => JSON.stringify(after?.[f]) !== JSON.stringify(before?.[f]));
         check(changed.length === 0, `UPD-005: the rejected update (${defect.label}${beside(valid)}) changed ${changed.map((f) => `${f} from ${JSON.stringify(before?.[f])} to ${JSON.stringify(after?.[f])}`).join(', ')}`);
       });

@@ -74,8 +74,7 @@ test.describe('profile message.testOutcomes', () => {
 });
 
 test.describe('profile webhook.payload: inbound events', () => {
-  test('an inbound event is {type: message.inbound, timestamp, data: {messageId, numberId, from, to, text}}', { tag: ['@WH-203'] }, async ({ knownNumbers, settings, webhooks, triggers, target }) => {
-    const inbound = triggers.inbound(knownNumbers);
+  test('an inbound event is {type: message.inbound, timestamp, data: {messageId, numberId, from, to, text}}', { tag: ['@WH-203'] }, async ({ knownNumbers, settings, webhooks, inbound, target }) => {
     const { numberId } = inbound;
     const channel = webhooks.channel('profile-inbound');
     await inboundTo(settings, numberId, channel.url, 'WH-203');
@@ -84,7 +83,7 @@ test.describe('profile webhook.payload: inbound events', () => {
     const [event] = await expectCallbacks(channel, 'WH-203', `an inbound event with data.text ${text}`, (c) => c.json?.data?.text === text, {
       timeoutMs: target.webhooks.timeoutMs,
     });
-    const phoneNumber = knownNumbers.primary.find((n) => n.numberId === numberId)?.phoneNumber;
+    const phoneNumber = knownNumbers.all.find((n) => n.numberId === numberId)?.phoneNumber;
     const e164 = expect.stringMatching(/^\+[1-9]\d{1,14}$/);
     expect(event!.json, "WH-203: the inbound event has the profile's shape").toEqual({
       type: 'message.inbound',

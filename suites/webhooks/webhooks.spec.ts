@@ -153,8 +153,7 @@ test.describe('6 what a delivery callback carries', () => {
 });
 
 test.describe('6 inbound traffic by webhook', () => {
-  test("an inbound message is POSTed to the number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ target, knownNumbers, settings, webhooks, triggers }) => {
-    const inbound = triggers.inbound(knownNumbers);
+  test("an inbound message is POSTed to the number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ target, settings, webhooks, inbound }) => {
     const channel = webhooks.channel('inbound-override');
     await inboundTo(settings, inbound.numberId, channel.url, 'WH-004');
     const text = `Conformance inbound ${randomUUID()}`;
@@ -165,8 +164,7 @@ test.describe('6 inbound traffic by webhook', () => {
     expect(callback!.method, 'WH-004: inbound traffic is delivered by a POST').toBe('POST');
   });
 
-  test("without an override, an inbound message is POSTed to the client's inbound webhook", { tag: ['@WH-005'] }, async ({ target, knownNumbers, settings, triggers }) => {
-    const inbound = triggers.inbound(knownNumbers);
+  test("without an override, an inbound message is POSTed to the client's inbound webhook", { tag: ['@WH-005'] }, async ({ target, settings, triggers, inbound }) => {
     await inboundTo(settings, inbound.numberId, null, 'WH-005');
     await triggers.withClientWebhook('inbound', 'WH-005', async (channel) => {
       const text = `Conformance inbound ${randomUUID()}`;
@@ -178,10 +176,9 @@ test.describe('6 inbound traffic by webhook', () => {
     });
   });
 
-  test("with only a delivery override on the number, inbound traffic still goes to the client's inbound webhook, never to that delivery override", { tag: ['@WH-005'] }, async ({ target, knownNumbers, settings, webhooks, triggers }) => {
+  test("with only a delivery override on the number, inbound traffic still goes to the client's inbound webhook, never to that delivery override", { tag: ['@WH-005'] }, async ({ target, settings, webhooks, triggers, inbound }) => {
     // The two kinds are distinct (section 6): a number's delivery override is no target for its
     // inbound traffic, whichever way a server falls back when the inbound override is unset.
-    const inbound = triggers.inbound(knownNumbers);
     const deliveryChannel = webhooks.channel('inbound-neighbour');
     await inboundTo(settings, inbound.numberId, null, 'WH-005');
     await deliverTo(settings, inbound.numberId, deliveryChannel.url, 'WH-005');
