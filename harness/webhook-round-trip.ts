@@ -3,9 +3,12 @@
 // 127.0.0.1, a tunnel that is down) would otherwise fail every callback requirement on the
 // run's account. So the preflight points one number's webhookDeliveryOverride at a receiver on
 // the port the first worker's receiver will take, sends one message, and waits a bounded time;
-// with declared client webhooks, or a control plane that sets them, it tries that way too: a
-// callback by either way shows the receiver reachable, and a missing one by the override is
-// then the target's failure for the suites to judge (WH-001). Nothing arriving stops the run (exit 2),
+// with a control plane that sets the client's webhook to the same address, it tries that way
+// too: a callback by it shows the receiver reachable, and a missing one by the override is then
+// the target's failure for the suites to judge (WH-001). Declared client webhooks are the
+// vendor's own setting at an address of their own, so they are tried as well, and must agree
+// with the override: one way reaching the receiver and the other not stops the run, naming the
+// config that decides the other's address. Nothing arriving stops the run (exit 2),
 // naming webhooks.publicUrl and the address the target was given. Whatever the target does on
 // the way that the document does not allow (a refused update, a refused send) is left to the
 // suites: a note, and the run goes on.
@@ -73,6 +76,8 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
   const overridable = 'webhookDeliveryOverride' in number;
   const receiver = await WebhookReceiver.start({ host: target.webhooks.listenHost, port: firstWorkerPort(target), ...(target.webhooks.publicUrl && { publicUrl: target.webhooks.publicUrl }), watch: options.watch });
   const tried: string[] = [];
+  /** Whether a callback came by the number's override: undefined when that way was not tried. */
+  let byOverride: boolean | undefined;
   try {
     if (overridable) {
       const channel = receiver.channel('preflight');
@@ -83,11 +88,14 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
           const started = Date.now();
           const names = await sendOne('by the number\'s override');
           if (names === null) return;
-          if (await arrives(channel, names)) {
+          byOverride = await arrives(channel, names);
+          if (byOverride) {
             result.checked.push(`the target reached the harness's webhook receiver at ${channel.url} (${Date.now() - started} ms)`);
-            return;
+            // Declared client webhooks are the vendor's own setting, at an address of their own: checked below too.
+            if (!declared) return;
+          } else {
+            tried.push(`${channel.url}, as the webhookDeliveryOverride of ${numberId}`);
           }
-          tried.push(`${channel.url}, as the webhookDeliveryOverride of ${numberId}`);
         } finally {
           await update(number.webhookDeliveryOverride);
         }
@@ -103,10 +111,30 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
         const started = Date.now();
         const names = await sendOne('by the client\'s delivery webhook');
         if (names === null) return;
-        if (await arrives(hook, names)) {
+        const byClient = await arrives(hook, names);
+        if (byClient && byOverride === false) {
+          // Two addresses: the override's comes from webhooks.publicUrl, the client webhook's from
+          // the vendor's own setting. One reached the receiver and the other did not: the config
+          // cannot tell a publicUrl the target cannot reach from a target that ignores overrides.
+          throw new PreflightError(
+            `a callback came by the primary client's declared delivery webhook, and none by the number's override within ${Math.round(waitMs / 1000)} s`,
+            `the override was ${tried[0]}; the client's webhook is set on your side, at the address of your own choosing, and reached the run receiver (${Date.now() - started} ms)`,
+            `webhooks.publicUrl ${config}: the override's address comes from it, and the target could not reach it, while it reaches the address its client webhook names. Make webhooks.publicUrl that address (with {port}, each port's own). If the two already agree, the target does not report outcomes to a number's override (WH-001): certify through a control plane (hooks, clientWebhooks: { kind: control }) to have that judged`,
+          );
+        }
+        if (byClient) {
           result.checked.push(`the target reached the harness's run receiver at ${hook.url} (${Date.now() - started} ms)`);
-          if (tried.length > 0) result.notes.push(`no callback came by ${tried[0]}, but one came by the client's webhook: the receiver is reachable, and the suites judge the override (WH-001)`);
           return;
+        }
+        if (byOverride === true) {
+          // The receiver is reachable by publicUrl, yet the client webhook declared to point at
+          // the run receiver brought nothing: it points elsewhere (another run's receiver, a port
+          // moved in the config only), or the target does not report to it.
+          throw new PreflightError(
+            `no callback came by the primary client's declared delivery webhook within ${Math.round(waitMs / 1000)} s, though one came by a number's override`,
+            `a message from ${numberId}, without an override, reports to the client's delivery webhook (section 6); it is declared (triggers.clientWebhooks) to point at ${hook.url}, where the run receiver listens on ${target.webhooks.listenHost}:${target.webhooks.listenPort}, and nothing arrived there`,
+            `the primary client's delivery webhook on your side: it must point at ${hook.url} for this config (webhooks.listenPort and webhooks.publicUrl ${config} decide that address; a second run needs its own). If it does, the target does not report outcomes to a client's webhook (WH-002): leave triggers.clientWebhooks out to run the rest`,
+          );
         }
         tried.push(`${hook.url}, as the primary client's declared delivery webhook`);
       } finally {

@@ -48,3 +48,45 @@ test('the reference without its control plane is certified CONFORMANT through tr
   const reached = new Set(report.requirements.flatMap((r) => r.reachedBy ?? []));
   expect([...reached].sort()).toEqual(['clientWebhooks: declared', 'expireToken: wait', 'failedDelivery: request', 'inbound: loopback', 'upstreamFailure: request']);
 });
+
+// The same server, and two configs a user gets wrong: each stops in the preflight (exit 2),
+// naming what to fix, where the webhook requirements failed on a correct server before.
+test.describe('declared client webhooks the config does not match', () => {
+  async function misconfigured(name: string, change: (config: Record<string, any>, receiverPort: number) => Promise<void>) {
+    const dir = tempDir(`triggers-${name}`);
+    const [serverPort, receiverPort] = [await closedPort(), await closedPort()];
+    const server = await startReference(dir, {
+      port: serverPort,
+      args: ['--client-webhook', `primary:delivery=http://127.0.0.1:${receiverPort}/clients/primary/delivery`],
+    });
+    try {
+      const config = parse(readFileSync(join(EXAMPLES, 'reference-triggers.yaml'), 'utf8')) as Record<string, any>;
+      config.baseUrl = server.baseUrl;
+      config.webhooks.listenPort = receiverPort;
+      config.webhooks.timeoutMs = 3000;
+      await change(config, receiverPort);
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(file, stringify(config));
+      const out = join(dir, 'out');
+      return await runCli('cli/certify.ts', ['--config', file, '--out', out, '--grep', '@WH-00[1-5]'], { out });
+    } finally {
+      await server.stop();
+    }
+  }
+
+  test('a publicUrl the target cannot reach, while the client webhook it was started with reaches the receiver, stops the run naming publicUrl', async () => {
+    test.setTimeout(120_000);
+    const run = await misconfigured('public-url', async (config) => void (config.webhooks.publicUrl = `http://127.0.0.1:${await closedPort()}`));
+    expect(run.code, run.stdout.slice(-3000)).toBe(2);
+    expect(run.summary).toMatch(/^HARNESS ERROR \(stopped: PreflightError: a callback came by the primary client's declared delivery webhook, and none by the number's override/);
+    expect(run.stdout + run.stderr).toContain('check:  webhooks.publicUrl in');
+  });
+
+  test("a receiver moved to another port than the one the client's webhook points at stops the run naming the client webhook", async () => {
+    test.setTimeout(120_000);
+    const run = await misconfigured('moved-port', async (config) => void (config.webhooks.listenPort = await closedPort()));
+    expect(run.code, run.stdout.slice(-3000)).toBe(2);
+    expect(run.summary).toMatch(/^HARNESS ERROR \(stopped: PreflightError: no callback came by the primary client's declared delivery webhook/);
+    expect(run.stdout + run.stderr).toMatch(/check:  the primary client's delivery webhook on your side: it must point at http:\/\/127\.0\.0\.1:\d+\/clients\/primary\/delivery/);
+  });
+});
