@@ -237,6 +237,7 @@ function stoppedOnFailures(input: BuildInput, requirements: readonly Requirement
 function stopOf(input: BuildInput, tests: readonly TestRecord[]): RunStop | null {
   if (input.setupFailed) return { by: 'setup', reason: firstLine(input.errors[0] ?? 'the run stopped before any test') };
   if (input.harnessStopped) return { by: 'harness', reason: input.harnessStopped };
+  if (input.playwrightStatus === 'interrupted') return { by: 'interrupted', reason: 'interrupted (SIGINT or SIGTERM) before every test ended' };
   const max = input.maxFailures ?? null;
   const failed = tests.filter((t) => t.outcome === 'failed' || t.outcome === 'flaky').length;
   if (max !== null && failed >= max && tests.some((t) => t.outcome === 'did-not-run')) {

@@ -95,8 +95,8 @@ export interface RateLimited {
 
 /** Why a run ended before its last test. */
 export interface RunStop {
-  /** setup: before any test (the preflight, the server did not start); harness: the stop rule or the send cap; max-failures: --max-failures. */
-  by: 'setup' | 'harness' | 'max-failures';
+  /** setup: before any test (the preflight, the server did not start); harness: the stop rule or the send cap; max-failures: --max-failures; interrupted: SIGINT or SIGTERM. */
+  by: 'setup' | 'harness' | 'max-failures' | 'interrupted';
   reason: string;
 }
 

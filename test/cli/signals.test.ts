@@ -33,7 +33,8 @@ test('SIGTERM to a running certify writes the report of what ran, a harness erro
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
   expect(report.verdict).toBe('harness error');
   expect(report.run.errors).toContain('the run was interrupted before every test ended');
-  expect(summaryOf(stdout)).toMatch(/^HARNESS ERROR\b/);
+  expect(report.run.stop?.by, 'the report says why the run stopped').toBe('interrupted');
+  expect(summaryOf(stdout)).toMatch(/^HARNESS ERROR \(stopped: interrupted/);
   expect(stdout.endsWith('\n'), 'the output ends with a newline').toBe(true);
   expect(stderr === '' || stderr.endsWith('\n'), `stderr ends with a newline: ${JSON.stringify(stderr.slice(-200))}`).toBe(true);
 });
