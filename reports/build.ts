@@ -48,6 +48,9 @@ function emptyCounts(): LevelCounts {
   return { total: 0, pass: 0, fail: 0, nonStrictFail: 0, notTestable: 0, notRun: 0 };
 }
 
+/** The run's error when Playwright was interrupted (SIGINT, or SIGTERM passed on as one). */
+const INTERRUPTED = 'the run was interrupted before every test ended';
+
 /** Problems with how tests and catalogue fit together; each makes the run a harness error. */
 export function consistencyErrors(catalogue: Catalogue, tests: readonly TestRecord[]): string[] {
   const byId = new Map(catalogue.requirements.map((r) => [r.id, r]));
@@ -126,7 +129,7 @@ export function buildReport(input: BuildInput): Report {
   const errors = [...input.errors, ...consistencyErrors(catalogue, tests), ...harnessStops(tests, causes)];
   const stop = stopOf(input, tests);
   if (stop?.by === 'harness' && !stoppedOnFailures(input, requirements)) errors.push(`the harness stopped the run: ${stop.reason}`);
-  if (input.playwrightStatus === 'interrupted') errors.push('the run was interrupted before every test ended');
+  if (input.playwrightStatus === 'interrupted') errors.push(INTERRUPTED);
   if (input.playwrightStatus === 'timedout') errors.push('the run hit its global timeout before every test ended');
   if (!input.setupFailed && !tests.some((t) => t.attempts.length > 0 && t.outcome !== 'did-not-run')) errors.push('no test ran');
 
@@ -142,7 +145,7 @@ export function buildReport(input: BuildInput): Report {
   if (failed && !interfered && errors.length > 0) {
     // Named once: the run's stop is among the partial reasons already; tests the harness stopped are counted.
     const stoppedTests = errors.filter((e) => e.includes('was stopped by the harness: '));
-    const others = errors.filter((e) => !stoppedTests.includes(e) && !e.startsWith('the harness stopped the run: '));
+    const others = errors.filter((e) => !stoppedTests.includes(e) && !e.startsWith('the harness stopped the run: ') && !(stop?.by === 'interrupted' && e === INTERRUPTED));
     if (stoppedTests.length > 0 && stop?.by !== 'harness') partial.push(`the harness stopped ${stoppedTests.length === 1 ? 'a test' : `${stoppedTests.length} tests`} (${firstLine(stoppedTests[0]!).split('was stopped by the harness: ')[1]})`);
     partial.push(...others.map((e) => `the harness stopped: ${firstLine(e)}`));
   }
