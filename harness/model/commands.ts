@@ -1006,7 +1006,8 @@ export function tourOfEveryStep(c: Omit<ModelCommandsConstraints, 'maxCommands' 
     ...(c.roles.includes('brief') ? [new ObtainTokenCommand('brief', 'json')] : []),
     new WhoamiCommand('primary', 1),
     new ListCommand(other, 0),
-    new UpdateCommand('primary', { whose: 'own', pick: 0 }, { ...none, webhookDeliveryOverride: 'value' }, 0, 0, PLAIN_SPELLING),
+    // Both overrides set before the sends from that number: a send must leave every setting as it is (NUM-006).
+    new UpdateCommand('primary', { whose: 'own', pick: 0 }, { ...none, webhookDeliveryOverride: 'value', webhookInboundOverride: 'value' }, 0, 0, PLAIN_SPELLING),
     new UpdateCommand('primary', { whose: 'own', pick: 1 }, { ...none, webhookDeliveryOverride: 'value', smsEnabled: 'value' }, 3, 1, { ...PLAIN_SPELLING, whitespace: ' ', reverseMembers: true }),
     new SendCommand(valid()),
     new SendCommand(valid({ recipients: 2, recipientPick: 1, spelling: { ...PLAIN_SPELLING, escapes: 'first-letter' } })),
@@ -1029,8 +1030,8 @@ export function tourOfEveryStep(c: Omit<ModelCommandsConstraints, 'maxCommands' 
     ...(actors.includes('secondary')
       ? [
           new RetryCommand(0, 'other-client', 'text', 0, PLAIN_SPELLING),
-          new SendCommand(valid({ actor: 'secondary' })),
           new UpdateCommand('secondary', { whose: 'own', pick: 0 }, { ...none, webhookInboundOverride: 'value', mmsEnabled: 'value' }, 0, 0, PLAIN_SPELLING),
+          new SendCommand(valid({ actor: 'secondary' })),
           new UpdateCommand('secondary', { whose: 'other', pick: 0 }, { ...none, webhookDeliveryOverride: 'value' }, 0, 0, PLAIN_SPELLING),
           new UpdateCommand('secondary', { whose: 'other', pick: 1 }, { ...none, campaignregId: 'null' }, 0, 0, PLAIN_SPELLING),
           new SendCommand(valid({ actor: 'secondary', from: { whose: 'any', pick: 0 } })),
