@@ -80,7 +80,7 @@ interface WorkerFixtures {
   /** The worker's numbers: its share of numbers.pool, or the whole list (harness/known-numbers.ts). */
   workerNumbers: KnownNumbers;
   /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks, with what the wait showed of its lifetime. */
-  expiredTokenOnce: () => Promise<ExpiredTokenOutcome>;
+  expiredTokenOnce: (options?: { fresh?: boolean }) => Promise<ExpiredTokenOutcome>;
   /** Every message the run's accepted sends reported (harness/run-messages.ts). */
   runMessages: RunMessages;
   /** The worker's share of the run's request rate, and the 429s it waited out (the tally needs no target: the automatic judgement reads it). */
@@ -223,19 +223,19 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       // Paced like the tests' requests: watching a token expire asks whoami every half second.
       const fetcher = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
       let outcome: Promise<ExpiredTokenOutcome> | undefined;
-      await use(() =>
-        (outcome ??= obtainExpiredToken(
+      const obtain = (early: ReturnType<typeof loadTokenIssuedEarly>) =>
+        obtainExpiredToken(
           target,
           new ControlClient(target),
           (clientId, clientSecret) => fetcher.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
           (token) => fetcher.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } }),
-          // The preflight's token for the client, whose lifetime has run since the run started.
-          loadTokenIssuedEarly(runSettings.runDir),
+          early,
         ).finally(() => {
           // The control plane expires every token of the client, the worker's managed one too.
           if (target.triggers.expireToken?.kind === 'control') tokens.primary?.invalidate();
-        })),
-      );
+        });
+      // The preflight's token for the client, whose lifetime has run since the run started; fresh: one asked for now.
+      await use((options) => (options?.fresh ? obtain(null) : (outcome ??= obtain(loadTokenIssuedEarly(runSettings.runDir)))));
     },
     { scope: 'worker' },
   ],

@@ -1,6 +1,7 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { reasonFor } from '../../harness/plan.ts';
+import { LIFETIME_TOLERANCE_MS } from '../../harness/triggers.ts';
 import { failingClient } from './failing-clients.ts';
 
 /**
@@ -8,7 +9,6 @@ import { failingClient } from './failing-clients.ts';
  * was requested: a server may keep expiry times in whole seconds (a token then lives up to a
  * second less than expires_in) and round expires_in up to the next second.
  */
-const LIFETIME_TOLERANCE_MS = 2_000;
 
 /**
  * The ways of being one character away from a secret, each named without showing the secret:

@@ -149,7 +149,20 @@ test('the lifetime of a token is asked for only of a wait: through the control p
   const set = triggerSet(byWait, recorded, { expiredToken: async () => ({ token: 't', acceptedBefore: 200, lifetime }), allow: (ms) => allowed.push(ms) });
   expect(await set.tokenLifetime()).toEqual(lifetime);
   expect(recorded).toEqual(['expireToken: wait']);
-  expect(allowed).toEqual([6_000]);
+  expect(allowed).toEqual([12_000]);
+  // The worker's token was seen only right after its issue and once refused (the preflight's,
+  // reached after its lifetime): a fresh token is watched, and its lifetime is the one given.
+  const ten = { ...lifetime, reportedSeconds: 10, lastAcceptedMs: 9_600, refusedAfterMs: 10_100 };
+  const blind = { ...ten, lastAcceptedMs: 20, refusedAfterMs: 30_000 };
+  const freshly: Array<boolean | undefined> = [];
+  const rewatched = triggerSet(byWait, [], { expiredToken: async (options) => (freshly.push(options?.fresh), { token: 't', acceptedBefore: 200, lifetime: options?.fresh ? ten : blind }) });
+  expect(await rewatched.tokenLifetime()).toEqual(ten);
+  expect(freshly).toEqual([undefined, true]);
+  // A watch that saw the token refused too soon is judged as it is: no second token.
+  const tooSoon = { ...ten, lastAcceptedMs: 20, refusedAfterMs: 500 };
+  const judged: Array<boolean | undefined> = [];
+  expect(await triggerSet(byWait, [], { expiredToken: async (options) => (judged.push(options?.fresh), { token: 't', acceptedBefore: 200, lifetime: tooSoon }) }).tokenLifetime()).toEqual(tooSoon);
+  expect(judged).toEqual([undefined]);
   // still accepted after maxWaitSeconds: out of reach for AUTH-003, yet the lifetime watched is there
   const unreachable = triggerSet(byWait, [], { expiredToken: async () => ({ unreachable: 'too long', lifetime: { ...lifetime, refusedAfterMs: null } }) });
   expect((await unreachable.tokenLifetime())?.refusedAfterMs).toBeNull();
