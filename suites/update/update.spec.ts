@@ -30,17 +30,21 @@ test.describe('4.5 Update number settings', () => {
     });
   }
 
-  test("an update of another client's number is refused and the number stays unchanged", { tag: ['@UPD-002'] }, async ({ api, knownNumbers, settings, webhooks, secondClient }) => {
-    const foreign = knownNumbers.foreign;
-    if (!foreign) notTestable(`the second client (${secondClient.clientId}) has no numbers to try`);
-    // Registered with the fixture first, so a server that wrongly applies the change is put right.
-    const before = await guardFields('UPD-002', settings, api, foreign!, ['webhookInboundOverride', 'smsEnabled'], 'secondary');
-    const patch = { webhookInboundOverride: webhooks.channel('upd-foreign').url, smsEnabled: before.smsEnabled !== true };
-    const res = await api.call('update', { params: { numberId: foreign! }, json: patch });
-    expect(res).toBeOwnershipRefusal(`UPD-002: the primary client updating the second client's number ${foreign} is refused 403 FORBIDDEN or 404 NOT_FOUND`);
-    const after = await recordOf(api, foreign!, 'secondary', 'UPD-002');
-    expect(after, "UPD-002: the second client's number is unchanged").toEqual(before);
-  });
+  // Either client, the other's number: a server that checks ownership for one identity only is
+  // right on the first direction and wrong on the second.
+  for (const [actor, owner] of [['primary', 'secondary'], ['secondary', 'primary']] as const) {
+    test(`an update by the ${actor} client of the ${owner} client's number is refused and the number stays unchanged`, { tag: ['@UPD-002'] }, async ({ api, knownNumbers, settings, webhooks, secondClient }) => {
+      const numberId = owner === 'secondary' ? knownNumbers.foreign : knownNumbers.primary[0]?.numberId;
+      if (!numberId) notTestable(`the ${owner} client (${owner === 'secondary' ? secondClient.clientId : 'primary'}) has no numbers to try`);
+      // Registered with the fixture first, so a server that wrongly applies the change is put right.
+      const before = await guardFields('UPD-002', settings, api, numberId!, ['webhookInboundOverride', 'smsEnabled'], owner);
+      const patch = { webhookInboundOverride: webhooks.channel(`upd-foreign-${actor}`).url, smsEnabled: before.smsEnabled !== true };
+      const res = await api.call('update', { params: { numberId: numberId! }, json: patch, as: actor });
+      expect(res).toBeOwnershipRefusal(`UPD-002: the ${actor} client updating the ${owner} client's number ${numberId} is refused 403 FORBIDDEN or 404 NOT_FOUND`);
+      const after = await recordOf(api, numberId!, owner, 'UPD-002');
+      expect(after, `UPD-002: the ${owner} client's number is unchanged`).toEqual(before);
+    });
+  }
 
   test('an update of a numberId that was never issued is refused and creates no number', { tag: ['@UPD-006'] }, async ({ api, knownNumbers, webhooks }) => {
     // Section 4.5: the update applies only to a number the client owns; a numberId nobody was
