@@ -21,6 +21,7 @@ const CONTEXT_FIELDS: ReadonlyArray<{ field: string; type: 'string' | 'array' | 
 
 /** How many whoami requests of the two clients, interleaved, are sent at once. */
 const CONCURRENT_CONTEXTS = 20;
+const CONCURRENT_ROUNDS = 3;
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -54,10 +55,13 @@ test.describe('4.2 Return the API client context', () => {
     expect(alone.secondary).toSucceed('CTX-002: the secondary client reads its context');
     const who = { primary: 'the primary client', secondary: `the second client (${secondClient.clientId})` };
     const roles = Array.from({ length: CONCURRENT_CONTEXTS }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
-    const answers = await Promise.all(roles.map(async (as) => ({ as, res: await api.call('whoami', { as }) })));
-    for (const [i, { as, res }] of answers.entries()) {
-      expect.soft(res).toSucceed(`CTX-002: request ${i + 1} of ${roles.length} sent at once, by ${who[as]}, is answered 2xx`);
-      expect.soft(res.body?.apiClientId, `CTX-002: request ${i + 1} of ${roles.length} sent at once, by ${who[as]}, gets the apiClientId it gets alone`).toBe(alone[as].body?.apiClientId);
+    // Several bursts: on a loaded machine one burst's requests may reach the server too far apart to overlap.
+    for (let round = 1; round <= CONCURRENT_ROUNDS; round++) {
+      const answers = await Promise.all(roles.map(async (as) => ({ as, res: await api.call('whoami', { as }) })));
+      for (const [i, { as, res }] of answers.entries()) {
+        expect.soft(res).toSucceed(`CTX-002: request ${i + 1} of ${roles.length} sent at once (burst ${round}), by ${who[as]}, is answered 2xx`);
+        expect.soft(res.body?.apiClientId, `CTX-002: request ${i + 1} of ${roles.length} sent at once (burst ${round}), by ${who[as]}, gets the apiClientId it gets alone`).toBe(alone[as].body?.apiClientId);
+      }
     }
   });
 

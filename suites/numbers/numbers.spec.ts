@@ -10,6 +10,7 @@ const E164 = /^\+[1-9]\d{1,14}$/;
 
 /** How many numbers requests of the two clients, interleaved, are sent at once. */
 const CONCURRENT_LISTS = 20;
+const CONCURRENT_ROUNDS = 3;
 
 /** The settable attributes of section 2 and the types it gives them. */
 const SETTABLE: ReadonlyArray<{ field: keyof NumberRecord & string; types: ReadonlyArray<'string' | 'null' | 'boolean'> }> = [
@@ -69,11 +70,14 @@ test.describe('4.3 List active numbers', () => {
     if (alone.primary.length + alone.secondary.length === 0) notTestable('neither client has numbers, so none could appear in the wrong list');
     const who = { primary: 'the primary client', secondary: `the second client (${secondClient.clientId})` };
     const roles = Array.from({ length: CONCURRENT_LISTS }, (_, i) => (i % 2 === 0 ? 'primary' : 'secondary') as 'primary' | 'secondary');
-    const answers = await Promise.all(roles.map(async (as) => ({ as, ids: (await readNumbers(api, as)).map((n) => n.numberId) })));
-    for (const [i, { as, ids }] of answers.entries()) {
-      const other = as === 'primary' ? 'secondary' : 'primary';
-      const foreign = ids.filter((id) => !alone[as].includes(id)).map((id) => (alone[other].includes(id) ? `${id} (the ${other} client's)` : id));
-      expect.soft(foreign, `NUM-003: request ${i + 1} of ${roles.length} sent at once, by ${who[as]}, lists none but the numbers it lists alone (${alone[as].join(', ') || 'none'})`).toEqual([]);
+    // Several bursts: on a loaded machine one burst's requests may reach the server too far apart to overlap.
+    for (let round = 1; round <= CONCURRENT_ROUNDS; round++) {
+      const answers = await Promise.all(roles.map(async (as) => ({ as, ids: (await readNumbers(api, as)).map((n) => n.numberId) })));
+      for (const [i, { as, ids }] of answers.entries()) {
+        const other = as === 'primary' ? 'secondary' : 'primary';
+        const foreign = ids.filter((id) => !alone[as].includes(id)).map((id) => (alone[other].includes(id) ? `${id} (the ${other} client's)` : id));
+        expect.soft(foreign, `NUM-003: request ${i + 1} of ${roles.length} sent at once (burst ${round}), by ${who[as]}, lists none but the numbers it lists alone (${alone[as].join(', ') || 'none'})`).toEqual([]);
+      }
     }
   });
 
