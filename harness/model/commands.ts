@@ -87,6 +87,12 @@ function tokensOf(m: ModelState, role: Role): ModelToken[] {
   return m.tokens.filter((t) => t.role === role);
 }
 
+/** The client's token a command drew (`pick`, wrapped round the tokens it has); commands run only while it has one. */
+function tokenAt(m: ModelState, role: Role, pick: number): ModelToken {
+  const tokens = tokensOf(m, role);
+  return tokens[pick % tokens.length]!;
+}
+
 /** The ruling a token's standing adds: certainly expired, only 401; too close to say, 401 as well as the operation's answer. */
 function withToken(token: ModelToken, operation: Ruling, answeredAt = Date.now()): Ruling {
   const standing = tokenStanding(token, answeredAt);
@@ -197,8 +203,7 @@ export class WhoamiCommand implements ModelCommand {
   ) {}
   check = (m: Readonly<ModelState>) => tokensOf(m as ModelState, this.role).length > 0;
   async run(m: ModelState, w: World): Promise<void> {
-    const tokens = tokensOf(m, this.role);
-    await checkContext(m, w, this.role, tokens[this.tokenPick % tokens.length]!, 'whoami');
+    await checkContext(m, w, this.role, tokenAt(m, this.role, this.tokenPick), 'whoami');
   }
   toString = () => `Whoami(${this.role}, t#${this.tokenPick})`;
 }
@@ -211,8 +216,7 @@ export class ListCommand implements ModelCommand {
   ) {}
   check = (m: Readonly<ModelState>) => tokensOf(m as ModelState, this.role).length > 0;
   async run(m: ModelState, w: World): Promise<void> {
-    const tokens = tokensOf(m, this.role);
-    const token = tokens[this.tokenPick % tokens.length]!;
+    const token = tokenAt(m, this.role, this.tokenPick);
     const { res, items } = await w.list(token.value);
     expectRuling(withToken(token, { firings: [{ id: 'NUM-001', clause: '4.3', answer: { kind: 'accept' } }] }), res, `the ${this.role} client's numbers list with token t${token.label}`, token);
     if (!isSuccess(res.status)) return;
@@ -304,8 +308,7 @@ export class UpdateCommand implements ModelCommand {
 
   async run(m: ModelState, w: World): Promise<void> {
     const target = this.resolve(m)!;
-    const tokens = tokensOf(m, this.actor);
-    const token = tokens[this.tokenPick % tokens.length]!;
+    const token = tokenAt(m, this.actor, this.tokenPick);
     const shown = target.kind === 'number' ? target.shown : SETTABLE;
     const { body, conditions } = this.build(m, w, target.numberId, shown);
     const ruling = withToken(token, updateRuling({ number: target.kind === 'unknown' ? 'unknown' : target.owner === this.actor ? 'own' : 'foreign', fields: conditions }));
@@ -502,8 +505,7 @@ export class SendCommand implements ModelCommand {
 
   async run(m: ModelState, w: World): Promise<void> {
     const s = this.shape;
-    const tokens = tokensOf(m, s.actor);
-    const token = tokens[s.tokenPick % tokens.length]!;
+    const token = tokenAt(m, s.actor, s.tokenPick);
     const inbound = w.options.inbound;
     const loopback = s.loopback && inbound?.kind === 'loopback' && this.sendFrom(m) !== inbound.numberId;
     const recipients = [...w.options.recipients.delivered, ...w.options.recipients.failing];
@@ -615,8 +617,7 @@ export class SearchCommand implements ModelCommand {
   async run(m: ModelState, w: World): Promise<void> {
     const search = w.options.search;
     if (!search) return;
-    const tokens = tokensOf(m, 'primary');
-    const token = tokens[this.tokenPick % tokens.length]!;
+    const token = tokenAt(m, 'primary', this.tokenPick);
     const failure = this.failurePick === null || search.failures.length === 0 ? undefined : search.failures[this.failurePick % search.failures.length]!;
     const candidate = failure === undefined && this.candidatePick !== null && search.candidates.length > 0 ? search.candidates[this.candidatePick % search.candidates.length]! : undefined;
     const body = candidate ?? { ...search.accepted, ...failure?.body };

@@ -6,6 +6,15 @@ import { currentClientAfterAwait, type FaultDefinition } from './fault.ts';
 
 const WHOAMI = 'GET /api/core/whoami';
 
+/** A whoami answer whose `kind` flag is true once any of the caller's numbers has that kind's override. */
+function overrideCountsAsClientWebhook(kind: 'delivery' | 'inbound'): NonNullable<FaultDefinition['answer']> {
+  const field = kind === 'delivery' ? 'webhookDeliveryOverride' : 'webhookInboundOverride';
+  return ({ request, status, body }, { stores }) => {
+    if (status !== 200) return;
+    if (stores.numbers.listForClient(callerOf(request).apiClientId).some((n) => n[field] !== null)) body[`${kind}WebhookConfigured`] = true;
+  };
+}
+
 export const CONTEXT_FAULTS = {
   'whoami.field-missing': {
     breaks: ['CTX-001'],
@@ -49,19 +58,13 @@ export const CONTEXT_FAULTS = {
     breaks: ['CTX-004'],
     description: "deliveryWebhookConfigured is true once any of the client's numbers has a webhookDeliveryOverride, as if a number's override were the client's webhook",
     route: WHOAMI,
-    answer({ request, status, body }, { stores }) {
-      if (status !== 200) return;
-      if (stores.numbers.listForClient(callerOf(request).apiClientId).some((n) => n.webhookDeliveryOverride !== null)) body.deliveryWebhookConfigured = true;
-    },
+    answer: overrideCountsAsClientWebhook('delivery'),
   },
   'ctx.inbound-override-counts-as-client-webhook': {
     breaks: ['CTX-004'],
     description: "inboundWebhookConfigured is true once any of the client's numbers has a webhookInboundOverride (the delivery flag is right)",
     route: WHOAMI,
-    answer({ request, status, body }, { stores }) {
-      if (status !== 200) return;
-      if (stores.numbers.listForClient(callerOf(request).apiClientId).some((n) => n.webhookInboundOverride !== null)) body.inboundWebhookConfigured = true;
-    },
+    answer: overrideCountsAsClientWebhook('inbound'),
   },
   'ctx.webhook-flags-swapped': {
     breaks: ['CTX-003'],
