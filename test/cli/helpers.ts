@@ -1,6 +1,6 @@
 // Running the CLIs the way a person does: from a directory of their own (npm tells the
 // script where in INIT_CWD), with an environment of their own.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,7 +57,13 @@ export async function startReference(dir: string, options: { port?: number; args
   const args = ['--port', String(options.port ?? 0), '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1', '--fixtures-out', fixturesFile, ...(options.args ?? [])];
   const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', ...args], {
     cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Its stderr goes on to ours, and its end is kept for the message of a stop that fails.
+  let stderrTail = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    stderrTail = (stderrTail + chunk.toString()).slice(-2000);
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -72,12 +78,38 @@ export async function startReference(dir: string, options: { port?: number; args
   return {
     baseUrl,
     fixtures,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child, () => stderrTail),
   };
+}
+
+/** How long a stopped reference has to exit: its shutdown grace (5 s) and some room. */
+const STOP_BOUND_MS = 20_000;
+
+/**
+ * SIGTERM, and the exit awaited. A child that has already exited is not waited for (its 'exit'
+ * came before, and would never come again), and one still running after STOP_BOUND_MS is killed:
+ * either way the stop fails saying which, with the end of the child's stderr. A reference that
+ * crashes or does not stop has a defect of its own (its shutdown is tested in
+ * test/reference/shutdown.test.ts); a hook timeout would hide which.
+ */
+async function stopChild(child: ChildProcess, stderrTail: () => string): Promise<void> {
+  const said = () => (stderrTail() ? `; the end of its stderr:\n${stderrTail()}` : '');
+  if (child.exitCode !== null || child.signalCode !== null) {
+    // It stopped by itself, before anyone asked: a crash is the reference's own defect.
+    if (child.exitCode === 0) return;
+    throw new Error(`the reference (pid ${child.pid}) had exited by itself (${child.exitCode ?? child.signalCode}) before it was stopped${said()}`);
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_BOUND_MS)));
+  const outcome = await Promise.race([exited, bound]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(`the reference (pid ${child.pid}) was still running ${STOP_BOUND_MS / 1000} s after SIGTERM, and was killed${said()}`);
+  }
 }
 
 /** A target config (YAML) for the reference, with some fields changed; returns its path. */
