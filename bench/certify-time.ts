@@ -60,7 +60,8 @@ const line = (name: string, s: TimingRow) => `${name.padEnd(16)}${String(s.tests
 if (wallMs !== null) console.log(`wall                ${sec(wallMs)}`);
 if (cpuSeconds !== null) console.log(`cpu                 ${cpuSeconds.toFixed(1)} s  (user + system, every process of the run: certify, Playwright, workers, the reference)`);
 console.log(`playwright run      ${sec(report.run.durationMs)}${wallMs !== null ? `  (before and after it: ${sec(wallMs - report.run.durationMs)})` : ''}`);
-console.log(`inside tests        ${sec(timing.all.testMs)}  (one worker: the rest of the run is fixtures, hooks and the reporter)`);
+console.log(`workers             ${report.run.workers ?? '?'}`);
+console.log(`inside tests        ${sec(timing.all.testMs)}  (summed over the workers: the rest of the run is fixtures, hooks and the reporter)`);
 console.log('');
 console.log(`${'area'.padEnd(16)}${'tests'.padStart(6)}${'total'.padStart(10)}${'HTTP'.padStart(10)}${'other'.padStart(10)}`);
 for (const area of timing.areas) console.log(line(area.area, area));

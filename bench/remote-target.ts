@@ -1,4 +1,4 @@
-// npx tsx bench/remote-target.ts [--rtt-ms 50] [--pool N] [-- certify flags…]
+// npx tsx bench/remote-target.ts [--rtt-ms 50] [--pool N] [--config FILE] [--runs N] [-- certify flags…]
 //
 // Certification time against a remote sandbox: the bundled reference started the way a vendor
 // runs it (its default limits, no control plane, client webhooks set at start) and certified with
@@ -15,6 +15,11 @@
 // the primary client's like the demo set's, one of the secondary's, for each) and declares them
 // all as the config's numbers.pool, as init writes it: a vendor's sandbox with a pool of numbers,
 // spread across the run's workers. 0, the default, seeds the demo set alone and declares no pool.
+//
+// `--config FILE` relays a target of yours instead, already running where FILE's baseUrl says:
+// only its API goes through the relay (its callbacks go where its config sends them). `--runs N`
+// certifies N times in a row, each run printed, then the verdicts: a correct server must stay
+// CONFORMANT on every run with the default command's concurrency (issue 28: ten runs).
 //
 // Prints bench/certify-time.ts's breakdown of the run (wall and CPU time, time inside tests, per
 // area and slowest tests), then what the API relay saw: exchanges, how many of them were on the
@@ -40,13 +45,14 @@ import { DEMO_FIXTURES } from '../reference/fixtures/demo.ts';
 import type { FixtureSet } from '../reference/fixtures/schema.ts';
 
 const { values, positionals } = parseArgs({
-  options: { 'rtt-ms': { type: 'string', default: '50' }, pool: { type: 'string', default: '0' } },
+  options: { 'rtt-ms': { type: 'string', default: '50' }, pool: { type: 'string', default: '0' }, config: { type: 'string' }, runs: { type: 'string', default: '1' } },
   allowPositionals: true,
 });
 const rttMs = Number(values['rtt-ms']);
 const pool = Number(values.pool);
-if (!Number.isFinite(rttMs) || rttMs < 0 || !Number.isInteger(pool) || pool < 0) {
-  console.error('--rtt-ms takes a number of milliseconds, 0 or more; --pool a whole number, 0 or more');
+const runs = Number(values.runs);
+if (!Number.isFinite(rttMs) || rttMs < 0 || !Number.isInteger(pool) || pool < 0 || !Number.isInteger(runs) || runs < 1 || (values.config !== undefined && pool > 0)) {
+  console.error('--rtt-ms takes a number of milliseconds, 0 or more; --pool a whole number, 0 or more (not with --config); --runs a whole number, 1 or more');
   process.exit(2);
 }
 const oneWay = rttMs / 2;
@@ -75,9 +81,9 @@ function pipeLate(from: Socket, to: Socket, delayMs: number, onChunk: (chunk: Bu
   from.on('error', () => later(() => to.destroy()));
 }
 
-async function byteRelay(port: number): Promise<{ port: number; close(): void }> {
+async function byteRelay(port: number, host = '127.0.0.1'): Promise<{ port: number; close(): void }> {
   const server = createServer({ noDelay: true }, (client) => {
-    const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
+    const upstream = connect({ port, host, noDelay: true });
     // No pipelining (the harness's pool sends one request at a time per connection): a request
     // starts with the client's first bytes after an answer, and ends with the answer's last byte.
     let current: Seen | null = null;
@@ -192,61 +198,94 @@ function pooledFixtures(extra: number): FixtureSet {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-remote-'));
-const referencePort = await freePort();
-// The run's receiver takes listenPort and each worker the next one (harness/run-receiver.ts): a free run of them.
-const receiverPort = await freePorts(1 + MAX_WORKERS);
-const api = await byteRelay(referencePort);
-const callbacks = await callbackRelay();
-const receiverViaRelay = `http://127.0.0.1:${callbacks.port}/p${receiverPort}`;
-const fixturesFile = join(dir, 'fixtures.json');
-const seed = pool > 0 ? ['--fixtures', join(dir, 'pool.json')] : [];
-if (pool > 0) writeFileSync(join(dir, 'pool.json'), JSON.stringify(pooledFixtures(pool)));
-const reference = spawn(
-  process.execPath,
-  [
-    ...compiledReference(),
-    // Its defaults otherwise: token limits, webhook retry base, upstream timeout, as shipped.
-    '--host', '127.0.0.1', '--port', String(referencePort), '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn',
-    '--allow-webhook-host', '127.0.0.1', '--fixtures-out', fixturesFile, ...seed,
-    '--client-webhook', `primary:delivery=${receiverViaRelay}/clients/primary/delivery`,
-    '--client-webhook', `primary:inbound=${receiverViaRelay}/clients/primary/inbound`,
-    // As examples/reference-triggers.yaml declares: the secondary client has a delivery webhook only (CTX-003).
-    '--client-webhook', `secondary:delivery=${receiverViaRelay}/clients/secondary/delivery`,
-  ],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-);
-await new Promise<void>((resolve, reject) => {
-  let out = '';
-  reference.stdout!.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    if (/listening on http:\/\//.test(out)) resolve();
-  });
-  reference.once('exit', (code) => reject(new Error(`the reference exited with ${code} before listening`)));
-});
-
-const fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as { clients: Array<{ role: string; webhookSecret?: string; numbers: Array<{ numberId: string }> }> };
-const config = parse(readFileSync('examples/reference-triggers.yaml', 'utf8')) as Record<string, any>;
-config.label = `reference behind a relay (RTT ${rttMs} ms)`;
-config.baseUrl = `http://127.0.0.1:${api.port}`;
-config.webhooks.listenPort = receiverPort;
-config.webhooks.publicUrl = `http://127.0.0.1:${callbacks.port}/p{port}`;
-const secret = fixtures.clients.find((c) => c.role === 'primary')?.webhookSecret;
-if (secret) config.webhooks.secret = secret;
-// A vendor with a pool declares it (init lists every number it finds): the run spreads it across its workers.
-const numbersOf = (role: string) => fixtures.clients.find((c) => c.role === role)?.numbers.map((n) => n.numberId) ?? [];
-if (pool > 0) config.numbers = { ...config.numbers, pool: { primary: numbersOf('primary'), secondary: numbersOf('secondary') } };
 const configFile = join(dir, 'remote-target.yaml');
-writeFileSync(configFile, stringify(config));
+let api: { port: number; close(): void };
+let callbacks: (HttpServer & { port: number }) | undefined;
+let reference: ReturnType<typeof spawn> | undefined;
+if (values.config !== undefined) {
+  // A target of yours: its API through the relay, everything else as its config says.
+  const config = parse(readFileSync(values.config, 'utf8')) as Record<string, any>;
+  const url = new URL(String(config.baseUrl));
+  if (url.protocol !== 'http:') {
+    console.error(`--config ${values.config}: the relay passes plain HTTP; baseUrl is ${url.href}`);
+    process.exit(2);
+  }
+  api = await byteRelay(Number(url.port || 80), url.hostname);
+  config.label = `${config.label ?? url.host} behind a relay (RTT ${rttMs} ms)`;
+  config.baseUrl = `http://127.0.0.1:${api.port}${url.pathname.replace(/\/$/, '')}`;
+  writeFileSync(configFile, stringify(config));
+  console.log(`round trip ${rttMs} ms on every exchange with ${url.host}; config ${configFile}\n`);
+} else {
+  ({ api, callbacks, reference } = await referenceBehindRelays());
+}
 
-console.log(`round trip ${rttMs} ms on every exchange and callback${pool > 0 ? `, ${pool} shares' worth of numbers more in a pool` : ''}; config ${configFile}\n`);
-// The relays live in this process: the bench runs beside them, so its blocking waits block nothing here.
-const out = join(dir, 'out');
-const bench = spawn(process.execPath, ['--import', 'tsx', 'bench/certify-time.ts', '--out', out, '--', '--config', configFile, ...positionals], { stdio: 'inherit' });
-const code = await new Promise<number>((resolve) => bench.once('exit', (c) => resolve(c ?? 1)));
-reference.kill('SIGTERM');
+/** The bundled reference as a vendor runs it, its API and its callbacks through relays; writes configFile. */
+async function referenceBehindRelays() {
+  const referencePort = await freePort();
+  // The run's receiver takes listenPort and each worker the next one (harness/run-receiver.ts): a free run of them.
+  const receiverPort = await freePorts(1 + MAX_WORKERS);
+  const api = await byteRelay(referencePort);
+  const callbacks = await callbackRelay();
+  const receiverViaRelay = `http://127.0.0.1:${callbacks.port}/p${receiverPort}`;
+  const fixturesFile = join(dir, 'fixtures.json');
+  const seed = pool > 0 ? ['--fixtures', join(dir, 'pool.json')] : [];
+  if (pool > 0) writeFileSync(join(dir, 'pool.json'), JSON.stringify(pooledFixtures(pool)));
+  const reference = spawn(
+    process.execPath,
+    [
+      ...compiledReference(),
+      // Its defaults otherwise: token limits, webhook retry base, upstream timeout, as shipped.
+      '--host', '127.0.0.1', '--port', String(referencePort), '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn',
+      '--allow-webhook-host', '127.0.0.1', '--fixtures-out', fixturesFile, ...seed,
+      '--client-webhook', `primary:delivery=${receiverViaRelay}/clients/primary/delivery`,
+      '--client-webhook', `primary:inbound=${receiverViaRelay}/clients/primary/inbound`,
+      // As examples/reference-triggers.yaml declares: the secondary client has a delivery webhook only (CTX-003).
+      '--client-webhook', `secondary:delivery=${receiverViaRelay}/clients/secondary/delivery`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    reference.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (/listening on http:\/\//.test(out)) resolve();
+    });
+    reference.once('exit', (code) => reject(new Error(`the reference exited with ${code} before listening`)));
+  });
+
+  const fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as { clients: Array<{ role: string; webhookSecret?: string; numbers: Array<{ numberId: string }> }> };
+  const config = parse(readFileSync('examples/reference-triggers.yaml', 'utf8')) as Record<string, any>;
+  config.label = `reference behind a relay (RTT ${rttMs} ms)`;
+  config.baseUrl = `http://127.0.0.1:${api.port}`;
+  config.webhooks.listenPort = receiverPort;
+  config.webhooks.publicUrl = `http://127.0.0.1:${callbacks.port}/p{port}`;
+  const secret = fixtures.clients.find((c) => c.role === 'primary')?.webhookSecret;
+  if (secret) config.webhooks.secret = secret;
+  // A vendor with a pool declares it (init lists every number it finds): the run spreads it across its workers.
+  const numbersOf = (role: string) => fixtures.clients.find((c) => c.role === role)?.numbers.map((n) => n.numberId) ?? [];
+  if (pool > 0) config.numbers = { ...config.numbers, pool: { primary: numbersOf('primary'), secondary: numbersOf('secondary') } };
+  writeFileSync(configFile, stringify(config));
+
+  console.log(`round trip ${rttMs} ms on every exchange and callback${pool > 0 ? `, ${pool} shares' worth of numbers more in a pool` : ''}; config ${configFile}\n`);
+  return { api, callbacks, reference };
+}
+
+let failed = 0;
+const verdicts: string[] = [];
+for (let i = 1; i <= runs; i++) {
+  if (runs > 1) console.log(`\n==== run ${i} of ${runs}`);
+  exchanges.length = 0;
+  callbacksRelayed = 0;
+  const { code, verdict } = await benchOnce(join(dir, `out-${i}`));
+  verdicts.push(`${verdict ?? 'no report'} (exit ${code})`);
+  if (code !== 0) failed++;
+}
+reference?.kill('SIGTERM');
 api.close();
-callbacks.close();
+callbacks?.close();
 await agent.close();
+if (runs > 1) console.log(`\nverdicts of ${runs} runs: ${verdicts.map((v, i) => `${i + 1}: ${v}`).join('; ')}`);
+process.exit(failed > 0 ? 1 : 0);
 
 // ---- what the relay saw ----------------------------------------------------------------------
 
@@ -277,24 +316,32 @@ function busy(seen: readonly Seen[]): { unionMs: number; sumMs: number } {
   if (to > from) unionMs += to - from;
   return { unionMs, sumMs };
 }
-const done = exchanges.filter((e) => e.end > 0);
-const chain = criticalChain(done);
-const { unionMs, sumMs } = busy(done);
-const tooMany = done.filter((e) => e.status === 429).length;
-let waited = '';
-try {
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
-  const limited = report.run.rateLimited;
-  waited = limited ? `${limited.retries} retries, ${(limited.waitedMs / 1000).toFixed(1)} s waited (summed over workers)` : 'none';
-  console.log(`\nverdict             ${report.verdict ?? '?'}`);
-} catch {
-  // no report: certify's own message says why
+/** One certification through the relays (bench/certify-time.ts prints where its time went), then what the API relay saw. */
+async function benchOnce(out: string): Promise<{ code: number; verdict: string | null }> {
+  // The relays live in this process: the bench runs beside them, so its blocking waits block nothing here.
+  const bench = spawn(process.execPath, ['--import', 'tsx', 'bench/certify-time.ts', '--out', out, '--', '--config', configFile, ...positionals], { stdio: 'inherit' });
+  const code = await new Promise<number>((resolve) => bench.once('exit', (c) => resolve(c ?? 1)));
+  const done = exchanges.filter((e) => e.end > 0);
+  const chain = criticalChain(done);
+  const { unionMs, sumMs } = busy(done);
+  const tooMany = done.filter((e) => e.status === 429).length;
+  let waited = '';
+  let verdict: string | null = null;
+  try {
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    const limited = report.run.rateLimited;
+    waited = limited ? `${limited.retries} retries, ${(limited.waitedMs / 1000).toFixed(1)} s waited (summed over workers)` : 'none';
+    verdict = report.verdict ?? null;
+    console.log(`\nverdict             ${verdict ?? '?'}`);
+  } catch {
+    // no report: certify's own message says why
+  }
+  const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  console.log(`\nthrough the API relay (round trip ${rttMs} ms):`);
+  console.log(`exchanges           ${done.length}  (429 answers among them: ${tooMany})`);
+  console.log(`critical path       ${chain} exchanges in a chain, each sent after the previous one's answer: at least ${sec(chain * rttMs)} of round trips`);
+  console.log(`in flight           ${sec(unionMs)} with at least one exchange out, ${(sumMs / Math.max(1, unionMs)).toFixed(2)} out on average then`);
+  console.log(`callbacks relayed   ${callbacksRelayed}`);
+  console.log(`429s waited out     ${waited}`);
+  return { code, verdict };
 }
-const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-console.log(`\nthrough the API relay (round trip ${rttMs} ms):`);
-console.log(`exchanges           ${done.length}  (429 answers among them: ${tooMany})`);
-console.log(`critical path       ${chain} exchanges in a chain, each sent after the previous one's answer: at least ${sec(chain * rttMs)} of round trips`);
-console.log(`in flight           ${sec(unionMs)} with at least one exchange out, ${(sumMs / Math.max(1, unionMs)).toFixed(2)} out on average then`);
-console.log(`callbacks relayed   ${callbacksRelayed}`);
-console.log(`429s waited out     ${waited}`);
-process.exit(code);

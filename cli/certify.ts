@@ -18,6 +18,7 @@ import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
 import { referenceArgs } from '../harness/embedded-reference.ts';
 import { discover, DiscoveryError, openRoutes, routesOf } from '../harness/discovery.ts';
+import { chooseWorkers, timeExchange } from '../harness/workers.ts';
 import {
   baseUrlCredentials,
   CONFIG_FILE_NAMES,
@@ -70,9 +71,10 @@ Part of the suite (the report is then partial, never a certificate):
   --merge DIR           merge the blob reports of every shard in DIR into one report
 
 Runs:
-  --workers N           parallel workers, 1 to 4 (default 1); tests that change settings,
-                        webhooks or triggers run alone (README: Workers); 1 with a
-                        webhooks.publicUrl without {port}
+  --workers N|auto      parallel workers, 1 to 4; auto (the default) takes 4 when an
+                        exchange with the target takes 10 ms or more, else 1 (README:
+                        Workers); tests that change settings, webhooks or triggers hold
+                        them alone; 1 with a webhooks.publicUrl without {port}
   --rate-limit R        at most R requests per second to the target, shared by the workers
                         (wins over rateLimit in the config); a 429 with Retry-After is
                         waited out and retried either way, and counted in the report
@@ -162,7 +164,7 @@ try {
   if (e instanceof CatalogueError) fail([e.message]);
   throw e;
 }
-const { settings, problems: flagProblems, target: flagTarget } = settingsFromFlags(values, {
+const { settings, problems: flagProblems, target: flagTarget, autoWorkers } = settingsFromFlags(values, {
   cwd,
   env: process.env,
   reference: { port: await freePort(), dir: mkdtempSync(join(tmpdir(), 'conformance-')), startedBy: 'certify' },
@@ -228,13 +230,23 @@ if (values['dry-run']) {
   process.exit(0);
 }
 
+// Without --workers, as many as pay against this target (harness/workers.ts): a few exchanges timed first.
+let workersChosen = `${settings.workers} worker${settings.workers > 1 ? 's' : ''} (--workers)`;
+if (autoWorkers && values.merge === undefined) {
+  const bundledReference = settings.target.source.kind === 'reference';
+  const exchangeMs = bundledReference ? null : await timeExchange(`${target.baseUrl}${target.routes.whoami.path}`, target.routes.whoami.method);
+  const choice = chooseWorkers({ bundledReference, exchangeMs, publicUrl: target.webhooks.publicUrl });
+  settings.workers = choice.workers;
+  workersChosen = `${choice.workers} worker${choice.workers > 1 ? 's' : ''}: ${choice.why}`;
+}
+
 // One run at a time writes a report folder.
 const lock = lockReportFolder(settings.output.dir);
 if (!lock.held) fail([`--out ${settings.output.dir}: another run is writing its report there (${lock.by}); give this run another --out, or wait for that one`]);
 
 const env: NodeJS.ProcessEnv = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
 
-process.stdout.write(`certify: ${describe(settings)}\n`);
+process.stdout.write(`certify: ${describe(settings)}; ${workersChosen}\n`);
 const started = Date.now();
 const command = values.merge !== undefined ? ['merge-reports', '-c', 'playwright.config.ts', resolve(cwd, values.merge)] : ['test', '-c', 'playwright.config.ts'];
 const playwright = spawn(process.execPath, [...PLAYWRIGHT_NODE_ARGS, ...command], { stdio: 'inherit', env, cwd: REPO_ROOT });

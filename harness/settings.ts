@@ -426,7 +426,10 @@ const positiveInteger = (text: string): number | null => (/^[1-9]\d{0,8}$/.test(
  * once (an empty list means the settings are complete). The config is loaded here, so a broken
  * config is reported before anything runs.
  */
-export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings: RunSettings | null; problems: InputProblem[]; target?: Target } {
+export function settingsFromFlags(
+  flags: RunFlags,
+  ctx: FlagContext,
+): { settings: RunSettings | null; problems: InputProblem[]; /** --workers was not given, or was auto: certify chooses. */ autoWorkers: boolean; target?: Target } {
   const problems: InputProblem[] = [];
   const problem = (input: string, message: string) => problems.push({ input, message });
   const path = (p: string) => resolve(ctx.cwd, p);
@@ -492,9 +495,10 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     return n;
   };
   // Tests that change what others read hold the run's lock exclusively (harness/run-lock.ts), so
-  // workers do not see each other's changes. One by default: on this project's 2-core machines a
-  // second worker cost more CPU than its overlap saved (README: Workers).
-  const workers = integer('workers', 'a positive whole number') ?? 1;
+  // workers do not see each other's changes. Without the flag, or with `auto`, certify chooses
+  // from the time of an exchange with the target (harness/workers.ts); one until then.
+  const autoWorkers = flags.workers === undefined || flags.workers === 'auto';
+  const workers = autoWorkers ? 1 : integer('workers', 'a positive whole number, or auto') ?? 1;
   if (workers > MAX_WORKERS) problem('--workers', `takes 1 to ${MAX_WORKERS} (got ${workers}): tests that change a number's settings hold it alone, so more workers than shares of numbers mostly wait`);
   if (workers > 1 && loaded?.webhooks.publicUrl !== undefined && !loaded.webhooks.publicUrl.includes('{port}')) {
     problem('--workers', `takes 1 with a webhooks.publicUrl without {port} (got ${workers}): each worker has its own webhook receiver on its own port (listenPort + its index), and a URL without the port reaches one of them`);
@@ -539,5 +543,5 @@ export function settingsFromFlags(flags: RunFlags, ctx: FlagContext): { settings
     // certify sets it from the plan; a bare run checks the round trip whenever the target allows.
     expectsCallbacks: true,
   };
-  return { settings: problems.length === 0 ? settings : null, problems, ...(loaded && { target: loaded }) };
+  return { settings: problems.length === 0 ? settings : null, problems, autoWorkers, ...(loaded && { target: loaded }) };
 }

@@ -26,6 +26,8 @@ export interface BuildInput {
   shard?: { current: number; total: number } | null;
   /** How the run was narrowed (grep, requirement list, shard), as the settings name it. */
   filters?: readonly string[];
+  /** The run's workers (FullConfig.workers). */
+  workers?: number;
   /** The run stops after this many failed tests (--max-failures). */
   maxFailures?: number | null;
   /** The run ended before any test began (global setup: the preflight, the server's start). */
@@ -170,6 +172,7 @@ export function buildReport(input: BuildInput): Report {
       strict: input.strict,
       playwrightStatus: input.playwrightStatus,
       shard: input.shard ? { current: input.shard.current, total: input.shard.total } : null,
+      ...(input.workers !== undefined && { workers: input.workers }),
       errors,
       filters,
       partial,

@@ -209,6 +209,7 @@ export default class ConformanceReporter implements Reporter {
       // Playwright says when --max-failures ended the run; the report says it as run.stop instead
       errors: this.errors.filter((e) => !(maxFailures !== null && MAX_FAILURES_NOTICE.test(e))),
       shard: this.config?.shard ?? null,
+      ...(this.config && { workers: this.config.workers }),
       filters: this.options.filters ?? [],
       maxFailures,
       // Global setup (the preflight) fails before any test is loaded: Playwright then begins

@@ -126,6 +126,8 @@ export interface Report {
     playwrightStatus: string;
     /** Set when this report covers one shard only (a run with --shard and this reporter). */
     shard: { current: number; total: number } | null;
+    /** The run's workers (--workers, or as certify chose them: README, Workers). */
+    workers?: number;
     /** Problems that make the run unfit to certify anything (exit code 2). */
     errors: string[];
     /** How the run was narrowed (grep, requirement list, shard). */

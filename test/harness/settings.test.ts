@@ -82,9 +82,12 @@ test('every bad flag is reported at once, naming the flag', () => {
   expect(problems[2]?.message).toBe('takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got 3/2)');
 });
 
-test('--workers: 1 unless asked; at most MAX_WORKERS; 1 with a webhooks.publicUrl without {port}, whose one URL reaches one receiver', () => {
-  expect(build({ workers: '1' }).settings?.workers).toBe(1);
-  expect(build({ config: 'vendor.yaml' }).settings?.workers).toBe(1);
+test('--workers: chosen by certify unless given (auto); at most MAX_WORKERS; 1 with a webhooks.publicUrl without {port}, whose one URL reaches one receiver', () => {
+  expect(build({ workers: '1' })).toMatchObject({ settings: { workers: 1 }, autoWorkers: false });
+  // certify chooses (harness/workers.ts); one until it has
+  expect(build({ config: 'vendor.yaml' })).toMatchObject({ settings: { workers: 1 }, autoWorkers: true });
+  expect(build({ config: 'vendor.yaml', workers: 'auto' })).toMatchObject({ settings: { workers: 1 }, autoWorkers: true });
+  expect(build({ workers: 'many' }).problems).toEqual([{ input: '--workers', message: 'takes a positive whole number, or auto (got many)' }]);
   expect(build({ config: 'vendor.yaml', workers: '2' }).settings?.workers).toBe(2);
   expect(build({ workers: String(MAX_WORKERS + 1) }).problems).toEqual([{ input: '--workers', message: expect.stringMatching(new RegExp(`^takes 1 to ${MAX_WORKERS} \\(got ${MAX_WORKERS + 1}\\)`)) }]);
   writeFileSync(join(dir, 'public.yaml'), 'baseUrl: https://api.acme.example\nclients:\n  primary: { clientId: a, clientSecret: s }\nwebhooks: { publicUrl: "https://hooks.acme.example" }\n');
