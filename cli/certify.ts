@@ -234,7 +234,7 @@ if (values['dry-run']) {
 let workersChosen = `${settings.workers} worker${settings.workers > 1 ? 's' : ''} (--workers)`;
 if (autoWorkers && values.merge === undefined) {
   const bundledReference = settings.target.source.kind === 'reference';
-  const exchangeMs = bundledReference ? null : await timeExchange(`${target.baseUrl}${target.routes.whoami.path}`, target.routes.whoami.method);
+  const exchangeMs = bundledReference ? null : await timeExchange(`${target.baseUrl}${target.routes.whoami.path}`, target.routes.whoami.method, Math.min(target.timeouts.requestMs, 5_000));
   const choice = chooseWorkers({ bundledReference, exchangeMs, publicUrl: target.webhooks.publicUrl });
   settings.workers = choice.workers;
   workersChosen = `${choice.workers} worker${choice.workers > 1 ? 's' : ''}: ${choice.why}`;
