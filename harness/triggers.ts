@@ -20,6 +20,7 @@ import { reachedBy, reasonFor } from './plan.ts';
 import { RecordedChannel, type ClientWebhookKind } from './run-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import type { WebhookChannel } from './webhook-receiver.ts';
+import type { RequirementLabel } from './requirement-ids.ts';
 
 /**
  * A trigger's own credentials were refused: the sandbox client of triggers.expireToken (kind
@@ -145,7 +146,7 @@ export interface Inbound {
   /** The number the traffic arrives at. */
   numberId: string;
   /** Make `text` arrive at numberId; `from` is the sender's phone number when the harness knows it. */
-  deliver(text: string, id: string): Promise<{ messageId?: string; from?: string }>;
+  deliver(text: string, id: RequirementLabel): Promise<{ messageId?: string; from?: string }>;
 }
 
 export interface TriggerContext {
@@ -260,7 +261,7 @@ export class TriggerSet {
    * Run `fn` with the callbacks of the primary client's own `kind` webhook: the declared one,
    * or, through the control plane, a fresh channel the webhook points at for the duration.
    */
-  async withClientWebhook(kind: ClientWebhookKind, id: string, fn: (channel: WebhookChannel) => Promise<void>): Promise<void> {
+  async withClientWebhook(kind: ClientWebhookKind, id: RequirementLabel, fn: (channel: WebhookChannel) => Promise<void>): Promise<void> {
     const trigger = this.require('clientWebhooks');
     if (trigger.kind === 'declared') return fn(new RecordedChannel(this.ctx.target, this.ctx.runDir, 'primary', kind));
     const { api, control, target } = this.ctx;
@@ -288,7 +289,7 @@ export class TriggerSet {
    * nothing by `release`. Unlike withClientWebhook, it never makes the test not testable: an
    * undeclared capability, or a client webhook already configured, only leaves that kind out.
    */
-  async clientWebhookChannels(id: string): Promise<{ channels: Partial<Record<ClientWebhookKind, WebhookChannel>>; release(): Promise<void> }> {
+  async clientWebhookChannels(id: RequirementLabel): Promise<{ channels: Partial<Record<ClientWebhookKind, WebhookChannel>>; release(): Promise<void> }> {
     const trigger = this.ctx.target.triggers.clientWebhooks;
     if (!trigger) return { channels: {}, release: async () => {} };
     this.ctx.record(reachedBy('clientWebhooks', trigger.kind));

@@ -3,6 +3,7 @@ import { expect, test } from '../../harness/fixtures.ts';
 import { BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, requestFor } from '../support/core-routes.ts';
 import { expectQueuedFor } from '../support/sends.ts';
 import { ERROR_PROBES, MALFORMED_JSON, malformedRequest } from './error-probes.ts';
+import type { RequirementId } from '../../harness/requirement-ids.ts';
 
 // Section 7.2 (the CORE wrapper and its status table) and 7.3 (malformed JSON is a request
 // defect), over errors provoked on every core route. Which 4xx a route picks where the
@@ -132,7 +133,7 @@ test.describe('4: response bodies are JSON', () => {
 const JSON_WITH_CHARSET = 'application/json; charset=utf-8';
 
 /** The requirement under which a body route accepts the request without the parameter: the check's precondition. */
-const ACCEPTED_UNDER: Readonly<Record<'search' | 'update', string>> = { search: 'SEARCH-001', update: 'UPD-001' };
+const ACCEPTED_UNDER: Readonly<Record<'search' | 'update', RequirementId>> = { search: 'SEARCH-001', update: 'UPD-001' };
 
 const FORM_WITH_CHARSET = 'application/x-www-form-urlencoded; charset=UTF-8';
 

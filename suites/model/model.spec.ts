@@ -35,7 +35,7 @@ test.describe('the document as a model: generated sequences of every operation',
       if (!target.clients[role]) continue;
       for (const record of await readNumbers(api, role)) settings.remember(record, role);
     }
-    const hooks = await triggers.clientWebhookChannels('the model');
+    const hooks = await triggers.clientWebhookChannels('CTX-001');
     try {
       const expire = target.triggers.expireToken;
       const inbound = inboundWay(target, knownNumbers, triggers);

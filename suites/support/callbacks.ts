@@ -5,6 +5,7 @@ import { expect } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import { ReceiverRefused, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.ts';
+import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
 /**
  * Delivery callbacks, for the suites that check them (send, webhooks): point a number's
@@ -18,14 +19,14 @@ import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.
  * run's problem (ReceiverRefused); any other failure is the update's, judged on UPD-001, and the
  * test stops before its own requirement.
  */
-export async function pointOverride(settings: SettingsGuard, numberId: string, field: 'webhookDeliveryOverride' | 'webhookInboundOverride', url: string | null, id: string, as: ClientRole = 'primary'): Promise<void> {
+export async function pointOverride(settings: SettingsGuard, numberId: string, field: 'webhookDeliveryOverride' | 'webhookInboundOverride', url: string | null, id: RequirementLabel, as: ClientRole = 'primary'): Promise<void> {
   const res = await settings.change(numberId, { [field]: url }, as);
   if (url !== null && isRequestDefectAnswer(res.status)) throw new ReceiverRefused(field, url, `${res.describe()} ${res.text.slice(0, 200)}`);
   expect(res).toSucceed(`UPD-001: setting ${field} of ${numberId}, which ${id} needs`);
 }
 
 /** Point a number's delivery callbacks at `url`; the settings fixture restores the old target. */
-export async function deliverTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
+export async function deliverTo(settings: SettingsGuard, numberId: string, url: string | null, id: RequirementLabel): Promise<void> {
   await pointOverride(settings, numberId, 'webhookDeliveryOverride', url, id);
 }
 
@@ -40,7 +41,7 @@ export function namesMessage(messageId: string): (c: ReceivedCallback) => boolea
  */
 export async function expectCallbacks(
   channel: WebhookChannel,
-  id: string,
+  id: RequirementLabel,
   description: string,
   predicate: (c: ReceivedCallback) => boolean,
   options: { timeoutMs: number; count?: number },
@@ -53,7 +54,7 @@ export async function expectCallbacks(
 }
 
 /** Wait for the first callback naming `messageId` on `channel`. */
-export async function awaitCallback(channel: WebhookChannel, messageId: string, timeoutMs: number, id: string): Promise<ReceivedCallback> {
+export async function awaitCallback(channel: WebhookChannel, messageId: string, timeoutMs: number, id: RequirementLabel): Promise<ReceivedCallback> {
   const [first] = await expectCallbacks(channel, id, `a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs });
   return first!;
 }
@@ -85,7 +86,7 @@ export async function expectNoStrayCallbacks(
   numberId: string,
   key: string,
   rejectedRefs: string | readonly string[],
-  id: string,
+  id: RequirementLabel,
   what: string,
   expected: readonly string[] = [],
 ): Promise<void> {

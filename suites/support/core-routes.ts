@@ -5,6 +5,7 @@ import { expect, notTestable } from '../../harness/fixtures.ts';
 import { readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 export { unknownNumberIdLike } from '../../harness/known-numbers.ts';
 import { anyOwnNumber, deliveredRecipients, smsNumber, smsPayload } from './sends.ts';
+import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
 /**
  * The /api/core routes and, for each, a request that is right in every respect but the one a
@@ -113,7 +114,7 @@ export async function acceptedSearch(api: ApiClient): Promise<{ body?: Record<st
 }
 
 /** Obtain a token for a client through the token endpoint (4.1), with a JSON body. */
-export async function issueToken(api: ApiClient, clientId: string, clientSecret: string, requirement: string): Promise<string> {
+export async function issueToken(api: ApiClient, clientId: string, clientSecret: string, requirement: RequirementLabel): Promise<string> {
   const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
   expect(res).toSucceed(`${requirement}: precondition: the client obtains a token from the token endpoint`);
   const token: unknown = res.body?.access_token;

@@ -7,6 +7,7 @@ import { runMark } from '../../harness/interference.ts';
 import { runSettings } from '../../harness/settings.ts';
 import type { SendPayload } from '../../generators/send-payload.ts';
 import { reportsQueued as queuedIn } from '../../generators/send-port.ts';
+import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
 /**
  * Small helpers shared by the suites that send. They name the numbers and recipients a test
@@ -97,7 +98,7 @@ export function sorted(ids: readonly string[]): string[] {
  * `label` starts every message so the failure names the requirement: the test's own when being
  * accepted is what it checks (SEND-008, SEND-010, …).
  */
-export function expectQueued(res: ApiResponse, label: string): string[] {
+export function expectQueued(res: ApiResponse, label: RequirementLabel): string[] {
   expect(res).toSucceed(`${label}: accepted (2xx)`);
   const ids = messageIdsOf(res);
   expect(ids.length, `${label}: results[*].messageId names the accepted message(s); body ${res.text.slice(0, 300)}`).toBeGreaterThan(0);
@@ -112,7 +113,7 @@ export function expectQueued(res: ApiResponse, label: string): string[] {
  * check and is not run for it (INTERPRETING.md, Which requirement a failure counts against), so
  * one broken acceptance is one failure, not one for every test that needed a send.
  */
-export function expectQueuedFor(res: ApiResponse, id: string, what = 'the send'): string[] {
+export function expectQueuedFor(res: ApiResponse, id: RequirementLabel, what = 'the send'): string[] {
   return expectQueued(res, `SEND-008: ${what} ${id} needs`);
 }
 
@@ -122,7 +123,7 @@ export function expectQueuedFor(res: ApiResponse, id: string, what = 'the send')
  * queued. A server that stores rejections (the draft allows it) answers a replay or a
  * conflict instead, which is why this is a profile check and not the document's.
  */
-export async function expectCorrectedRetryIsFirstAttempt(api: ApiClient, key: string, corrected: unknown, id: string): Promise<string[]> {
+export async function expectCorrectedRetryIsFirstAttempt(api: ApiClient, key: string, corrected: unknown, id: RequirementLabel): Promise<string[]> {
   const retry = await send(api, key, corrected);
   return expectQueued(retry, `${id}: after the rejection, the corrected payload with the same key is answered as a first attempt`);
 }

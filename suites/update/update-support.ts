@@ -5,6 +5,7 @@ import type { SettingsGuard } from '../../harness/settings-guard.ts';
 
 export { BOOLEAN_FIELDS, NULLABLE_FIELDS, SETTABLE_FIELDS, differentValue, recordOf, scratchNumber, type SettableField } from '../support/settings.ts';
 import { recordOf, type SettableField } from '../support/settings.ts';
+import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
 /**
  * Remember a number's settings with the settings fixture before a test sends an update that
@@ -12,7 +13,7 @@ import { recordOf, type SettableField } from '../support/settings.ts';
  * a server wrongly applies the refused update.
  */
 export async function guardFields(
-  requirement: string,
+  requirement: RequirementLabel,
   settings: SettingsGuard,
   api: ApiClient,
   numberId: string,

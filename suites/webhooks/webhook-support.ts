@@ -2,6 +2,7 @@ import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { namesMessage, pointOverride } from '../support/callbacks.ts';
 import { mentions } from '../support/sends.ts';
+import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
 /**
  * The webhook suites' own helpers. Pointing delivery callbacks at a channel and waiting for
@@ -9,7 +10,7 @@ import { mentions } from '../support/sends.ts';
  */
 
 /** Point a number's inbound callbacks at `url`; the settings fixture restores the old target. */
-export async function inboundTo(settings: SettingsGuard, numberId: string, url: string | null, id: string): Promise<void> {
+export async function inboundTo(settings: SettingsGuard, numberId: string, url: string | null, id: RequirementLabel): Promise<void> {
   await pointOverride(settings, numberId, 'webhookInboundOverride', url, id);
 }
 

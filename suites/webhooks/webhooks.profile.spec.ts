@@ -4,6 +4,7 @@ import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
 import { deliveredRecipients, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { deliverTo, expectCallbacks } from '../support/callbacks.ts';
 import { inboundTo, reportsMessage, settle } from './webhook-support.ts';
+import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
 // The reference profile's webhook payloads and test outcomes (spec/profile.yaml
 // webhook.payload, message.transitions, message.testOutcomes).
@@ -13,7 +14,7 @@ test.beforeEach(({ target }) => profileOnly(target));
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** The delivery event for `messageId`, once it arrives. */
-async function deliveryEventFor(channel: Parameters<typeof expectCallbacks>[0], messageId: string, id: string, timeoutMs: number): Promise<ReceivedCallback> {
+async function deliveryEventFor(channel: Parameters<typeof expectCallbacks>[0], messageId: string, id: RequirementLabel, timeoutMs: number): Promise<ReceivedCallback> {
   const [event] = await expectCallbacks(channel, id, `a delivery event with data.messageId ${messageId}`, (c) => c.json?.data?.messageId === messageId, { timeoutMs });
   return event!;
 }
