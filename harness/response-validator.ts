@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { parse } from 'yaml';
 import { itemsAt, type OperationId } from './config.ts';
+import type { RequirementId } from './requirement-ids.ts';
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../spec/openapi.yaml', import.meta.url));
 const DOC_ID = 'openapi.json';
@@ -45,9 +46,9 @@ export const VIOLATION_RULES = {
   numbersEnvelope: 'NUM-001',
   /** A number's other fields: names and types. */
   numberFields: 'NUM-005',
-} as const satisfies Record<string, string>;
+} as const satisfies Record<string, RequirementId>;
 
-const SUCCESS_BODY: Record<Exclude<OperationId, 'token'>, string> = {
+const SUCCESS_BODY: Record<Exclude<OperationId, 'token'>, RequirementId> = {
   whoami: VIOLATION_RULES.whoamiBody,
   numbers: VIOLATION_RULES.numbersBody,
   search: VIOLATION_RULES.searchBody,
@@ -57,7 +58,7 @@ const SUCCESS_BODY: Record<Exclude<OperationId, 'token'>, string> = {
 
 /** One way a response breaks the OpenAPI document, with the requirement it breaks. */
 export interface Violation {
-  requirement: string;
+  requirement: RequirementId;
   message: string;
 }
 
@@ -149,7 +150,7 @@ export class ResponseValidator {
    * rule, unless the "success" is an OAuth error body sent with a 2xx status: that is a token
    * error that is not a client error (TOKEN-010), not a token response missing its fields.
    */
-  private requirementForSchemaFailure(operationId: OperationId, status: number, body: unknown): string {
+  private requirementForSchemaFailure(operationId: OperationId, status: number, body: unknown): RequirementId {
     if (operationId === 'token' && status < 300) {
       return typeof (body as { error?: unknown } | null)?.error === 'string' ? VIOLATION_RULES.tokenErrorWithSuccessStatus : VIOLATION_RULES.tokenResponse;
     }
