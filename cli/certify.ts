@@ -18,7 +18,8 @@ import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
 import { referenceArgs } from '../harness/embedded-reference.ts';
 import { discover, DiscoveryError, openRoutes, routesOf } from '../harness/discovery.ts';
-import { chooseWorkers, timeExchange } from '../harness/workers.ts';
+import { chooseWorkers, freePortsFrom, timeExchange } from '../harness/workers.ts';
+import { workerReceiverPort } from '../harness/run-receiver.ts';
 import {
   baseUrlCredentials,
   CONFIG_FILE_NAMES,
@@ -26,6 +27,7 @@ import {
   encodeSettings,
   invocation,
   loadRunTarget,
+  MAX_WORKERS,
   REPO_ROOT,
   SETTINGS_ENV,
   settingsFromFlags,
@@ -235,7 +237,9 @@ let workersChosen = `${settings.workers} worker${settings.workers > 1 ? 's' : ''
 if (autoWorkers && values.merge === undefined) {
   const bundledReference = settings.target.source.kind === 'reference';
   const exchangeMs = bundledReference ? null : await timeExchange(`${target.baseUrl}${target.routes.whoami.path}`, target.routes.whoami.method, Math.min(target.timeouts.requestMs, 5_000));
-  const choice = chooseWorkers({ bundledReference, exchangeMs, publicUrl: target.webhooks.publicUrl });
+  const firstWorkerPort = workerReceiverPort(target, 0);
+  const freeReceiverPorts = bundledReference || firstWorkerPort === 0 ? null : await freePortsFrom(target.webhooks.listenHost, firstWorkerPort, MAX_WORKERS);
+  const choice = chooseWorkers({ bundledReference, exchangeMs, publicUrl: target.webhooks.publicUrl, freeReceiverPorts });
   settings.workers = choice.workers;
   workersChosen = `${choice.workers} worker${choice.workers > 1 ? 's' : ''}: ${choice.why}`;
 }

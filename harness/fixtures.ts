@@ -23,6 +23,7 @@ import { RunMessages } from './run-messages.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
 import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome, type Inbound } from './triggers.ts';
+import { workerReceiverPort } from './run-receiver.ts';
 
 /** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
 const DEFAULT_SEND_CAP = 2000;
@@ -204,12 +205,10 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   ],
   receiver: [
     async ({ target, runSettings }, use, workerInfo) => {
-      const { listenHost, listenPort, publicUrl } = target.webhooks;
-      // Declared client webhooks point at the run's receiver on listenPort (run-receiver.ts): the workers take the ports after it.
-      const first = target.triggers.clientWebhooks?.kind === 'declared' ? listenPort + 1 : listenPort;
+      const { listenHost, publicUrl } = target.webhooks;
       const receiver = await WebhookReceiver.start({
         host: listenHost,
-        port: listenPort === 0 ? 0 : first + workerInfo.parallelIndex,
+        port: workerReceiverPort(target, workerInfo.parallelIndex),
         ...(publicUrl && { publicUrl }),
         watch: interferenceWatch(runSettings.runDir),
       });

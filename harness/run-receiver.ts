@@ -26,6 +26,17 @@ export function clientWebhookUrl(target: Target, role: 'primary' | 'secondary', 
   return `${publicBase(listenHost, listenPort, publicUrl)}/clients/${role}/${kind}`;
 }
 
+/**
+ * The port of worker `index`'s own receiver: webhooks.listenPort and the ones after it, or the
+ * ones after it when the run's receiver takes listenPort (declared client webhooks); 0, any free
+ * port, when listenPort is 0.
+ */
+export function workerReceiverPort(target: Target, index: number): number {
+  const { listenPort } = target.webhooks;
+  if (listenPort === 0) return 0;
+  return (target.triggers.clientWebhooks?.kind === 'declared' ? listenPort + 1 : listenPort) + index;
+}
+
 /** Start the run's receiver on webhooks.listenPort; resolves to a function that stops it. */
 export async function startRunReceiver(target: Target, runDir: string, watch?: InterferenceWatch): Promise<() => Promise<void>> {
   mkdirSync(join(runDir, 'client-webhooks'), { recursive: true });

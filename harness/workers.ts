@@ -6,6 +6,7 @@
 // On the machine that runs the target, the run is bound by the CPU both share, and a second worker
 // costs more than it overlaps (bench/certify-time.ts). So the run times a few exchanges with the
 // target before it starts, and takes several workers only when they are slow.
+import { createServer } from 'node:net';
 import { Agent, request } from 'undici';
 import { MAX_WORKERS } from './settings.ts';
 
@@ -28,6 +29,11 @@ export interface RunSituation {
   exchangeMs: number | null;
   /** The config's webhooks.publicUrl, if it sets one. */
   publicUrl: string | undefined;
+  /**
+   * How many of the workers' receiver ports (a fixed webhooks.listenPort and the ones after it)
+   * are free, counted up to MAX_WORKERS; null when the receivers take any free port (listenPort 0).
+   */
+  freeReceiverPorts: number | null;
 }
 
 /** The rules, in order: the first that applies decides. */
@@ -40,7 +46,27 @@ export function chooseWorkers(run: RunSituation): WorkerChoice {
     // Each worker has its own receiver on its own port; a URL without the port reaches one of them.
     return { workers: 1, why: `${took}, but webhooks.publicUrl has no {port}: with {port} in it the run would take ${MAX_WORKERS}` };
   }
+  if (run.freeReceiverPorts !== null && run.freeReceiverPorts < MAX_WORKERS) {
+    // Each worker's receiver listens on its own port after listenPort; a taken one would stop the run.
+    const workers = Math.max(1, run.freeReceiverPorts);
+    return { workers, why: `${took}, but only ${run.freeReceiverPorts} of the ${MAX_WORKERS} receiver ports from webhooks.listenPort on are free` };
+  }
   return { workers: MAX_WORKERS, why: `${took}: ${MAX_WORKERS} workers overlap the waits` };
+}
+
+/** How many consecutive ports from `first` on `host` can be listened on now, counted up to `wanted`. */
+export async function freePortsFrom(host: string, first: number, wanted: number): Promise<number> {
+  let free = 0;
+  while (free < wanted && first + free <= 65_535 && (await canListen(host, first + free))) free++;
+  return free;
+}
+
+function canListen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
 }
 
 /**

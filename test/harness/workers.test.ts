@@ -1,12 +1,12 @@
 // How many workers a run takes when --workers does not say (harness/workers.ts): its rules in
 // order, and the timing of an exchange they read.
 import { expect, test } from '@playwright/test';
-import { chooseWorkers, SLOW_EXCHANGE_MS, timeExchange } from '../../harness/workers.ts';
+import { chooseWorkers, freePortsFrom, SLOW_EXCHANGE_MS, timeExchange } from '../../harness/workers.ts';
 import { MAX_WORKERS } from '../../harness/settings.ts';
 import { closedPort, fakeServer } from '../cli/helpers.ts';
 
 test.describe('the choice of workers', () => {
-  const remote = { bundledReference: false, exchangeMs: 50, publicUrl: undefined };
+  const remote = { bundledReference: false, exchangeMs: 50, publicUrl: undefined, freeReceiverPorts: null };
 
   test('a slow exchange with the target takes every worker, each its own receiver', () => {
     expect(chooseWorkers(remote)).toEqual({ workers: MAX_WORKERS, why: `an exchange with the target takes 50.0 ms: ${MAX_WORKERS} workers overlap the waits` });
@@ -25,6 +25,28 @@ test.describe('the choice of workers', () => {
       workers: 1,
       why: `an exchange with the target takes 50.0 ms, but webhooks.publicUrl has no {port}: with {port} in it the run would take ${MAX_WORKERS}`,
     });
+  });
+});
+
+test.describe('the receivers of the workers', () => {
+  test("take only as many workers as there are free receiver ports after a fixed listenPort, and at least one", () => {
+    const remote = { bundledReference: false, exchangeMs: 50, publicUrl: undefined };
+    expect(chooseWorkers({ ...remote, freeReceiverPorts: MAX_WORKERS })).toMatchObject({ workers: MAX_WORKERS });
+    expect(chooseWorkers({ ...remote, freeReceiverPorts: 2 })).toEqual({ workers: 2, why: `an exchange with the target takes 50.0 ms, but only 2 of the ${MAX_WORKERS} receiver ports from webhooks.listenPort on are free` });
+    expect(chooseWorkers({ ...remote, freeReceiverPorts: 0 })).toMatchObject({ workers: 1 });
+  });
+
+  test('a port something listens on ends the count of free ports', async () => {
+    const taken = await fakeServer(() => {});
+    try {
+      const port = Number(new URL(taken.url).port);
+      expect(await freePortsFrom('127.0.0.1', port, 3)).toBe(0);
+      // the count from just before it stops at it (when the port before it is free)
+      const before = await freePortsFrom('127.0.0.1', port - 1, 3);
+      expect(before).toBeLessThanOrEqual(1);
+    } finally {
+      await taken.close();
+    }
   });
 });
 
