@@ -109,6 +109,32 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.scheme-case-drops-error-code': {
+    breaks: ['AUTH-102'],
+    description: 'a failed token sent under the scheme spelled other than "Bearer" ("bearer", "BEARER") is challenged with no error code, as if no credentials had been sent',
+    behaviour: ({ authenticate }) => ({
+      authenticate: async (request, reply) => {
+        const header = request.headers.authorization ?? '';
+        try {
+          return await authenticate(request, reply);
+        } catch (error) {
+          if (/^bearer\b/i.test(header) && !header.startsWith('Bearer') && error instanceof CoreError && error.status === 401) throw unauthorized(error.message, false);
+          throw error;
+        }
+      },
+    }),
+  },
+  'auth.malformed-bearer-no-error-code': {
+    breaks: ['AUTH-102'],
+    description: 'a bearer credential that is not one well-formed token ("Bearer a b") is challenged with no error code, as if no credentials had been sent',
+    behaviour: ({ authenticate }) => ({
+      authenticate: async (request, reply) => {
+        const header = request.headers.authorization ?? '';
+        if (/^bearer\s+\S/i.test(header) && tokenOf(request) === undefined) throw unauthorized('The Authorization header is not a well-formed bearer token.', false);
+        return authenticate(request, reply);
+      },
+    }),
+  },
   'auth.update-refuses-tokens': {
     breaks: ['AUTH-005'],
     description: 'the number update route answers 401 to every bearer token, however freshly issued',

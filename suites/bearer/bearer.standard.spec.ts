@@ -56,6 +56,36 @@ test.describe('RFC 6750 3.1: a failed token is challenged with error="invalid_to
     });
   }
 
+  // The siblings of the unknown token: the same token under the scheme spelled otherwise (the
+  // scheme is case-insensitive, so a token was still sent), and bearer credentials that are
+  // malformed but carry a value. RFC 6750 3: a request that included an access token and failed
+  // SHOULD carry an error code; for a malformed one 3.1 names invalid_request as well as
+  // invalid_token. (A bare "Bearer" with nothing after it is left out: whether it "lacks any
+  // authentication information" is open.)
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} challenges a failed token under any spelling of the scheme, and a malformed bearer credential, with an error code`, { tag: ['@AUTH-102'] }, async ({ api, target, knownNumbers, newKey, tokens }) => {
+      const request = await requestFor(op, { api, target, knownNumbers, newKey });
+      const token = await tokens.primary!.token();
+      const cases: Array<{ name: string; authorization: string; errors: readonly string[] }> = [
+        { name: 'an unknown token under the scheme spelled "bearer"', authorization: `bearer ${unknownToken()}`, errors: ['invalid_token'] },
+        { name: 'an unknown token under the scheme spelled "BEARER"', authorization: `BEARER ${unknownToken()}`, errors: ['invalid_token'] },
+        { name: 'two tokens after the Bearer scheme', authorization: `Bearer ${token} ${token}`, errors: ['invalid_token', 'invalid_request'] },
+        { name: 'characters no token has after the Bearer scheme', authorization: 'Bearer \u00ff\u00fe%%{}<>', errors: ['invalid_token', 'invalid_request'] },
+      ];
+      let unauthorized = 0;
+      for (const { name, authorization, errors } of cases) {
+        const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization } });
+        // A status other than 401 is AUTH-002's to report; the challenge is judged on the 401s.
+        if (res.status !== 401) continue;
+        unauthorized++;
+        const challenge = challengeOf(res);
+        expect.soft(challenge, `AUTH-102: ${op} with ${name}: the 401 carries a "Bearer" challenge; got ${shown(res)}`).toBeDefined();
+        expect.soft(errors, `AUTH-102: ${op} with ${name}: expected the "Bearer" challenge to carry error=${errors.map((e) => `"${e}"`).join(' or ')}; got ${shown(res)}`).toContain(challenge?.params.error);
+      }
+      expect(unauthorized, `AUTH-102: at least one of these requests to ${op} is a 401 (else there is no challenge to check; AUTH-002 reports why)`).toBeGreaterThan(0);
+    });
+  }
+
   test('whoami challenges an expired token with error="invalid_token"', { tag: ['@AUTH-102'] }, async ({ api, triggers }) => {
     const expired = await triggers.expiredToken();
     const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${expired.token}` } });

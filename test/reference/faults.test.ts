@@ -407,6 +407,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await token(s, { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret });
     return (await call(s, 'GET', '/api/core/whoami', { token: mine })).body.apiClientId === s.client('primary').apiClientId;
   },
+  'auth.scheme-case-drops-error-code': async (s) =>
+    /error="invalid_token"/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'bearer never-issued-token-0123456789' } })).headers['www-authenticate'])),
+  'auth.malformed-bearer-no-error-code': async (s) =>
+    /error="invalid_(token|request)"/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).headers['www-authenticate'])),
   'auth.update-refuses-tokens': async (s) => {
     const { numberId, smsEnabled } = primaryNumber(s);
     return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } })).status === 200;
