@@ -11,8 +11,10 @@ import type { HttpResponse, Transport } from './transport.ts';
 export type ClientRole = 'primary' | 'secondary' | 'special';
 
 export interface CallOptions {
-  /** Values for {placeholders} in the operation's path, e.g. { numberId }. */
+  /** Values for {placeholders} in the operation's path, e.g. { numberId }; percent-encoded as needed. */
   params?: Record<string, string>;
+  /** Values for {placeholders} written into the path as given, already percent-encoded (they win over `params`). */
+  rawParams?: Record<string, string>;
   headers?: Record<string, string>;
   /** A JSON body (serialised as given: use `body` to send bytes that are not JSON). */
   json?: unknown;
@@ -137,6 +139,8 @@ export class ApiClient {
     const { target, transport, validator, evidence } = this.options;
     const route = target.routes[operation];
     const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const raw = options.rawParams?.[name];
+      if (raw !== undefined) return raw;
       const value = options.params?.[name];
       if (value === undefined) throw new Error(`${operation}: path parameter {${name}} not given`);
       return encodeURIComponent(value);

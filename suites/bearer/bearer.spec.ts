@@ -1,7 +1,7 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { CORE_OPERATIONS, acceptedRequestFor, caseSwappedToken, issueToken, requestFor, tamperedToken, unknownToken } from '../support/core-routes.ts';
+import { CORE_OPERATIONS, acceptedRequestFor, caseSwappedToken, issueToken, requestFor, tamperedToken, tokenAlteredAt, unknownToken } from '../support/core-routes.ts';
 
 // Section 5 rules 2 and 3 (and the 7.2 row "invalid or missing bearer token gives 401
 // UNAUTHORIZED"): every /api/core route, one test per route per case, so a verdict names the
@@ -75,7 +75,14 @@ test.describe('7.2: a well-formed but unknown token is 401 UNAUTHORIZED', () => 
       // issued token's case is its own (caseSwappedToken): hex and base32 tokens may be read in
       // either case without accepting anything the server did not issue.
       const swapped = caseSwappedToken(issued);
-      const variants: Array<[string, string]> = [['an altered token', tamperedToken(issued)], ...(swapped === undefined ? [] : [['the issued token in swapped letter case', swapped] as [string, string]])];
+      // Altered at its first, middle and last character: a server that compares a prefix, or a
+      // column too short for the token, is right on one and wrong on another.
+      const altered: Array<[string, string]> = [
+        ['the token altered in its middle', tamperedToken(issued)],
+        ['the token altered at its first character', tokenAlteredAt(issued, 0)],
+        ['the token altered at its last character', tokenAlteredAt(issued, -1)],
+      ];
+      const variants: Array<[string, string]> = [...altered, ...(swapped === undefined ? [] : [['the issued token in swapped letter case', swapped] as [string, string]])];
       for (const [what, token] of variants) {
         const request = await requestFor(op, { api, target, knownNumbers, newKey });
         const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${token}` } });

@@ -7,7 +7,7 @@ import { describeSpelling, formSpelling, PLAIN_SPELLING, respelling, spell, spel
 import { acceptedMessageIds, reportsQueued } from '../../generators/send-port.ts';
 import { acceptedSearch } from '../support/core-routes.ts';
 import { recordRun } from '../support/properties.ts';
-import { deliveredRecipients, smsNumber, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, externalRef, smsNumber, smsPayload } from '../support/sends.ts';
 import { SETTABLE_FIELDS, differentValue, scratchNumber } from '../support/settings.ts';
 
 // Invariance (ERR-007): the answer to a request does not depend on how its JSON is written.
@@ -93,6 +93,32 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
       }
     });
     recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"send is answered alike"', independentCases: true }));
+  });
+
+  // The member names themselves written with escapes, on the sends whose answer turns on a member
+  // being there: "\u006dedia" is the member media (RFC 8259 section 7). A server that looks for
+  // the name in the raw text, not in the parsed object, refuses an MMS that carries media, or
+  // queues an SMS that does. Every spelling that escapes letters is tried, not a drawn few.
+  test('an SMS with media is refused, and an MMS with media accepted, with their member names written in escapes', { tag: ['@ERR-007', '@SEND-002', '@SEND-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const spellings: JsonSpelling[] = (['first-letter', 'every-letter', 'all'] as const).map((escapes) => ({ ...PLAIN_SPELLING, escapes }));
+    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
+    const to = deliveredRecipients(target);
+    const smsWithMedia = { ...smsPayload(smsNumber(knownNumbers), to, 'invariance-sms-media'), media: target.mediaSample };
+    const refused = await jsonCall(api, 'send', smsWithMedia, PLAIN_SPELLING, { headers: { 'idempotency-key': newKey() } });
+    expect(refused).toBeRequestDefect('SEND-002: precondition: the plain SMS with media is refused');
+    for (const spelling of spellings) {
+      const res = await jsonCall(api, 'send', { ...smsWithMedia, externalReference: `${smsWithMedia.externalReference}-${spelling.escapes}` }, spelling, { headers: { 'idempotency-key': newKey() } });
+      sameAnswer('SEND-002', refused, res, describeSpelling(spelling), 'an SMS with media');
+    }
+    // The MMS side needs a number that sends MMS.
+    if (!knownNumbers.mms) return;
+    const mms = { sendFrom: knownNumbers.mms, to, messageType: 'MMS', text: 'Conformance check invariance-mms', media: target.mediaSample, externalReference: externalRef('invariance-mms') };
+    const accepted = await jsonCall(api, 'send', mms, PLAIN_SPELLING, { headers: { 'idempotency-key': newKey() } });
+    expect(accepted).toSucceed('SEND-003: precondition: the plain MMS with media is accepted');
+    for (const spelling of spellings) {
+      const res = await jsonCall(api, 'send', { ...mms, externalReference: `${mms.externalReference}-${spelling.escapes}` }, spelling, { headers: { 'idempotency-key': newKey() } });
+      sameAnswer('SEND-003', accepted, res, describeSpelling(spelling), 'an MMS with media');
+    }
   });
 
   test('an update is answered alike however its JSON is written, and the list then shows the same change', { tag: ['@ERR-007', '@UPD-001', '@UPD-005'] }, async ({ api, knownNumbers, settings, webhooks }) => {

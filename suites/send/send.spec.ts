@@ -1,6 +1,7 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
+import { testRecipients } from '../support/properties.ts';
 import {
   anyOwnNumber,
   deliveredRecipients,
@@ -55,6 +56,14 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
     const mms = { sendFrom: knownNumbers.mms, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check mms-empty-media', media: [], externalReference: externalRef('mms-empty-media') };
     const res = await send(api, newKey(), mms);
     expect(res).toBeRequestDefect('SEND-003: an MMS whose media array is empty is invalid');
+  });
+
+  test('an MMS whose media is null is rejected', { tag: ['@SEND-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // null is no array of media input objects: the MMS carries no media, however the key is there.
+    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+    const mms = { sendFrom: knownNumbers.mms, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check mms-null-media', media: null, externalReference: externalRef('mms-null-media') };
+    const res = await send(api, newKey(), mms);
+    expect(res).toBeRequestDefect('SEND-003: an MMS whose media is null is invalid');
   });
 });
 
@@ -181,6 +190,20 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
     expect(res).toBeRequestDefect('SEND-007: one recipient without + makes the request invalid');
     expect(messageIdsOf(res), 'SEND-007: no message is reported accepted').toEqual([]);
   });
+
+  // Every place in a longer list: a server that checks the first recipients only, or the last,
+  // is right on the case above and wrong on its neighbours.
+  for (let at = 0; at < 5; at++) {
+    test(`an invalid recipient in place ${at + 1} of five makes the whole request invalid`, { tag: ['@SEND-007'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const valid = testRecipients(target);
+      if (valid.length < 4) notTestable(`needs 4 recipients the target admits (recipients.delivered and recipients.allowPattern), it has ${valid.length}`);
+      const to = [...valid.slice(0, 4)];
+      to.splice(at, 0, '12025550100');
+      const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), [], `invalid-recipient-at-${at + 1}`), to });
+      expect(res).toBeRequestDefect(`SEND-007: a recipient without + in place ${at + 1} of ${to.length} makes the request invalid`);
+      expect(messageIdsOf(res), 'SEND-007: no message is reported accepted').toEqual([]);
+    });
+  }
 });
 
 test.describe('4.6 rule 7: synchronous acceptance', () => {

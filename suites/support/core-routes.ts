@@ -151,3 +151,24 @@ export function tamperedToken(token: string): string {
   const swap = /[0-9]/.test(c) ? (c === '7' ? '3' : '7') : /[a-z]/.test(c) ? (c === 'q' ? 'k' : 'q') : /[A-Z]/.test(c) ? (c === 'Q' ? 'K' : 'Q') : c === 'A' ? 'B' : 'A';
   return token.slice(0, i) + swap + token.slice(i + 1);
 }
+
+const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * `token` with its character at `at` (an index; negative counts from the end, padding `=`
+ * skipped) replaced so that the token differs whatever the server makes of it. A base64 digit
+ * gets the digit whose value differs in the top bit (A ↔ g, q ↔ K, 7 ↔ b, - ↔ e): the top bits of
+ * every base64 digit are significant, where the last digit's low bits may be padding that a
+ * lenient decoder ignores, so a token whose last digit only changed its low bits could decode to
+ * the same bytes. Any other character gets tamperedToken's swap.
+ */
+export function tokenAlteredAt(token: string, at: number): string {
+  const end = token.replace(/=+$/, '').length;
+  const i = at < 0 ? end + at : at;
+  const c = token[i]!;
+  const urlSafe = token.includes('-') || token.includes('_');
+  const digits = BASE64_DIGITS + (urlSafe ? '-_' : '+/');
+  const value = digits.indexOf(c);
+  const swap = value >= 0 ? digits[value ^ 32]! : /[0-9]/.test(c) ? (c === '7' ? '3' : '7') : c === 'A' ? 'B' : 'A';
+  return token.slice(0, i) + swap + token.slice(i + 1);
+}

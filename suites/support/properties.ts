@@ -21,12 +21,17 @@ import type { ValidSendPayloadConstraints } from '../../generators/valid-send-pa
  * the numbering plans are never sent to (the send guard would refuse them anyway).
  */
 export function testRecipient(target: Target): fc.Arbitrary<string> {
+  return fc.constantFrom(...testRecipients(target));
+}
+
+/** The recipients of testRecipient, the configured delivered ones first. */
+export function testRecipients(target: Target): string[] {
   const allowed = new RegExp(target.recipients.allowPattern);
   const { min, max } = TEST_OUTCOME_LINES.DELIVERED;
   const fictional = TEST_AREA_CODES.flatMap((npa) =>
     Array.from({ length: max - min + 1 }, (_, i) => `+1${npa}555${String(min + i).padStart(4, '0')}`),
   ).filter((n) => allowed.test(n));
-  return fc.constantFrom(...new Set([...target.recipients.delivered, ...fictional]));
+  return [...new Set([...target.recipients.delivered, ...fictional])];
 }
 
 /**

@@ -147,7 +147,9 @@ test.describe('7.1 Token endpoint errors', () => {
     });
   }
 
-  for (const grant of ['password', 'authorization_code', 'refresh_token', 'urn:example:custom-grant']) {
+  // Beside other grants, client_credentials in other letter cases: section 4.1 says the value
+  // must be client_credentials, and OAuth's values are compared as strings (RFC 6749 4.4.2).
+  for (const grant of ['password', 'authorization_code', 'refresh_token', 'urn:example:custom-grant', 'Client_Credentials', 'CLIENT_CREDENTIALS']) {
     test(`grant_type ${grant} is unsupported_grant_type`, { tag: ['@TOKEN-008', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
       const { clientId, clientSecret } = target.clients.primary;
       const res = await api.call('token', { json: { grant_type: grant, client_id: clientId, client_secret: clientSecret } });

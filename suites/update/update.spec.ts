@@ -41,8 +41,14 @@ test.describe('4.5 Update number settings', () => {
       const patch = { webhookInboundOverride: webhooks.channel(`upd-foreign-${actor}`).url, smsEnabled: before.smsEnabled !== true };
       const res = await api.call('update', { params: { numberId: numberId! }, json: patch, as: actor });
       expect(res).toBeOwnershipRefusal(`UPD-002: the ${actor} client updating the ${owner} client's number ${numberId} is refused 403 FORBIDDEN or 404 NOT_FOUND`);
-      const after = await recordOf(api, numberId!, owner, 'UPD-002');
-      expect(after, `UPD-002: the ${owner} client's number is unchanged`).toEqual(before);
+      expect(await recordOf(api, numberId!, owner, 'UPD-002'), `UPD-002: the ${owner} client's number is unchanged`).toEqual(before);
+      // The same path written another way: a percent-encoded unreserved character is the same
+      // character (RFC 3986 2.3, 6.2.2.2), so the same number, still not the caller's. A server
+      // that checks ownership on the path as written, and looks the number up decoded, lets it through.
+      const spelt = percentEncodedFirstCharacter(numberId!);
+      const respelt = await api.call('update', { rawParams: { numberId: spelt }, json: patch, as: actor });
+      expect(respelt.status >= 200 && respelt.status < 300, `UPD-002: the ${actor} client updating the ${owner} client's number as ${spelt} (the same path, percent-encoded) is refused; answered ${respelt.status} ${respelt.text.slice(0, 200)}`).toBe(false);
+      expect(await recordOf(api, numberId!, owner, 'UPD-002'), `UPD-002: the ${owner} client's number is unchanged after the update written as ${spelt}`).toEqual(before);
     });
   }
 
@@ -128,3 +134,12 @@ test.describe('4.5 Update number settings', () => {
     });
   }
 });
+
+/** `numberId` as a path segment with its first unreserved character percent-encoded, the rest as encodeURIComponent writes them. */
+function percentEncodedFirstCharacter(numberId: string): string {
+  const at = [...numberId].findIndex((c) => /[A-Za-z0-9\-._~]/.test(c));
+  if (at < 0) return encodeURIComponent(numberId);
+  const chars = [...numberId];
+  const hex = `%${chars[at]!.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
+  return chars.map((c, i) => (i === at ? hex : encodeURIComponent(c))).join('');
+}
