@@ -135,6 +135,23 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.token-prefix-compared': {
+    breaks: ['AUTH-004'],
+    description: 'a bearer token is compared over its first 32 characters only (a column too short for it): the issued token with a character after the 32nd changed is accepted',
+    // The token endpoint's answers are watched for the tokens it issues, in clear.
+    route: 'POST /api/auth/token',
+    answer({ status, body }, { stores }) {
+      if (status === 200 && typeof body.access_token === 'string') issuedBy(stores).set(`prefix:${body.access_token.slice(0, 32)}`, body.access_token);
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const token = tokenOf(request);
+        const issued = token === undefined || token.length <= 32 ? undefined : issuedBy(stores).get(`prefix:${token.slice(0, 32)}`);
+        if (issued !== undefined && issued !== token && issued.length === token!.length) request.headers.authorization = `Bearer ${issued}`;
+        return authenticate(request, reply);
+      },
+    }),
+  },
   'auth.update-refuses-tokens': {
     breaks: ['AUTH-005'],
     description: 'the number update route answers 401 to every bearer token, however freshly issued',

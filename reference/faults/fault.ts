@@ -51,6 +51,19 @@ export interface FaultDefinition extends Fault {
   preValidation?: RequestHook;
   preHandler?: RequestHook;
   answer?: (answer: Answer, ctx: ReferenceContext) => void;
+  /** Keep the request body as written, for the hooks above to read (rawBodyOf); only with a route. */
+  rawBody?: boolean;
+}
+
+/** The body of a request as written, kept for a fault that declared `rawBody` on its route. */
+const rawBodies = new WeakMap<FastifyRequest, string>();
+
+export function keepRawBody(request: FastifyRequest, text: string): void {
+  rawBodies.set(request, text);
+}
+
+export function rawBodyOf(request: FastifyRequest): string | undefined {
+  return rawBodies.get(request);
 }
 
 /** The members of the behaviour that are groups of members (paths, schemas, send, webhooks). */

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Behaviour } from '../behaviour.ts';
 import type { ReferenceContext } from '../context.ts';
-import type { Answer, FaultDefinition, FaultDeps, RequestHook } from './fault.ts';
+import { Readable } from 'node:stream';
+import { keepRawBody, type Answer, type FaultDefinition, type FaultDeps, type RequestHook } from './fault.ts';
 import { DEFINITIONS, FAULT_NAMES, type FaultName } from './index.ts';
 
 // How active faults reach the server: buildApp calls these two, and nothing else of the
@@ -14,7 +15,7 @@ const REQUEST_HOOKS = ['onRequest', 'preValidation', 'preHandler'] as const;
 function active(faults: ReadonlySet<FaultName>): FaultDefinition[] {
   return FAULT_NAMES.filter((name) => faults.has(name)).map((name) => {
     const fault: FaultDefinition = DEFINITIONS[name];
-    if (fault.route === undefined && (fault.answer || REQUEST_HOOKS.some((hook) => fault[hook]))) throw new Error(`fault ${name} has hooks but no route`);
+    if (fault.route === undefined && (fault.answer || fault.rawBody || REQUEST_HOOKS.some((hook) => fault[hook]))) throw new Error(`fault ${name} has hooks but no route`);
     return fault;
   });
 }
@@ -38,6 +39,19 @@ function runsFor(fault: FaultDefinition, request: FastifyRequest): boolean {
  */
 export function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext): void {
   const faults = active(ctx.options.faults);
+
+  // The body as written, read before the parser and handed on unchanged.
+  const readers = faults.filter((fault) => fault.rawBody);
+  if (readers.length > 0) {
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      if (!readers.some((fault) => runsFor(fault, request))) return payload;
+      const chunks: Buffer[] = [];
+      for await (const chunk of payload) chunks.push(chunk as Buffer);
+      const bytes = Buffer.concat(chunks);
+      keepRawBody(request, bytes.toString('utf8'));
+      return Readable.from([bytes]);
+    });
+  }
 
   for (const hook of REQUEST_HOOKS) {
     const hooks = faults.filter((fault) => fault[hook]).map((fault) => [fault, fault[hook]!] as [FaultDefinition, RequestHook]);

@@ -9,7 +9,7 @@ import type { SendRequest } from '../send/sendRequest.ts';
 import type { RequestSchemas } from '../spec/requestSchemas.ts';
 import type { ReferenceContext } from '../context.ts';
 import type { DueWebhook } from '../store/outbox.ts';
-import { replaceMember, type Answer, type FaultDefinition, type RequestHook } from './fault.ts';
+import { rawBodyOf, replaceMember, type Answer, type FaultDefinition, type RequestHook } from './fault.ts';
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
@@ -89,6 +89,15 @@ export const SEND_FAULTS = {
       if (body?.messageType === 'MMS' && Array.isArray(body.media) && body.media.length === 0) body.media = [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' }];
     },
   },
+  'send.mms-null-media-accepted': {
+    breaks: ['SEND-003'],
+    description: 'an MMS whose media is null is accepted, as if it carried the first media item the client ever sent (missing media and an empty array are still refused)',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body as { messageType?: unknown; media?: unknown } | null;
+      if (body?.messageType === 'MMS' && body.media === null) body.media = [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' }];
+    },
+  },
   'send.foreign-send-from-accepted': {
     breaks: ['SEND-004'],
     description: "a sendFrom naming another client's number is accepted",
@@ -149,6 +158,28 @@ export const SEND_FAULTS = {
     breaks: ['SEND-007'],
     description: 'a recipient of 16 or more digits is accepted (no upper bound on the length)',
     behaviour: replaceMember('schemas', 'e164', () => /^\+[1-9]\d{1,}$/),
+  },
+  'send.late-recipients-unchecked': {
+    breaks: ['SEND-007'],
+    description: 'recipients from the third on are not checked: an invalid one there is dropped, and the send is queued for the others',
+    route: SEND,
+    preValidation(request, { behaviour }) {
+      const body = request.body as { to?: unknown } | null;
+      if (!Array.isArray(body?.to) || body.to.length < 3) return;
+      const e164 = behaviour.schemas.e164;
+      body.to = body.to.filter((to, i) => i < 2 || (typeof to === 'string' && e164.test(to)));
+    },
+  },
+  'send.media-name-read-as-written': {
+    breaks: ['ERR-007'],
+    description: 'the SMS media rule looks for the member name "media" in the body as written: an SMS whose media member name is written with escapes ("\\u006dedia") is accepted, its media dropped',
+    route: SEND,
+    rawBody: true,
+    preValidation(request) {
+      const body = request.body as { messageType?: unknown; media?: unknown } | null;
+      const text = rawBodyOf(request);
+      if (body?.messageType === 'SMS' && body.media !== undefined && text !== undefined && !text.includes('"media"')) delete body.media;
+    },
   },
   'send.status-not-queued': {
     breaks: ['SEND-008'],

@@ -160,6 +160,21 @@ export const TOKEN_FAULTS = {
       answer.reply.header('www-authenticate', TOKEN_CHALLENGE);
     },
   },
+  'token.grant-type-case-insensitive': {
+    breaks: ['TOKEN-008'],
+    description: 'grant_type is compared without regard to letter case: "CLIENT_CREDENTIALS" issues a token (other grants are still unsupported_grant_type)',
+    route: TOKEN,
+    preHandler(request) {
+      const grant = (value: unknown) => (typeof value === 'string' && value.toLowerCase() === 'client_credentials' ? 'client_credentials' : value);
+      if (request.body instanceof FormParameters) {
+        const values = request.body.values.get('grant_type');
+        if (values) request.body = new FormParameters(new Map([...request.body.values, ['grant_type', values.map((v) => grant(v) as string)]]));
+      } else if (request.body && typeof request.body === 'object') {
+        const body = request.body as Record<string, unknown>;
+        body.grant_type = grant(body.grant_type);
+      }
+    },
+  },
   'token.secret-prefix-accepted': {
     breaks: ['TOKEN-007'],
     description: "a client secret is compared only over the stored secret's length, so the real secret followed by anything issues a token",

@@ -58,6 +58,18 @@ export const UPDATE_FAULTS = {
       if (number && number.apiClientId !== caller && caller !== seeded[0]!.apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
     },
   },
+  'update.percent-encoded-foreign-allowed': {
+    breaks: ['UPD-002'],
+    description: "an update of another client's number is applied when its path writes a character of the numberId percent-encoded that needs no encoding (the ownership check reads the path as written; the number is looked up decoded)",
+    route: UPDATE,
+    preHandler(request, { stores }) {
+      const segment = /\/numbers\/([^/?#]*)/.exec(request.url)?.[1] ?? '';
+      const needless = [...segment.matchAll(/%([0-9A-Fa-f]{2})/g)].some(([, hex]) => /[A-Za-z0-9\-._~]/.test(String.fromCharCode(parseInt(hex!, 16))));
+      if (!needless) return;
+      const number = stores.numbers.byId((request.params as { numberId: string }).numberId);
+      if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
+    },
+  },
   'update.override-copied-to-siblings': {
     breaks: ['UPD-007'],
     description: "an update that sets a webhookDeliveryOverride also gives it to the client's other numbers that have none (a bulk default applied on every write)",

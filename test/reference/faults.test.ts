@@ -194,6 +194,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
   'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
   'send.mms-empty-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [] }))).status === 400,
+  'send.mms-null-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: null }))).status === 400,
   'send.foreign-send-from-accepted': async (s) => (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId))).status === 403,
   'send.foreign-send-from-replayed': async (s) => {
     const key = newKey();
@@ -207,6 +208,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.padded-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [' +12025550123\n'] }))).status === 400,
   'send.00-prefix-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['0012025550123'] }))).status === 400,
   'send.long-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+1202555012345678'] }))).status === 400,
+  'send.late-recipients-unchecked': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124', '12025550125'] }))).status === 400,
+  'send.media-name-read-as-written': async (s) => {
+    const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] })).replace('"media"', '"\\u006dedia"');
+    return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 400;
+  },
   'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
   'send.last-result-dropped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.results.length === 2,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
@@ -376,6 +382,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'token.json-credentials-refused': async (s) => typeof (await token(s, credentials(s))).body.access_token === 'string',
   'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
   'token.missing-credential-wrong-code': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId })).body.error === 'invalid_request',
+  'token.grant-type-case-insensitive': async (s) => (await token(s, { ...credentials(s), grant_type: 'CLIENT_CREDENTIALS' })).body.error === 'unsupported_grant_type',
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
@@ -411,6 +418,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     /error="invalid_token"/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'bearer never-issued-token-0123456789' } })).headers['www-authenticate'])),
   'auth.malformed-bearer-no-error-code': async (s) =>
     /error="invalid_(token|request)"/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).headers['www-authenticate'])),
+  'auth.token-prefix-compared': async (s) => {
+    const issued = await s.token();
+    const last = issued.at(-1) === 'A' ? 'B' : 'A';
+    return (await call(s, 'GET', '/api/core/whoami', { token: `${issued.slice(0, -1)}${last}` })).status === 401;
+  },
   'auth.update-refuses-tokens': async (s) => {
     const { numberId, smsEnabled } = primaryNumber(s);
     return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } })).status === 200;
@@ -497,6 +509,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'update.foreign-number-allowed': async (s) => {
     const foreign = s.client('secondary').numbers[0]!;
     const res = await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { payload: { smsEnabled: !foreign.smsEnabled } });
+    const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
+    await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
+    return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
+  },
+  'update.percent-encoded-foreign-allowed': async (s) => {
+    const foreign = s.client('secondary').numbers[0]!;
+    const spelt = `%${foreign.numberId.charCodeAt(0).toString(16).toUpperCase()}${foreign.numberId.slice(1)}`;
+    const res = await call(s, 'PATCH', `/api/core/numbers/${spelt}`, { payload: { smsEnabled: !foreign.smsEnabled } });
     const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
