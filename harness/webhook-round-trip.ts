@@ -78,9 +78,12 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
   const tried: string[] = [];
   /** Whether a callback came by the number's override: undefined when that way was not tried. */
   let byOverride: boolean | undefined;
+  /** The channel the override pointed at, which goes on listening after the override is put back. */
+  let overrideChannel: WebhookChannel | undefined;
   try {
     if (overridable) {
       const channel = receiver.channel('preflight');
+      overrideChannel = channel;
       const set = await update(channel.url);
       if (set.status !== undefined && isRequestDefectAnswer(set.status)) throw new ReceiverRefused('webhookDeliveryOverride', channel.url, shown(set));
       if (set.status !== undefined && set.status >= 200 && set.status < 300) {
@@ -124,6 +127,13 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
         }
         if (byClient) {
           result.checked.push(`the target reached the harness's run receiver at ${hook.url} (${Date.now() - started} ms)`);
+          return;
+        }
+        if (byOverride === true && overrideChannel?.received.some((c) => names.some((n) => c.text.includes(n)))) {
+          // The outcome went to the override the round trip had set and taken back: the receiver
+          // and the config are fine, and the target kept an override it was told to forget (or
+          // used another number's). That is the target's to answer for, and the suites judge it.
+          result.notes.push(`the outcome of a message sent after ${numberId}'s override was put back came by that override, not by the client's delivery webhook: the receiver is reachable, and the suites judge where outcomes go (WH-002)`);
           return;
         }
         if (byOverride === true) {

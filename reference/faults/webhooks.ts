@@ -17,6 +17,18 @@ export const WEBHOOKS_FAULTS = {
     description: "delivery events go to the client's delivery webhook even when the number has webhookDeliveryOverride set",
     behaviour: replaceMember('webhooks', 'deliveryTarget', () => (client, number) => client.deliveryWebhookUrl ?? number.webhookDeliveryOverride),
   },
+  'webhooks.cleared-override-still-used': {
+    breaks: ['WH-002'],
+    description: "a number's delivery override is remembered when first used and never forgotten: once cleared (null), its outcomes still go to the old override, not to the client's delivery webhook",
+    // A cache of the override per number, filled when an override is used, never emptied.
+    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget) => {
+      const remembered = new Map<string, string>();
+      return (client, number) => {
+        if (number.webhookDeliveryOverride) remembered.set(number.numberId, number.webhookDeliveryOverride);
+        return remembered.get(number.numberId) ?? deliveryTarget(client, number);
+      };
+    }),
+  },
   'webhooks.mms-ignores-override': {
     breaks: ['WH-001'],
     description: "the delivery events of an MMS go to the client's delivery webhook even when the sending number has webhookDeliveryOverride set (an SMS's still go to the override)",

@@ -90,3 +90,34 @@ test.describe('declared client webhooks the config does not match', () => {
     expect(run.stdout + run.stderr).toMatch(/check:  the primary client's delivery webhook on your side: it must point at http:\/\/127\.0\.0\.1:\d+\/clients\/primary\/delivery/);
   });
 });
+
+// The preflight's round trip sets a number's override, puts it back, and then sends for the
+// client's declared webhook. A target that keeps the override it was told to forget sends that
+// outcome to the override: the receiver and the config are fine, so the run goes on and the
+// suites judge WH-002, where the preflight blamed the client webhook's address before.
+test('a target that keeps a cleared override is judged on WH-002, not stopped as a config problem', async () => {
+  test.setTimeout(180_000);
+  const dir = tempDir('triggers-cleared-override');
+  const [serverPort, receiverPort] = [await closedPort(), await closedPort()];
+  const server = await startReference(dir, {
+    port: serverPort,
+    args: ['--client-webhook', `primary:delivery=http://127.0.0.1:${receiverPort}/clients/primary/delivery`, '--faults', 'webhooks.cleared-override-still-used'],
+  });
+  try {
+    const config = parse(readFileSync(join(EXAMPLES, 'reference-triggers.yaml'), 'utf8')) as Record<string, any>;
+    config.baseUrl = server.baseUrl;
+    config.webhooks.listenPort = receiverPort;
+    config.webhooks.timeoutMs = 3000;
+    config.triggers.clientWebhooks = { kind: 'declared', secondary: [] };
+    const file = join(dir, 'cleared-override.yaml');
+    writeFileSync(file, stringify(config));
+    const out = join(dir, 'out');
+    const run = await runCli('cli/certify.ts', ['--config', file, '--out', out, '--grep', '@WH-002', '--workers', '1'], { out });
+    expect(run.code, run.stdout.slice(-3000)).toBe(1);
+    expect(run.summary).toMatch(/^(NOT CONFORMANT|PARTIAL)/);
+    expect(run.report!.requirements.find((r) => r.id === 'WH-002')?.verdict).toBe('fail');
+    expect(run.stdout + run.stderr).toContain("came by that override, not by the client's delivery webhook");
+  } finally {
+    await server.stop();
+  }
+});

@@ -604,6 +604,24 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await clientWebhook(s, null);
     return callback !== undefined && atClient === 0;
   },
+  'webhooks.cleared-override-still-used': async (s) => {
+    const override = await startReceiver();
+    const clientHook = await startReceiver();
+    try {
+      await clientWebhook(s, clientHook.url);
+      await overrideTo(s, override.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      await override.waitFor(1, 2_000).catch(() => []);
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await send(s, sendBody(primaryNumber(s).numberId));
+      const atClient = await clientHook.waitFor(1, 2_000).catch(() => []);
+      return atClient.length === 1 && override.received.length === 1;
+    } finally {
+      await clientWebhook(s, null);
+      await override.close();
+      await clientHook.close();
+    }
+  },
   'webhooks.mms-ignores-override': async (s) => {
     const override = await startReceiver();
     try {
