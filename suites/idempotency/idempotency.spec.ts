@@ -197,4 +197,19 @@ test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft
     expect(replay).toSucceed("IDEM-005, IDEM-103: the primary client's retry still replays");
     expect(sorted(messageIdsOf(replay)), "IDEM-005, IDEM-103: the primary client's key still names its own messages").toEqual(sorted(mine));
   });
+
+  // A key is the whole string: two long keys that share all but their last character are two
+  // keys. A server that stores keys cut to a length (a column too short) takes the second for
+  // the first: it refuses its payload as an unsafe retry, or replays the first send.
+  test('a long key that differs from one used only in its last character is a key not yet used', { tag: ['@IDEM-005'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const stem = `${newKey()}-${'k'.repeat(100)}`;
+    const [first, second] = [`${stem}A`, `${stem}B`];
+    const to = deliveredRecipients(target);
+    const res = await send(api, first, smsPayload(smsNumber(knownNumbers), to, 'long-key-first'));
+    if (!(res.status >= 200 && res.status < 300)) notTestable(`the target did not accept a send under a key of ${first.length} characters (${res.status}): the document sets no length, and longer keys are not tried`);
+    const firstIds = expectQueued(res, 'IDEM-005: precondition: the send under the first long key');
+    const again = await send(api, second, smsPayload(smsNumber(knownNumbers), to, 'long-key-second'));
+    const secondIds = expectQueued(again, `IDEM-005: a send of another payload under a key not yet used (${second.length} characters, the last one differing from a used key's) is a first attempt`);
+    expect(secondIds.filter((id) => firstIds.includes(id)), 'IDEM-005: the send under the second key is its own, not a replay of the first').toEqual([]);
+  });
 });

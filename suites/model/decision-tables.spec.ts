@@ -223,7 +223,12 @@ test.describe('4.5 as a decision table', () => {
     // Each attribute alone in each condition (the full product of one attribute), then every pair of conditions of the whole update.
     const single = (['own', 'foreign', 'unknown'] as const).flatMap((number) => SETTABLE.flatMap((field) => (['value', 'null', 'wrong-type'] as const).map((c) => ({ number, ...Object.fromEntries(SETTABLE.map((f) => [f, f === field ? c : 'absent'])) }) as UpdateRow)));
     const pairs = pairwiseCombinations(UPDATE_FACTORS, (row) => SETTABLE.some((f) => row[f] !== 'absent'));
-    const rows = [...single, ...pairs];
+    // A pairwise row that holds two new values may be refused for a third condition or aimed at
+    // another number: every pair of new values, and all of them, on the client's own number, are
+    // rows of their own, so an update that drops one of several fields is seen applying.
+    const together = (fields: readonly Settable[]) => ({ number: 'own', ...Object.fromEntries(SETTABLE.map((f) => [f, fields.includes(f) ? 'value' : 'absent'])) }) as UpdateRow;
+    const valuesTogether = [...SETTABLE.flatMap((a, i) => SETTABLE.slice(i + 1).map((b) => together([a, b]))), together(SETTABLE)];
+    const rows = [...single, ...valuesTogether, ...pairs];
     let before = start;
     for (const [i, row] of rows.entries()) {
       const target_ = row.number === 'own' ? own! : row.number === 'foreign' ? foreign : undefined;

@@ -99,10 +99,17 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
   // being there: "\u006dedia" is the member media (RFC 8259 section 7). A server that looks for
   // the name in the raw text, not in the parsed object, refuses an MMS that carries media, or
   // queues an SMS that does. Every spelling that escapes letters is tried, not a drawn few.
-  test('an SMS with media is refused, and an MMS with media accepted, with their member names written in escapes', { tag: ['@ERR-007', '@SEND-002', '@SEND-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('an SMS is accepted, an SMS with media refused, and an MMS with media accepted, with every string and member name written in escapes', { tag: ['@ERR-007', '@SEND-002', '@SEND-003'] }, async ({ api, target, knownNumbers, newKey }) => {
     const spellings: JsonSpelling[] = (['first-letter', 'every-letter', 'all'] as const).map((escapes) => ({ ...PLAIN_SPELLING, escapes }));
-    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
     const to = deliveredRecipients(target);
+    // A valid SMS, its "+" and digits escaped too ("all"): a server that checks recipients in the text as written refuses it.
+    const sms = (label: string) => smsPayload(smsNumber(knownNumbers), to, label);
+    const plain = await jsonCall(api, 'send', sms('invariance-escaped-plain'), PLAIN_SPELLING, { headers: { 'idempotency-key': newKey() } });
+    for (const spelling of spellings) {
+      const res = await jsonCall(api, 'send', sms(`invariance-escaped-${spelling.escapes}`), spelling, { headers: { 'idempotency-key': newKey() } });
+      expect.soft(answerOf(res), `ERR-007: an SMS written ${describeSpelling(spelling)} is answered as written plainly; got ${res.text.slice(0, 200)}`).toBe(answerOf(plain));
+    }
+    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
     const smsWithMedia = { ...smsPayload(smsNumber(knownNumbers), to, 'invariance-sms-media'), media: target.mediaSample };
     const refused = await jsonCall(api, 'send', smsWithMedia, PLAIN_SPELLING, { headers: { 'idempotency-key': newKey() } });
     expect(refused).toBeRequestDefect('SEND-002: precondition: the plain SMS with media is refused');

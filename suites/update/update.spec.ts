@@ -49,6 +49,14 @@ test.describe('4.5 Update number settings', () => {
       const respelt = await api.call('update', { rawParams: { numberId: spelt }, json: patch, as: actor });
       expect(respelt.status >= 200 && respelt.status < 300, `UPD-002: the ${actor} client updating the ${owner} client's number as ${spelt} (the same path, percent-encoded) is refused; answered ${respelt.status} ${respelt.text.slice(0, 200)}`).toBe(false);
       expect(await recordOf(api, numberId!, owner, 'UPD-002'), `UPD-002: the ${owner} client's number is unchanged after the update written as ${spelt}`).toEqual(before);
+      // The number named by its phone number instead (a numberId is never one, section 1): a
+      // server that also looks numbers up by phone number must not skip the ownership check there.
+      const phone = (before as { phoneNumber?: unknown }).phoneNumber;
+      if (typeof phone === 'string') {
+        const byPhone = await api.call('update', { params: { numberId: phone }, json: patch, as: actor });
+        expect(byPhone.status >= 200 && byPhone.status < 300, `UPD-002: the ${actor} client updating the ${owner} client's number by its phone number ${phone} is refused; answered ${byPhone.status} ${byPhone.text.slice(0, 200)}`).toBe(false);
+        expect(await recordOf(api, numberId!, owner, 'UPD-002'), `UPD-002: the ${owner} client's number is unchanged after the update by its phone number`).toEqual(before);
+      }
     });
   }
 
