@@ -174,6 +174,14 @@ export const IDEMPOTENCY_FAULTS = {
       else if (earlier === 'same' && lengths.has(slot) && lengths.get(slot) !== length) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
     },
   },
+  'idempotency.keys-cut-to-64': {
+    breaks: ['IDEM-005'],
+    description: 'keys are kept cut to their first 64 characters: a new key that shares them with a used one is taken for it (a replay, or 409 for another payload)',
+    route: SEND,
+    preHandler(request) {
+      if (request.idempotencyKey) request.idempotencyKey = request.idempotencyKey.slice(0, 64);
+    },
+  },
   'idempotency.keys-scoped-by-token': {
     breaks: ['IDEM-004'],
     description: "idempotency records are held per bearer token, not per client: a retry with the same key and payload under a token obtained since is queued as a new send",

@@ -181,6 +181,15 @@ export const SEND_FAULTS = {
       if (body?.messageType === 'SMS' && body.media !== undefined && text !== undefined && !text.includes('"media"')) delete body.media;
     },
   },
+  'send.escaped-plus-refused': {
+    breaks: ['ERR-007'],
+    description: 'recipients are checked in the body as written: a recipient whose "+" is written as the escape \\u002B is refused 400 INVALID_REQUEST',
+    route: SEND,
+    rawBody: true,
+    preValidation(request) {
+      if (/\\u002b/i.test(rawBodyOf(request) ?? '')) throw new CoreError('INVALID_REQUEST', 'A recipient is not an E.164 number.', { field: 'to' });
+    },
+  },
   'send.status-not-queued': {
     breaks: ['SEND-008'],
     description: 'accepted messages are reported with status SENT instead of QUEUED',

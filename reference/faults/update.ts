@@ -70,6 +70,28 @@ export const UPDATE_FAULTS = {
       if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
     },
   },
+  'update.second-flag-dropped': {
+    breaks: ['UPD-001'],
+    description: 'an update that sets smsEnabled and mmsEnabled together applies smsEnabled only: mmsEnabled is dropped, and the answer is 200 (each flag alone is applied)',
+    route: UPDATE,
+    preValidation(request) {
+      const body = request.body as Record<string, unknown> | null;
+      if (body && 'smsEnabled' in body && 'mmsEnabled' in body) delete body.mmsEnabled;
+    },
+  },
+  'update.foreign-number-by-phone': {
+    breaks: ['UPD-002'],
+    description: "the update path also takes a number's phone number, looked up over every client's numbers without the ownership check: another client's number named by its phone number is changed",
+    route: UPDATE,
+    preHandler(request, { stores }) {
+      const params = request.params as { numberId: string };
+      if (!/^\+[1-9]\d{1,14}$/.test(params.numberId)) return;
+      const number = stores.numbers.byPhoneNumber(params.numberId);
+      if (!number) return;
+      params.numberId = number.numberId;
+      request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
+    },
+  },
   'update.override-copied-to-siblings': {
     breaks: ['UPD-007'],
     description: "an update that sets a webhookDeliveryOverride also gives it to the client's other numbers that have none (a bulk default applied on every write)",

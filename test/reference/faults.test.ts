@@ -213,6 +213,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] })).replace('"media"', '"\\u006dedia"');
     return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 400;
   },
+  'send.escaped-plus-refused': async (s) => {
+    const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { to: ['+12025550123'] })).replace('"+1202', '"\\u002B1202');
+    return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 202;
+  },
   'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
   'send.last-result-dropped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.results.length === 2,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
@@ -307,6 +311,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const first = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body), headers: { 'idempotency-key': key } });
     const retry = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body, null, 1), headers: { 'idempotency-key': key } });
     return retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
+  },
+  'idempotency.keys-cut-to-64': async (s) => {
+    const stem = `${newKey()}-${'k'.repeat(80)}`;
+    const first = await send(s, sendBody(primaryNumber(s).numberId), `${stem}A`);
+    const second = await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550124'] }), `${stem}B`);
+    return first.status === 202 && second.status === 202 && second.body.results[0].messageId !== first.body.results[0].messageId;
   },
   'idempotency.keys-scoped-by-token': async (s) => {
     const key = newKey();
@@ -521,6 +531,20 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
   },
+  'update.second-flag-dropped': async (s) => {
+    const { numberId, smsEnabled, mmsEnabled } = primaryNumber(s, 1);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: !smsEnabled, mmsEnabled: !mmsEnabled } });
+    const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.find((n: { numberId: string }) => n.numberId === numberId);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled, mmsEnabled } });
+    return listed.smsEnabled === !smsEnabled && listed.mmsEnabled === !mmsEnabled;
+  },
+  'update.foreign-number-by-phone': async (s) => {
+    const foreign = s.client('secondary').numbers[0]!;
+    const res = await call(s, 'PATCH', `/api/core/numbers/${encodeURIComponent(foreign.phoneNumber)}`, { payload: { smsEnabled: !foreign.smsEnabled } });
+    const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
+    await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
+    return res.status !== 200 && listed.smsEnabled === foreign.smsEnabled;
+  },
   'update.foreign-number-allowed-after-first-client': async (s) => {
     const own = primaryNumber(s, 0);
     const res = await call(s, 'PATCH', `/api/core/numbers/${own.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: !own.smsEnabled } });
@@ -654,6 +678,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       return receiver.received.length === 2 && receiver.received.every((c) => /"status":"(DELIVERED|FAILED)"/.test(c.body));
     } finally {
       await receiver.close();
+    }
+  },
+  'webhooks.third-message-unreported': async (s) => {
+    const override = await startReceiver();
+    try {
+      await overrideTo(s, override.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550100', '+12025550101', '+12025550102'] }));
+      await override.waitFor(3, 2_000).catch(() => undefined);
+      return override.received.length === 3 && override.received.every((c) => /"status":"(DELIVERED|FAILED)"/.test(c.body));
+    } finally {
+      await override.close();
     }
   },
   'webhooks.message-id-missing': async (s) => {
