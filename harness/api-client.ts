@@ -16,6 +16,8 @@ export interface CallOptions {
   /** Values for {placeholders} written into the path as given, already percent-encoded (they win over `params`). */
   rawParams?: Record<string, string>;
   headers?: Record<string, string>;
+  /** Send the names of `headers` as written, not in lower case (HTTP field names are case-insensitive: the same request). */
+  headerNamesAsGiven?: boolean;
   /** A JSON body (serialised as given: use `body` to send bytes that are not JSON). */
   json?: unknown;
   /** A form-encoded body, as fields or as a ready string (to send repeated or odd fields). */
@@ -157,7 +159,7 @@ export class ApiClient {
       body = options.body;
     }
     if (authorization) headers.authorization = authorization;
-    Object.assign(headers, lowerCaseKeys(options.headers ?? {}));
+    Object.assign(headers, options.headerNamesAsGiven ? options.headers : lowerCaseKeys(options.headers ?? {}));
     const request = { method: route.method, url: target.baseUrl + path, headers, body };
     const shown: Exchange['request'] = {
       method: request.method,

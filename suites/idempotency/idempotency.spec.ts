@@ -76,6 +76,11 @@ test.describe('4.6 rule 8: the safe retry queues nothing new', () => {
       expect(sorted(messageIdsOf(retry)), `IDEM-001: retry ${attempt} reports the first messageIds`).toEqual(sorted(retried));
     }
     for (const messageId of [...once, ...retried]) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'IDEM-001: precondition: both messages are reported, so callbacks reach the receiver');
+    // A later moment: the outcome reported and acknowledged, the key still names the send. A
+    // server that forgets a key once its message is settled queues it again here.
+    const late = await send(api, key, body);
+    expect(late).toSucceed('IDEM-001: a retry after the outcome was reported succeeds');
+    expect(sorted(messageIdsOf(late)), "IDEM-001: a retry after the message's outcome was reported still answers the first messageIds").toEqual(sorted(retried));
     await quietPeriod(Date.now() - started);
     const eventsOf = (ids: string[]): ReceivedCallback[] => channel.unique().filter((c) => ids.some((id) => c.text.includes(id)));
     const [onceEvents, retriedEvents] = [eventsOf(once), eventsOf(retried)];
@@ -196,6 +201,19 @@ test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft
     const replay = await send(api, key, primaryBody);
     expect(replay).toSucceed("IDEM-005, IDEM-103: the primary client's retry still replays");
     expect(sorted(messageIdsOf(replay)), "IDEM-005, IDEM-103: the primary client's key still names its own messages").toEqual(sorted(mine));
+  });
+
+  // The header's name in other letter cases is the same header (RFC 9110 5.1): the key is there,
+  // and it is the same key. A server that looks the header up by one spelling answers the send as
+  // if it had none, or the retry as a new operation.
+  test('the Idempotency-Key header named in other letter cases carries the key: the send is accepted and its retry replayed', { tag: ['@SEND-001', '@IDEM-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'key-header-case');
+    const first = await api.call('send', { json: body, headers: { 'IDEMPOTENCY-KEY': key }, headerNamesAsGiven: true });
+    const ids = expectQueued(first, 'SEND-001: a send whose key header is named "IDEMPOTENCY-KEY" carries its key');
+    const retry = await api.call('send', { json: body, headers: { 'idempotency-KEY': key }, headerNamesAsGiven: true });
+    expect(retry).toSucceed('IDEM-001: its retry, the header named "idempotency-KEY", is the safe retry');
+    expect(sorted(messageIdsOf(retry)), 'IDEM-001: the retry under the same key, its header named in other letter cases, replays the first send').toEqual(sorted(ids));
   });
 
   // A key is the whole string: two long keys that share all but their last character are two

@@ -158,6 +158,14 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
     if (!own) notTestable("no field of the primary client's listed numbers holds an E.164 number (the document shows no such field): there is no own number to give as sendFrom");
     const res = await send(api, newKey(), smsPayload(own, deliveredRecipients(target), 'own-e164-send-from'));
     expect(res).toBeRequestDefect(`SEND-006: the client's own number ${own} as sendFrom is invalid`);
+    // Its siblings: the same number with a space before it, and as the sendFrom of an MMS.
+    // (No numberId either: refused as invalid or as not the client's, never accepted.)
+    const padded = await send(api, newKey(), smsPayload(` ${own}`, deliveredRecipients(target), 'own-e164-padded-send-from'));
+    expect(padded.status >= 200 && padded.status < 300, `SEND-006: the client's own number with a space before it, " ${own}", as sendFrom is refused; answered ${padded.status} ${padded.text.slice(0, 200)}`).toBe(false);
+    if (knownNumbers.mms && target.mediaSample.length > 0) {
+      const mms = { sendFrom: own, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check own-e164-mms', media: target.mediaSample, externalReference: externalRef('own-e164-mms') };
+      expect(await send(api, newKey(), mms)).toBeRequestDefect(`SEND-006: the client's own number ${own} as the sendFrom of an MMS is invalid`);
+    }
   });
 
   // One representative per way of missing E.164; the property suite draws every class.

@@ -13,9 +13,14 @@ test.describe('RFC 6749 5.1 Successful response', () => {
 
   test('token answers carry Cache-Control: no-store, on success and on error', { tag: ['@TOKEN-102'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
-    const ok = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    // Each way a client authenticates (section 5 rule 1): a server that sets the header on one path only is right on one and wrong on the others.
+    const ok = await Promise.all([
+      api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
+      api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
+      api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } }),
+    ]);
     const failed = await api.call('token', { json: { grant_type: 'client_credentials', client_id: failingClient(target, 4).clientId, client_secret: 'wrong' } });
-    for (const res of [ok, failed]) {
+    for (const res of [...ok, failed]) {
       expect(res.headers['cache-control'] ?? '', `TOKEN-102: expected ${res.describe()} to carry Cache-Control: no-store`).toMatch(/(^|,)\s*no-store\s*(,|$)/i);
     }
   });

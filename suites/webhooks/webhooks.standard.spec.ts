@@ -2,6 +2,8 @@ import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
 import { deliveredRecipients, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
+import { inboundNaming, inboundTo } from './webhook-support.ts';
+import { randomUUID } from 'node:crypto';
 
 // What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
 // response. Level standard.
@@ -27,6 +29,25 @@ test.describe('Standard Webhooks: signature', () => {
       problem = (e as Error).message;
     }
     expect(problem, 'WH-101: the v1 signature verifies with the client secret (empty means verified)').toBe('');
+  });
+
+  // The other kind of callback: a server that signs its delivery events and not its inbound
+  // ones is right on the test above and wrong here.
+  test('an inbound callback carries a v1 signature that verifies with the client secret too', { tag: ['@WH-101'] }, async ({ target, settings, webhooks, inbound }) => {
+    const secret = target.webhooks.secret;
+    if (!secret) notTestable("needs the client's webhook signing secret (webhooks.secret in the target config)");
+    const channel = webhooks.channel('inbound-signed');
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-101');
+    const text = `Conformance inbound signed ${randomUUID()}`;
+    const { messageId } = await inbound.deliver(text, 'WH-101');
+    const [callback] = await expectCallbacks(channel, 'WH-101', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
+    let problem = '';
+    try {
+      verifyWebhook(secret!, callback!.headers, callback!.text, callback!.receivedAt / 1000);
+    } catch (e) {
+      problem = (e as Error).message;
+    }
+    expect(problem, 'WH-101: the inbound callback carries a v1 signature that verifies with the client secret (empty means verified)').toBe('');
   });
 });
 
