@@ -1,9 +1,8 @@
 import type { ApiResponse } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, requestFor } from '../support/core-routes.ts';
+import { ACCEPTED_BY, BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, requestFor } from '../support/core-routes.ts';
 import { expectQueuedFor } from '../support/sends.ts';
 import { ERROR_PROBES, MALFORMED_JSON, malformedRequest } from './error-probes.ts';
-import type { RequirementId } from '../../harness/requirement-ids.ts';
 
 // Section 7.2 (the CORE wrapper and its status table) and 7.3 (malformed JSON is a request
 // defect), over errors provoked on every core route. Which 4xx a route picks where the
@@ -113,7 +112,7 @@ test.describe('4: response bodies are JSON', () => {
   for (const op of CORE_OPERATIONS) {
     test(`a successful answer of ${op} is JSON`, { tag: ['@ERR-004'] }, async ({ api, target, knownNumbers, newKey }) => {
       const res = await api.call(op, await acceptedRequestFor(op, { api, target, knownNumbers, newKey }));
-      expect(res).toSucceed(`ERR-004: precondition: ${op} answers 2xx`);
+      expect(res).toSucceed(`${ACCEPTED_BY[op]}: precondition: ${op} answers a valid request 2xx`);
       expectJson(res, `${op} success`);
     });
 
@@ -133,7 +132,6 @@ test.describe('4: response bodies are JSON', () => {
 const JSON_WITH_CHARSET = 'application/json; charset=utf-8';
 
 /** The requirement under which a body route accepts the request without the parameter: the check's precondition. */
-const ACCEPTED_UNDER: Readonly<Record<'search' | 'update', RequirementId>> = { search: 'SEARCH-001', update: 'UPD-001' };
 
 const FORM_WITH_CHARSET = 'application/x-www-form-urlencoded; charset=UTF-8';
 
@@ -159,7 +157,7 @@ test.describe('4 (with RFC 8259 11, RFC 9110 8.3.1): a charset parameter on the 
       const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
       const plain = await api.call(op, request);
       if (op === 'send') expectQueuedFor(plain, 'ERR-008', 'the send without the parameter');
-      else expect(plain).toSucceed(`${ACCEPTED_UNDER[op]}: precondition: the ${op} without the parameter is accepted`);
+      else expect(plain).toSucceed(`${ACCEPTED_BY[op]}: precondition: the ${op} without the parameter is accepted`);
       // The send with the parameter is a new operation, under its own key.
       const again = op === 'send' ? { ...request, headers: { ...request.headers, 'idempotency-key': newKey() } } : request;
       const res = await api.call(op, { ...again, headers: { ...again.headers, 'content-type': JSON_WITH_CHARSET } });

@@ -5,7 +5,7 @@ import { expect, notTestable } from '../../harness/fixtures.ts';
 import { readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 export { unknownNumberIdLike } from '../../harness/known-numbers.ts';
 import { anyOwnNumber, deliveredRecipients, smsNumber, smsPayload } from './sends.ts';
-import type { RequirementLabel } from '../../harness/requirement-ids.ts';
+import type { RequirementId, RequirementLabel } from '../../harness/requirement-ids.ts';
 
 /**
  * The /api/core routes and, for each, a request that is right in every respect but the one a
@@ -18,6 +18,12 @@ import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 /** Section 4: every route under /api/core (4.2 to 4.6). */
 export const CORE_OPERATIONS = ['whoami', 'numbers', 'search', 'update', 'send'] as const satisfies readonly OperationId[];
 export type CoreOperation = (typeof CORE_OPERATIONS)[number];
+
+/**
+ * The requirement a valid request of each route breaks when it is not accepted: what a
+ * precondition "the route answers 2xx" is judged on, whatever requirement its test checks next.
+ */
+export const ACCEPTED_BY: Readonly<Record<CoreOperation, RequirementId>> = { whoami: 'CTX-001', numbers: 'NUM-001', search: 'SEARCH-001', update: 'UPD-001', send: 'SEND-008' };
 
 /** The routes whose request carries a JSON body (4.4, 4.5, 4.6). */
 export const BODY_OPERATIONS = ['search', 'update', 'send'] as const satisfies readonly CoreOperation[];
