@@ -28,6 +28,16 @@ export const ERRORS_FAULTS = {
     description: "the router's own refusals (an over-long path parameter) are answered in fastify's flat body, not the CORE wrapper",
     behaviour: () => ({ frameworkErrors: undefined }),
   },
+  'errors.body-limit-plain-text': {
+    breaks: ['ERR-001'],
+    description: 'a body over the size limit is answered 413 with a text/plain "Payload Too Large", not the CORE wrapper (every other error still is)',
+    route: /^[A-Z]+ \/api\/core\//,
+    answer(answer) {
+      if (answer.status !== 413) return;
+      answer.reply.type('text/plain');
+      answer.text = 'Payload Too Large';
+    },
+  },
   'errors.request-id-missing': {
     breaks: ['ERR-001'],
     description: "the router's own refusals are answered in the CORE wrapper without requestId",

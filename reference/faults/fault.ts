@@ -28,6 +28,8 @@ export interface Answer {
   body: Record<string, any>;
   /** What the route or one of its hooks threw, when this is an error answer. */
   readonly error: unknown;
+  /** Set to answer this text instead of the body (with the content type the fault sets on reply). */
+  text?: string;
 }
 
 /** A hook before the route's handler: it may change the request, or refuse it by throwing. */

@@ -182,6 +182,18 @@ export const IDEMPOTENCY_FAULTS = {
       if (request.idempotencyKey) request.idempotencyKey = request.idempotencyKey.slice(0, 64);
     },
   },
+  'idempotency.forgotten-after-outcome': {
+    breaks: ['IDEM-001'],
+    description: "a key is forgotten once its messages' delivery events were delivered: the same retry after the outcome was reported queues the messages again",
+    route: SEND,
+    preHandler(request, ctx) {
+      const record = recordOf(request, ctx);
+      if (!record || earlierRecord(request, ctx) !== 'same') return;
+      const ids = messageIdsOf(record);
+      const delivered = ctx.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND state = 'delivered'`);
+      if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);
+    },
+  },
   'idempotency.keys-scoped-by-token': {
     breaks: ['IDEM-004'],
     description: "idempotency records are held per bearer token, not per client: a retry with the same key and payload under a token obtained since is queued as a new send",

@@ -81,6 +81,6 @@ export function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext):
     const answer: Answer = { request, reply, status: reply.statusCode, body: body as Answer['body'], error: errors.get(request) };
     for (const fault of matching) fault.answer!(answer, ctx);
     reply.code(answer.status);
-    return JSON.stringify(answer.body);
+    return answer.text ?? JSON.stringify(answer.body);
   });
 }

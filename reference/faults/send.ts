@@ -190,6 +190,43 @@ export const SEND_FAULTS = {
       if (/\\u002b/i.test(rawBodyOf(request) ?? '')) throw new CoreError('INVALID_REQUEST', 'A recipient is not an E.164 number.', { field: 'to' });
     },
   },
+  'send.padded-own-phone-resolved': {
+    breaks: ['SEND-006'],
+    description: "a sendFrom that is one of the client's own phone numbers with whitespace around it is mapped to its numberId and accepted (the bare phone number is still refused)",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const trimmed = request.sendFrom.trim();
+      const own = trimmed !== request.sendFrom ? numbers.byPhoneNumber(trimmed) : undefined;
+      return resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
+    }),
+  },
+  'send.own-phone-resolved-for-mms': {
+    breaks: ['SEND-006'],
+    description: "the sendFrom of an MMS that is one of the client's own phone numbers is mapped to its numberId and accepted (an SMS's is still refused)",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const own = request.messageType === 'MMS' ? numbers.byPhoneNumber(request.sendFrom) : undefined;
+      return resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
+    }),
+  },
+  'send.key-header-one-spelling': {
+    breaks: ['SEND-001'],
+    description: 'the Idempotency-Key header is read only when its name is written "Idempotency-Key" or "idempotency-key": named in other letter cases, the send is refused 400 as having no key',
+    route: SEND,
+    onRequest(request) {
+      const raw = request.raw.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i]!;
+        if (name.toLowerCase() === 'idempotency-key' && name !== 'Idempotency-Key' && name !== 'idempotency-key') delete request.headers['idempotency-key'];
+      }
+    },
+  },
+  'send.encoded-client-id-owner-check': {
+    breaks: ['NUM-002'],
+    description: 'ownership of sendFrom is checked against the client id percent-encoded: a client whose id has characters that need encoding is refused 403 sending from its own listed numbers',
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      if (encodeURIComponent(client.clientId) !== client.clientId) throw new CoreError('FORBIDDEN', 'sendFrom is not a number owned by this API client.', { field: 'sendFrom' });
+      return resolveSendFrom(request, client, numbers);
+    }),
+  },
   'send.status-not-queued': {
     breaks: ['SEND-008'],
     description: 'accepted messages are reported with status SENT instead of QUEUED',

@@ -175,6 +175,14 @@ export const TOKEN_FAULTS = {
       }
     },
   },
+  'token.no-store-missing-form': {
+    breaks: ['TOKEN-102'],
+    description: 'token answers to a form-encoded request carry no Cache-Control: no-store (JSON requests still do)',
+    route: TOKEN,
+    answer({ request, reply }) {
+      if (/^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '')) reply.removeHeader('cache-control');
+    },
+  },
   'token.secret-prefix-accepted': {
     breaks: ['TOKEN-007'],
     description: "a client secret is compared only over the stored secret's length, so the real secret followed by anything issues a token",

@@ -109,6 +109,16 @@ export const WEBHOOKS_FAULTS = {
       return headers;
     }),
   },
+  'webhooks.inbound-unsigned': {
+    breaks: ['WH-101'],
+    description: 'inbound callbacks are sent without the webhook-signature header (delivery events are signed)',
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, payload, nowMs) => {
+      const headers = signedHeaders(secret, webhookId, payload, nowMs);
+      if (!payload.includes('"message.inbound"')) return headers;
+      const { 'webhook-signature': _dropped, ...unsigned } = headers;
+      return unsigned;
+    }),
+  },
   'webhooks.signed-over-escaped-json': {
     breaks: ['WH-101'],
     description: 'the signature is computed over the body with every character outside ASCII written as a \\u escape, while the body sent carries them as UTF-8 (an ASCII body verifies)',

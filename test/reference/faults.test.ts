@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { request as undiciRequest } from 'undici';
 import { buildApp } from '../../reference/app.ts';
 import { parseCommandLine } from '../../reference/cli/args.ts';
 import { ConfigError } from '../../reference/errors.ts';
@@ -205,6 +206,21 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.unknown-send-from-not-found': async (s) => (await send(s, sendBody('num_0000000000000000000000000000dead'))).status === 403,
   'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
+  'send.padded-own-phone-resolved': async (s) => (await send(s, sendBody(` ${primaryNumber(s).phoneNumber}`))).status !== 202,
+  'send.own-phone-resolved-for-mms': async (s) =>
+    (await send(s, sendBody(primaryNumber(s).phoneNumber, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
+  'send.key-header-one-spelling': async (s) => {
+    // Over a socket: app.inject writes every header name in lower case.
+    const base = s.app.server.listening ? `http://127.0.0.1:${(s.app.server.address() as AddressInfo).port}` : await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await undiciRequest(`${base}/api/core/messages/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await s.token()}`, 'content-type': 'application/json', 'IDEMPOTENCY-KEY': newKey() },
+      body: JSON.stringify(sendBody(primaryNumber(s).numberId)),
+    });
+    await res.body.dump();
+    return res.statusCode === 202;
+  },
+  'send.encoded-client-id-owner-check': async (s) => (await send(s, sendBody(s.client('special').numbers[0]!.numberId), newKey(), await s.token('special'))).status === 202,
   'send.padded-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [' +12025550123\n'] }))).status === 400,
   'send.00-prefix-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['0012025550123'] }))).status === 400,
   'send.long-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+1202555012345678'] }))).status === 400,
@@ -318,6 +334,22 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const second = await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550124'] }), `${stem}B`);
     return first.status === 202 && second.status === 202 && second.body.results[0].messageId !== first.body.results[0].messageId;
   },
+  'idempotency.forgotten-after-outcome': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      const key = newKey();
+      const body = sendBody(primaryNumber(s).numberId);
+      const first = await send(s, body, key);
+      await receiver.waitFor(1, 2_000).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const retry = await send(s, body, key);
+      return retry.body.results[0].messageId === first.body.results[0].messageId;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'idempotency.keys-scoped-by-token': async (s) => {
     const key = newKey();
     const first = await send(s, sendBody(primaryNumber(s).numberId), key);
@@ -349,6 +381,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': key } })).status === 202;
   },
   'errors.flat-router-errors': async (s) => typeof (await routerRefusal(s)).body.error === 'object',
+  'errors.body-limit-plain-text': async (s) => {
+    const res = await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { padding: 'x'.repeat(300_000) } });
+    return res.status === 413 && typeof (res.body as { error?: unknown }).error === 'object';
+  },
   'errors.request-id-missing': async (s) => typeof (await routerRefusal(s)).body.requestId === 'string',
   'errors.forbidden-as-not-found': async (s) => {
     const res = await send(s, sendBody('num_0000000000000000000000000000dead'));
@@ -393,6 +429,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
   'token.missing-credential-wrong-code': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId })).body.error === 'invalid_request',
   'token.grant-type-case-insensitive': async (s) => (await token(s, { ...credentials(s), grant_type: 'CLIENT_CREDENTIALS' })).body.error === 'unsupported_grant_type',
+  'token.no-store-missing-form': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const res = await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString());
+    return res.status === 200 && /no-store/.test(String(res.headers['cache-control']));
+  },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
@@ -701,6 +742,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { callback } = await deliveryCallback(s, (receiver) => clientWebhook(s, receiver));
     await clientWebhook(s, null);
     return callback !== undefined;
+  },
+  'webhooks.inbound-unsigned': async (s) => {
+    const override = await startReceiver();
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: override.url } });
+      await call(s, 'POST', '/_control/inbound', { token: s.app.reference.controlToken!, payload: { numberId: primaryNumber(s).numberId, from: '+12025550123', text: 'hello' } });
+      const [callback] = await override.waitFor(1, 2_000).catch(() => []);
+      return typeof callback?.headers['webhook-signature'] === 'string';
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: null } });
+      await override.close();
+    }
   },
   'webhooks.inbound-override-ignored': async (s) => {
     const [atOverride, atClient] = await inboundCallbacks(s, async (override, client) => {
