@@ -111,6 +111,7 @@ export const REQUIREMENT_IDS = [
   'WH-005',
   'WH-007',
   'WH-008',
+  'WH-009',
   'WH-006',
   'WH-101',
   'WH-102',

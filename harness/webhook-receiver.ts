@@ -183,7 +183,9 @@ export class WebhookReceiver {
       const text = Buffer.concat(chunks).toString('utf8');
       if (channel) channel.push(receivedCallback(req, channel.id, text, status));
       this.options.watch?.check(text, `a callback to ${path}`);
-      res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
+      const answer = () => res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
+      if (channel && channel.holdMs > 0) setTimeout(answer, channel.holdMs);
+      else answer();
     });
   }
 }
@@ -192,6 +194,8 @@ export class WebhookChannel {
   readonly received: ReceivedCallback[] = [];
   private scripted: number[] = [];
   private waiters: Array<() => void> = [];
+  /** How long the receiver waits before it answers a callback to this channel (holdAnswers). */
+  holdMs = 0;
 
   constructor(
     readonly id: string,
@@ -202,6 +206,12 @@ export class WebhookChannel {
   /** Answer the next callbacks with these statuses in turn (then 200): to make the target retry. */
   respondWith(...statuses: number[]): this {
     this.scripted.push(...statuses);
+    return this;
+  }
+
+  /** Answer each callback `ms` after it arrived (it is recorded at once): a slow receiver. */
+  holdAnswers(ms: number): this {
+    this.holdMs = ms;
     return this;
   }
 

@@ -52,7 +52,7 @@ export interface FaultDefinition extends Fault {
   onRequest?: RequestHook;
   preValidation?: RequestHook;
   preHandler?: RequestHook;
-  answer?: (answer: Answer, ctx: ReferenceContext) => void;
+  answer?: (answer: Answer, ctx: ReferenceContext) => void | Promise<void>;
   /** Keep the request body as written, for the hooks above to read (rawBodyOf); only with a route. */
   rawBody?: boolean;
 }

@@ -79,7 +79,7 @@ export function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext):
     }
     if (typeof body !== 'object' || body === null) return payload;
     const answer: Answer = { request, reply, status: reply.statusCode, body: body as Answer['body'], error: errors.get(request) };
-    for (const fault of matching) fault.answer!(answer, ctx);
+    for (const fault of matching) await fault.answer!(answer, ctx);
     reply.code(answer.status);
     return answer.text ?? JSON.stringify(answer.body);
   });

@@ -77,6 +77,18 @@ export const WEBHOOKS_FAULTS = {
       };
     }),
   },
+  'webhooks.callback-before-answer': {
+    breaks: ['WH-009'],
+    description: "a send is answered only once the first attempt of each of its messages' delivery events has been answered by the receiver (or timed out): a slow receiver holds the send's answer back",
+    route: 'POST /api/core/messages/send',
+    async answer({ status, body }, { db }) {
+      if (status < 200 || status >= 300) return;
+      const ids: string[] = (body.results ?? []).flatMap((r: { messageId?: unknown }) => (typeof r?.messageId === 'string' ? [r.messageId] : []));
+      const attempted = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND (attempts > 0 OR state <> 'pending')`);
+      const deadline = Date.now() + 15_000;
+      while (Date.now() < deadline && !ids.every((id) => attempted.get(id)!.n > 0)) await new Promise((resolve) => setTimeout(resolve, 50));
+    },
+  },
   'webhooks.message-id-missing': {
     breaks: ['WH-003'],
     description: 'delivery events carry a message URL instead of the messageId',

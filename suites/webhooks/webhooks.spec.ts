@@ -158,6 +158,30 @@ test.describe('6 what a delivery callback carries', () => {
   });
 });
 
+test.describe('1, 4.6 rule 7: the outcome is reported later, not before the send is answered', () => {
+  // The receiver holds its answers to this send's callbacks. A server that sends a callback and
+  // waits for the receiver's answer before it answers the send answers seconds after the callback
+  // arrived; one that dispatches the callback on its own answers at once, even when the callback
+  // happens to arrive first.
+  const HOLD_MS = 5_000;
+  const WAITED_MS = 2_000;
+  test("a send is answered while the receiver holds back its answer to the send's callback", { tag: ['@WH-009'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('held-answers').holdAnswers(HOLD_MS);
+    await deliverTo(settings, numberId, channel.url, 'WH-009');
+    const res = await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-held-answers'));
+    const answeredAt = Date.now();
+    const ids = expectQueuedFor(res, 'WH-009');
+    const before = channel.received.filter((c) => ids.some((id) => c.text.includes(id)) && answeredAt - c.receivedAt >= WAITED_MS);
+    expect(
+      before.map((c) => `a callback naming ${ids.filter((id) => c.text.includes(id)).join(', ')} arrived ${answeredAt - c.receivedAt} ms before the send was answered`),
+      `WH-009: the send waited on its callback, whose answer the receiver held ${HOLD_MS / 1000} s: the outcome must come after the answer, not hold it back`,
+    ).toEqual([]);
+    // Its outcome still arrives (WH-001 judges where), so the hold left nothing unread.
+    await awaitCallback(channel, ids[0]!, target.webhooks.timeoutMs + HOLD_MS, 'WH-001: precondition: the held callback arrives');
+  });
+});
+
 test.describe('6 inbound traffic by webhook', () => {
   test("an inbound message is POSTed to the number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ target, settings, webhooks, inbound }) => {
     const channel = webhooks.channel('inbound-override');

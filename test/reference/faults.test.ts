@@ -732,6 +732,24 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await override.close();
     }
   },
+  'webhooks.callback-before-answer': async (s) => {
+    // A receiver that answers 1.5 s late: the send must be answered without waiting for it.
+    const slow = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => res.writeHead(204).end(), 1_500));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      await overrideTo(s, `http://127.0.0.1:${(slow.address() as AddressInfo).port}`);
+      const started = Date.now();
+      const res = await send(s, sendBody(primaryNumber(s).numberId));
+      return res.status === 202 && Date.now() - started < 1_000;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  },
   'webhooks.message-id-missing': async (s) => {
     const { messageId, callback } = await deliveryCallback(s, (override) => overrideTo(s, override));
     return JSON.parse(callback!.body).data.messageId === messageId;
