@@ -3,6 +3,7 @@ import { parseBasicCredentials } from '../auth/basicCredentials.ts';
 import { FormParameters, readTokenParameters, type TokenParameters } from '../auth/tokenParameters.ts';
 import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
 import { TOKEN_CHALLENGE } from '../routes/token.ts';
+import { bearerToken, unauthorized } from '../auth/bearer.ts';
 import type { Answer, FaultDefinition } from './fault.ts';
 
 // Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a
@@ -10,6 +11,9 @@ import type { Answer, FaultDefinition } from './fault.ts';
 // route reads them; the others rewrite the route's answer.
 
 const TOKEN = 'POST /api/auth/token';
+
+/** Tokens issued to HTTP Basic under token.basic-lifetime-halved, and when each stops working. */
+const halvedTokens = new Map<string, number>();
 
 /** The body's token parameters, or undefined where the route refuses them as unreadable. */
 function parametersOf(request: FastifyRequest): TokenParameters | undefined {
@@ -182,6 +186,23 @@ export const TOKEN_FAULTS = {
     answer({ request, reply }) {
       if (/^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '')) reply.removeHeader('cache-control');
     },
+  },
+  'token.basic-lifetime-halved': {
+    breaks: ['TOKEN-011'],
+    description: 'a token issued to HTTP Basic client authentication stops working after half the lifetime its expires_in reports (tokens asked for with body credentials live their full lifetime)',
+    route: TOKEN,
+    answer({ request, status, body }) {
+      if (status !== 200 || typeof body.access_token !== 'string' || !/^Basic\s/i.test(request.headers.authorization ?? '')) return;
+      halvedTokens.set(body.access_token, Date.now() + (Number(body.expires_in) * 1000) / 2);
+    },
+    behaviour: ({ authenticate }) => ({
+      authenticate: async (request, reply) => {
+        const token = bearerToken(request.headers.authorization ?? '');
+        const until = token === undefined ? undefined : halvedTokens.get(token);
+        if (until !== undefined && Date.now() > until) throw unauthorized('The bearer token is unknown or expired.', true);
+        return authenticate(request, reply);
+      },
+    }),
   },
   'token.secret-prefix-accepted': {
     breaks: ['TOKEN-007'],

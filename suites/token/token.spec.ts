@@ -76,6 +76,49 @@ test.describe('4.1 Issue an access token', () => {
     ).toBeGreaterThanOrEqual(mustLiveMs);
   });
 
+  // The same rule for the other ways of asking (section 5 rule 1): a server that gives tokens
+  // asked for by form fields or by HTTP Basic another lifetime than they report is right on the
+  // token watched above and wrong here. Each is watched until its lifetime, less the tolerance, is
+  // out; a 401 before then fails.
+  test('a token asked for by form fields or by HTTP Basic is accepted until the lifetime its expires_in reports is out', { tag: ['@TOKEN-011'] }, async ({ api, target }) => {
+    const trigger = target.triggers.expireToken;
+    if (trigger?.kind !== 'wait') notTestable(reasonFor('tokenLifetime'));
+    const { clientId, clientSecret } = trigger!.client;
+    const ways: Array<[string, () => ReturnType<typeof api.call>]> = [
+      ['form fields', () => api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } })],
+      ['HTTP Basic', () => api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } })],
+    ];
+    const watched = await Promise.all(
+      ways.map(async ([how, issue]) => {
+        const requested = Date.now();
+        const res = await issue();
+        expect(res).toSucceed(`TOKEN-001: precondition: ${clientId} obtains a token by ${how}`);
+        const seconds = Number(res.body?.expires_in);
+        return { how, token: String(res.body.access_token), requested, mustLiveMs: seconds * 1000 - LIFETIME_TOLERANCE_MS, seconds };
+      }),
+    );
+    const longest = Math.max(...watched.map((w) => w.mustLiveMs));
+    if (watched.some((w) => !Number.isFinite(w.mustLiveMs))) notTestable(`a token of ${clientId} reports no usable expires_in`);
+    if (longest > trigger!.maxWaitSeconds * 1000) notTestable(`the tokens of ${clientId} report lifetimes longer than triggers.expireToken.maxWaitSeconds (${trigger!.maxWaitSeconds} s) lets the harness wait`);
+    const refused = new Map<string, number>();
+    for (;;) {
+      const now = Date.now();
+      const live = watched.filter((w) => !refused.has(w.how) && now - w.requested < w.mustLiveMs);
+      if (live.length === 0) break;
+      for (const w of live) {
+        const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${w.token}` } });
+        if (res.status === 401 && Date.now() - w.requested < w.mustLiveMs) refused.set(w.how, Date.now() - w.requested);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    for (const w of watched) {
+      expect.soft(
+        refused.get(w.how),
+        `TOKEN-011: the token ${clientId} obtained by ${w.how} reported expires_in ${w.seconds} s, but was refused ${((refused.get(w.how) ?? 0) / 1000).toFixed(1)} s after it was requested`,
+      ).toBeUndefined();
+    }
+  });
+
   test('accepts client credentials in a JSON body', { tag: ['@TOKEN-003'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
     const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });

@@ -423,7 +423,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   // The demo's brief client: its tokens live 2 s.
   'token.expires-in-milliseconds': async (s) => {
     const { clientId, clientSecret } = s.client('brief');
-    return (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.expires_in === 2;
+    return (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.expires_in === 5;
   },
   'token.json-credentials-refused': async (s) => typeof (await token(s, credentials(s))).body.access_token === 'string',
   'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
@@ -433,6 +433,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { clientId, clientSecret } = s.client('primary');
     const res = await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString());
     return res.status === 200 && /no-store/.test(String(res.headers['cache-control']));
+  },
+  'token.basic-lifetime-halved': async (s) => {
+    const { clientId, clientSecret } = s.client('brief');
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    const issued = await token(s, 'grant_type=client_credentials', { authorization: basic });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    return (await call(s, 'GET', '/api/core/whoami', { token: issued.body.access_token })).status === 200;
   },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');

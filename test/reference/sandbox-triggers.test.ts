@@ -98,7 +98,7 @@ test.describe('client webhooks at start, on the command line', () => {
       const secondary = described.clients.find((client) => client.role === 'secondary')!;
       expect(secondary.webhooks).toEqual({ inbound: 'https://hooks.example.com/in' });
       const brief = described.clients.find((client) => client.role === 'brief');
-      expect(brief).toMatchObject({ clientId: 'demo-brief', clientSecret: 'demo-brief-secret', tokenTtlSeconds: 2, numbers: [{ phoneNumber: '+12025550145', campaignregId: 'CDEMO05', smsEnabled: true, mmsEnabled: true }] });
+      expect(brief).toMatchObject({ clientId: 'demo-brief', clientSecret: 'demo-brief-secret', tokenTtlSeconds: 5, numbers: [{ phoneNumber: '+12025550145', campaignregId: 'CDEMO05', smsEnabled: true, mmsEnabled: true }] });
       // The harness reads this file as a target (--fixtures): the new role does not stop it.
       expect(loadTarget(out, {}).clients.primary.clientId).toBe('demo-primary');
       const token = await request(`${baseUrl}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: secondary.clientId, client_secret: secondary.clientSecret }) });
@@ -131,17 +131,17 @@ test.describe('client webhooks at start, on the command line', () => {
 });
 
 test.describe('the brief client (expireToken: wait)', () => {
-  test("its token says expires_in 2 and is refused 401 UNAUTHORIZED after 2 s, while another client's token of the same moment is not", async ({ server }) => {
+  test("its token says expires_in 5 and is refused 401 UNAUTHORIZED after 5 s, while another client's token of the same moment is not", async ({ server }) => {
     const issue = async (role: 'brief' | 'primary') => {
       const { clientId, clientSecret } = server.client(role);
       const response = await server.app.inject({ method: 'POST', url: '/api/auth/token', payload: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
       return response.json() as { access_token: string; expires_in: number };
     };
     const [brief, primary] = await Promise.all([issue('brief'), issue('primary')]);
-    expect(brief.expires_in).toBe(2);
+    expect(brief.expires_in).toBe(5);
     expect(primary.expires_in).toBe(3600);
     expect((await whoami(server, brief.access_token)).statusCode).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await new Promise((resolve) => setTimeout(resolve, 5100));
     const expired = await whoami(server, brief.access_token);
     expect(expired.statusCode).toBe(401);
     expect(expired.json().error.code).toBe('UNAUTHORIZED');
