@@ -151,8 +151,6 @@ test.describe('4: response bodies are JSON', () => {
 // form) section 4 asks for (ERR-008).
 const JSON_WITH_CHARSET = 'application/json; charset=utf-8';
 
-/** The requirement under which a body route accepts the request without the parameter: the check's precondition. */
-
 const FORM_WITH_CHARSET = 'application/x-www-form-urlencoded; charset=UTF-8';
 
 test.describe('4 (with RFC 8259 11, RFC 9110 8.3.1): a charset parameter on the body\'s media type changes nothing', () => {
@@ -182,6 +180,31 @@ test.describe('4 (with RFC 8259 11, RFC 9110 8.3.1): a charset parameter on the 
       const again = op === 'send' ? { ...request, headers: { ...request.headers, 'idempotency-key': newKey() } } : request;
       const res = await api.call(op, { ...again, headers: { ...again.headers, 'content-type': JSON_WITH_CHARSET } });
       expect(res).toSucceed(`ERR-008: the same ${op} labelled "${JSON_WITH_CHARSET}" is accepted, as without the parameter`);
+    });
+  }
+});
+
+// RFC 9110 8.3.1: the type and subtype of a media type are case-insensitive. Level standard: the
+// document asks for JSON bodies, and how a label may be spelt is HTTP's (ERR-103).
+const JSON_IN_CAPITALS = 'Application/JSON';
+
+test.describe('RFC 9110 8.3.1: a media type is read whatever the case of its letters', () => {
+  test(`the token endpoint reads a JSON body labelled "${JSON_IN_CAPITALS}" as JSON`, { tag: ['@ERR-103'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const json = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    expect(await api.call('token', { json })).toSucceed('TOKEN-003: precondition: the JSON token request labelled application/json issues a token');
+    const res = await api.call('token', { json, headers: { 'content-type': JSON_IN_CAPITALS } });
+    expect(res).toSucceed(`ERR-103: the same token request labelled "${JSON_IN_CAPITALS}" issues a token`);
+  });
+
+  for (const op of BODY_OPERATIONS) {
+    test(`${op} reads a JSON body labelled "${JSON_IN_CAPITALS}" as JSON`, { tag: ['@ERR-103'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
+      const plain = await api.call(op, request);
+      expect(plain).toSucceed(`${ACCEPTED_BY[op]}: precondition: the ${op} labelled application/json is accepted`);
+      const again = op === 'send' ? { ...request, headers: { ...request.headers, 'idempotency-key': newKey() } } : request;
+      const res = await api.call(op, { ...again, headers: { ...again.headers, 'content-type': JSON_IN_CAPITALS } });
+      expect(res).toSucceed(`ERR-103: the same ${op} labelled "${JSON_IN_CAPITALS}" is accepted`);
     });
   }
 });

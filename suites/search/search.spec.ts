@@ -1,5 +1,5 @@
 import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { SEARCH_CANDIDATES, SEARCH_PROBE, acceptedSearch } from '../support/core-routes.ts';
 
 // Section 4.4: the number search. Its path, method and success status come from the target's
@@ -28,6 +28,19 @@ test.describe('4.4 Search available numbers', () => {
   test('a search answers requestedQuantity as a number', { tag: ['@SEARCH-001'] }, async ({ api }) => {
     const res = await acceptedAnswer(api);
     expect(typeof res.body.requestedQuantity, `SEARCH-001: requestedQuantity is a number; body ${res.text.slice(0, 200)}`).toBe('number');
+  });
+
+  // The sibling of a search that finds numbers: one that finds none. groups is still an array
+  // (an empty one), not null or absent: a server right on the first can be wrong on this.
+  test('a search that finds nothing answers groups as an array too', { tag: ['@SEARCH-001'] }, async ({ api }) => {
+    const found = await acceptedSearch(api);
+    if (!found.body) notTestable('no search body among the candidates was accepted (SEARCH-001 reports why)');
+    const NOWHERE: Record<string, string> = { npa: '999', nxx: '999', city: 'Nowhere', state: 'ZZ', zipCode: '00000', rateCenter: 'NOWHERE' };
+    const body = Object.fromEntries(Object.keys(found.body!).map((k) => [k, NOWHERE[k] ?? 'nowhere']));
+    if (Object.keys(body).length === 0) notTestable('the accepted search has no criteria to point at nothing');
+    const res = await api.call('search', { json: body });
+    if (!(res.status >= 200 && res.status < 300)) notTestable(`the target refused a search for ${JSON.stringify(body)} (${res.status}): nothing to read`);
+    expect(Array.isArray(res.body.groups), `SEARCH-001: a search for ${JSON.stringify(body)} answers groups as an array; body ${res.text.slice(0, 200)}`).toBe(true);
   });
 });
 

@@ -222,4 +222,24 @@ test.describe('6 inbound traffic by webhook', () => {
       expect(deliveryChannel.received.filter((c) => c.text.includes(text)).map((c) => c.text.slice(0, 200)), "WH-005: the number's delivery override receives none of its inbound traffic").toEqual([]);
     });
   });
+
+  test("with an inbound override on another of the client's numbers only, inbound traffic to a number without one goes to the client's inbound webhook, never to that neighbour's override", { tag: ['@WH-005'] }, async ({ target, settings, webhooks, triggers, inbound, knownNumbers }) => {
+    // The override is the number's own (section 6): a server that falls back to another
+    // number's override (one of the same campaign, say) is right whenever no neighbour has one.
+    const own = knownNumbers.primary.find((n) => n.numberId === inbound.numberId);
+    const others = knownNumbers.primary.filter((n) => n.numberId !== inbound.numberId);
+    const neighbour = others.find((n) => own?.campaignregId !== undefined && n.campaignregId === own.campaignregId) ?? others[0];
+    if (!neighbour) notTestable('needs a second number of the primary client, to give it an inbound override');
+    const neighbourChannel = webhooks.channel('inbound-neighbour-override');
+    await inboundTo(settings, inbound.numberId, null, 'WH-005');
+    await inboundTo(settings, neighbour!.numberId, neighbourChannel.url, 'WH-005');
+    await triggers.withClientWebhook('inbound', 'WH-005', async (channel) => {
+      const text = `Conformance inbound ${randomUUID()}`;
+      const sent = Date.now();
+      const { messageId } = await inbound.deliver(text, 'WH-005');
+      await expectCallbacks(channel, 'WH-005', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
+      await quietPeriod(Date.now() - sent);
+      expect(neighbourChannel.received.filter((c) => c.text.includes(text)).map((c) => c.text.slice(0, 200)), `WH-005: the inbound override of ${neighbour!.numberId} receives none of ${inbound.numberId}'s inbound traffic`).toEqual([]);
+    });
+  });
 });

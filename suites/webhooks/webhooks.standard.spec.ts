@@ -96,20 +96,24 @@ test.describe('Standard Webhooks: timestamp tolerance', () => {
 });
 
 test.describe('Standard Webhooks: retries', () => {
-  test('a callback answered 500 is retried with the same webhook-id', { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
-    const numberId = smsNumber(knownNumbers);
-    const channel = webhooks.channel('retry').respondWith(500);
-    await deliverTo(settings, numberId, channel.url, 'WH-103');
-    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-retry')), 'WH-103');
-    const [failed] = await expectCallbacks(channel, 'WH-103', `a callback naming ${messageId}`, namesMessage(messageId!), { timeoutMs: target.webhooks.timeoutMs });
-    expect(failed!.answered, 'WH-103: precondition: the first attempt was answered 500').toBe(500);
-    const id = failed!.headers['webhook-id'];
-    expect(id, 'WH-103: the callback carries a webhook-id').toBeTruthy();
-    // The retry is the attempt with the failed one's webhook-id: a server may send the message's
-    // other events (a status before the final one) meanwhile, each with its own id.
-    const [, retried] = await expectCallbacks(channel, 'WH-103', `a retry of the callback answered 500 (webhook-id ${id})`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
-    expect(retried!.text, 'WH-103: the retry carries the same event').toBe(failed!.text);
-  });
+  // Only 2xx is success (Standard Webhooks): a 4xx answer is a failure like a 5xx, and is
+  // retried too (410 alone tells the sender to stop, and is not tried here).
+  for (const status of [500, 400, 429]) {
+    test(`a callback answered ${status} is retried with the same webhook-id`, { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+      const numberId = smsNumber(knownNumbers);
+      const channel = webhooks.channel(`retry-${status}`).respondWith(status);
+      await deliverTo(settings, numberId, channel.url, 'WH-103');
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), `wh-retry-${status}`)), 'WH-103');
+      const [failed] = await expectCallbacks(channel, 'WH-103', `a callback naming ${messageId}`, namesMessage(messageId!), { timeoutMs: target.webhooks.timeoutMs });
+      expect(failed!.answered, `WH-103: precondition: the first attempt was answered ${status}`).toBe(status);
+      const id = failed!.headers['webhook-id'];
+      expect(id, 'WH-103: the callback carries a webhook-id').toBeTruthy();
+      // The retry is the attempt with the failed one's webhook-id: a server may send the message's
+      // other events (a status before the final one) meanwhile, each with its own id.
+      const [, retried] = await expectCallbacks(channel, 'WH-103', `a retry of the callback answered ${status} (webhook-id ${id})`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
+      expect(retried!.text, 'WH-103: the retry carries the same event').toBe(failed!.text);
+    });
+  }
 
   test('a callback to an unreachable receiver is retried once it is reachable', { tag: ['@WH-104'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);
