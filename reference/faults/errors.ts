@@ -93,6 +93,17 @@ export const ERRORS_FAULTS = {
       answer.body = coreErrorBody(new CoreError('SERVER_ERROR', failure.stack ?? failure.message), answer.request.id);
     },
   },
+  'errors.media-type-case-refused': {
+    breaks: ['ERR-103'],
+    description: 'a JSON body labelled Application/JSON (the media type in other letter cases) is refused 415, on the token endpoint and on every core route',
+    route: /^[A-Z]+ \/api\/(?:core\/|auth\/token$)/,
+    onRequest(request) {
+      const type = request.headers['content-type'] ?? '';
+      if (!/^\s*application\/json\b/i.test(type) || /^\s*application\/json\b/.test(type)) return;
+      const refusal = 'Content-Type must be application/json.';
+      throw request.url.startsWith('/api/core/') ? new CoreError('UNSUPPORTED_MEDIA_TYPE', refusal) : new OAuthError('invalid_request', refusal, 415);
+    },
+  },
   'errors.json-charset-refused': {
     breaks: ['ERR-008'],
     description: 'a JSON body labelled application/json with a charset parameter is refused 415, on the token endpoint and on every core route',

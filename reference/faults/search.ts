@@ -26,6 +26,14 @@ export const SEARCH_FAULTS = {
       if (status === 200) delete body.providerResultCount;
     },
   },
+  'search.empty-groups-null': {
+    breaks: ['SEARCH-001'],
+    description: 'a search that finds nothing answers groups: null instead of an empty array (a search with results is right)',
+    route: SEARCH,
+    answer({ status, body }) {
+      if (status === 200 && Array.isArray(body.groups) && body.groups.length === 0) body.groups = null;
+    },
+  },
   'search.upstream-failure-500': {
     breaks: ['SEARCH-002'],
     description: 'an error status from the inventory provider is answered 500 SERVER_ERROR instead of 502 UPSTREAM_ERROR',

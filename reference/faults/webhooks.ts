@@ -131,6 +131,25 @@ export const WEBHOOKS_FAULTS = {
       return unsigned;
     }),
   },
+  'webhooks.inbound-neighbour-override': {
+    breaks: ['WH-005'],
+    description: "inbound traffic to a number without an inbound override goes to the inbound override of another of the client's numbers (the first that has one), not to the client's inbound webhook",
+    behaviour: (behaviour, { stores }) => ({
+      webhooks: {
+        ...behaviour.webhooks,
+        inboundTarget: (client, number) => {
+          if (number.webhookInboundOverride) return behaviour.webhooks.inboundTarget(client, number);
+          const neighbour = stores.numbers.listForClient(client.apiClientId).find((n) => n.numberId !== number.numberId && n.webhookInboundOverride);
+          return neighbour?.webhookInboundOverride ?? behaviour.webhooks.inboundTarget(client, number);
+        },
+      },
+    }),
+  },
+  'webhooks.client-error-not-retried': {
+    breaks: ['WH-103'],
+    description: 'a callback answered with a 4xx status (other than 410) is taken as final and never retried (5xx answers still are)',
+    behaviour: replaceMember('webhooks', 'retried', (retried) => (attempt) => !(attempt.status !== undefined && attempt.status >= 400 && attempt.status < 500) && retried(attempt)),
+  },
   'webhooks.signed-over-escaped-json': {
     breaks: ['WH-101'],
     description: 'the signature is computed over the body with every character outside ASCII written as a \\u escape, while the body sent carries them as UTF-8 (an ASCII body verifies)',

@@ -396,6 +396,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const [a, b] = [await call(s, 'GET', '/api/core/numbers', { token: null }), await call(s, 'GET', '/api/core/numbers', { token: null })];
     return a.body.requestId !== b.body.requestId;
   },
+  'errors.media-type-case-refused': async (s) => {
+    const capitals = { 'content-type': 'Application/JSON' };
+    const search = await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa":"202"}', headers: capitals });
+    return search.status === 200 && (await token(s, credentials(s), capitals)).status === 200;
+  },
   'errors.json-charset-refused': async (s) => {
     const charset = { 'content-type': 'application/json; charset=utf-8' };
     const search = await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa":"202"}', headers: charset });
@@ -657,6 +662,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
 
   'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
+  'search.empty-groups-null': async (s) => Array.isArray((await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '999' } })).body.groups),
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
   'search.upstream-failure-500': async (s) => {
     await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status: 503 } });
@@ -792,6 +798,24 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: client } });
     });
     return atClient === 1;
+  },
+  'webhooks.client-error-not-retried': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(400).end())) >= 2,
+  'webhooks.inbound-neighbour-override': async (s) => {
+    const neighbour = await startReceiver();
+    const clientHook = await startReceiver();
+    const other = primaryNumber(s, 1).numberId;
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${other}`, { payload: { webhookInboundOverride: neighbour.url } });
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: clientHook.url } });
+      await call(s, 'POST', '/_control/inbound', { token: s.app.reference.controlToken!, payload: { numberId: primaryNumber(s).numberId, from: '+12025550123', text: 'hello' } });
+      await Promise.race([neighbour.waitFor(1, 2_000), clientHook.waitFor(1, 2_000)]).catch(() => undefined);
+      return clientHook.received.length === 1 && neighbour.received.length === 0;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${other}`, { payload: { webhookInboundOverride: null } });
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: null } });
+      await neighbour.close();
+      await clientHook.close();
+    }
   },
   'webhooks.answer-not-retried': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(500).end())) >= 2,
   // no answer at all: the connection is dropped as soon as the request arrives
