@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
+import { tokenHash } from '../auth/tokenHash.ts';
 import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -56,6 +57,8 @@ function deliveryEventsAgain({ db }: ReferenceContext, messageIds: readonly stri
 // to arrive meanwhile.
 const RACE_WINDOW_MS = 100;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// The token that made each (client, key)'s record, per server, under idempotency.dies-with-token.
+const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 // The body length of the first request under each (client, key), per server, under idempotency.raw-bytes-fingerprint.
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 // The (client, key) slots held in that window, per server.
@@ -192,6 +195,23 @@ export const IDEMPOTENCY_FAULTS = {
       const ids = messageIdsOf(record);
       const delivered = ctx.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND state = 'delivered'`);
       if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);
+    },
+  },
+  'idempotency.dies-with-token': {
+    breaks: ['IDEM-004'],
+    description: 'a key is kept with the token that made its record, and forgotten once that token has expired: the safe retry under a new token, after the first expired, queues the send again (a retry while the first token lives is replayed)',
+    route: SEND,
+    preHandler(request, ctx) {
+      let makers = keyMakers.get(ctx);
+      if (!makers) keyMakers.set(ctx, (makers = new Map()));
+      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const token = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      const maker = makers.get(slot);
+      if (maker === undefined) {
+        if (!recordOf(request, ctx)) makers.set(slot, token);
+        return;
+      }
+      if (maker !== token && !ctx.stores.clients.byTokenHash(tokenHash(maker), Date.now())) request.idempotencyKey = freshKey(request);
     },
   },
   'idempotency.keys-scoped-by-token': {

@@ -80,6 +80,41 @@ test.describe('4.6 rule 8: a key\'s record is the client\'s, whichever token car
   });
 });
 
+test.describe('4.6 rule 8 and 5 rule 5: a key outlives the token that carried it', () => {
+  // The retry section 5 rule 5 describes: the token expired, the client obtains another and
+  // retries once. A server that keeps a key's record with the token that made it is right while
+  // that token lives and wrong after. Seen with the short-lived client of triggers.expireToken
+  // (kind wait), sending from a number of its own.
+  test('a retry under a new token, after the token of the first attempt has expired, is the safe retry', { tag: ['@IDEM-004'] }, async ({ api, target, newKey }) => {
+    const trigger = target.triggers.expireToken;
+    if (trigger?.kind !== 'wait') notTestable('needs triggers.expireToken of kind wait: a client whose tokens expire while the test waits');
+    const { clientId, clientSecret } = trigger!.client;
+    const tokenOf = async () => {
+      const res = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+      expect(res).toSucceed(`TOKEN-001: precondition: ${clientId} obtains a token`);
+      return { token: String(res.body.access_token), seconds: Number(res.body.expires_in) };
+    };
+    const as = (token: string) => ({ as: 'none' as const, headers: { authorization: `Bearer ${token}` } });
+    const first = await tokenOf();
+    if (!(first.seconds > 0) || first.seconds > trigger!.maxWaitSeconds) notTestable(`the tokens of ${clientId} report expires_in ${first.seconds}, beyond triggers.expireToken.maxWaitSeconds (${trigger!.maxWaitSeconds} s)`);
+    const listed = await api.call('numbers', as(first.token));
+    expect(listed).toSucceed(`NUM-001: precondition: ${clientId} lists its numbers`);
+    const own = (itemsAt(listed.body, target.routes.numbersItemsPath) as Array<Record<string, unknown>> | undefined)?.find((n) => typeof n?.numberId === 'string' && typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false);
+    if (!own) notTestable(`${clientId} (triggers.expireToken) lists no number with a campaignregId and SMS enabled to send from`);
+    const key = newKey();
+    const body = smsPayload(String(own!.numberId), deliveredRecipients(target), 'identity-expired-token');
+    const firstAnswer = await api.call('send', { ...as(first.token), headers: { ...as(first.token).headers, 'idempotency-key': key }, json: body });
+    const ids = expectQueuedFor(firstAnswer, 'SEND-008', `the first send of ${clientId}`);
+    // Until the first token is refused, at most its lifetime and the harness's margin.
+    const deadline = Date.now() + first.seconds * 1000 + 5_000;
+    while (Date.now() < deadline && (await api.call('whoami', as(first.token))).status !== 401) await new Promise((resolve) => setTimeout(resolve, 500));
+    const second = await tokenOf();
+    const retry = await api.call('send', { ...as(second.token), headers: { ...as(second.token).headers, 'idempotency-key': key }, json: body });
+    expect(retry).toSucceed(`IDEM-004: the retry with a new token of ${clientId}, the first one expired, is the safe retry`);
+    expect(sorted(messageIdsOf(retry)), `IDEM-004: the retry with a new token, the first one expired, reports the first messageIds`).toEqual(sorted(ids));
+  });
+});
+
 test.describe('4.5 and 6: a number\'s settings and callbacks are the number\'s', () => {
   test('with overrides on two numbers, each number\'s outcomes go to its own override and an update of one leaves the other as it was', { tag: ['@WH-001', '@UPD-007'], ...HOLDS_EVERYTHING }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const a = smsNumber(knownNumbers);

@@ -350,6 +350,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'idempotency.dies-with-token': async (s) => {
+    const { clientId, clientSecret } = s.client('brief');
+    const first = (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.access_token as string;
+    const key = newKey();
+    const body = sendBody(s.client('brief').numbers[0]!.numberId);
+    const sent = await send(s, body, key, first);
+    await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId } });
+    const second = (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.access_token as string;
+    const retry = await send(s, body, key, second);
+    return retry.status === 202 && retry.body.results[0].messageId === sent.body.results[0].messageId;
+  },
   'idempotency.keys-scoped-by-token': async (s) => {
     const key = newKey();
     const first = await send(s, sendBody(primaryNumber(s).numberId), key);
