@@ -56,7 +56,14 @@ test.describe('7.2 The CORE wrapper on a refusal before the route reads the body
     const record = (await readNumbers(api)).find((n) => n.numberId === numberId);
     if (record) settings.remember(record, 'primary');
     const body = { ...noOpPatchOf(record), conformancePadding: 'x'.repeat(1_572_864) };
-    const { res, violation } = await answerOf(api.call('update', { params: { numberId }, json: body }));
+    // A connection closed on the body is no answer to judge (a proxy may do that): not testable.
+    let answered: Awaited<ReturnType<typeof answerOf>>;
+    try {
+      answered = await answerOf(api.call('update', { params: { numberId }, json: body }));
+    } catch (e) {
+      notTestable(`the target gave no answer to an update body of ${JSON.stringify(body).length} bytes: ${(e as Error).message.split('\n')[0]}`);
+    }
+    const { res, violation } = answered!;
     if (res.status >= 200 && res.status < 300) notTestable(`the target took an update body of ${JSON.stringify(body).length} bytes; no larger one is tried`);
     // The wrapper first (ERR-001), then what else the answer breaks (a text/plain body: ERR-004).
     expectWrapper(res, 'ERR-001', `an update body of ${JSON.stringify(body).length} bytes`);
