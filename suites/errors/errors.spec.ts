@@ -1,6 +1,7 @@
 import { answerOf, type ApiResponse } from '../../harness/api-client.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
+import { HarnessStop } from '../../harness/judgement.ts';
 import { scratchNumber } from '../support/settings.ts';
 import { ACCEPTED_BY, BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, noOpPatchOf, requestFor } from '../support/core-routes.ts';
 import { expectQueuedFor } from '../support/sends.ts';
@@ -61,6 +62,7 @@ test.describe('7.2 The CORE wrapper on a refusal before the route reads the body
     try {
       answered = await answerOf(api.call('update', { params: { numberId }, json: body }));
     } catch (e) {
+      if (e instanceof HarnessStop) throw e;
       notTestable(`the target gave no answer to an update body of ${JSON.stringify(body).length} bytes: ${(e as Error).message.split('\n')[0]}`);
     }
     const { res, violation } = answered!;
