@@ -82,24 +82,34 @@ async function certify(faults: string[], grep: string | undefined): Promise<RunR
     child.stderr.on('data', (c) => (text += c));
     child.on('close', () => done(text));
   });
+  let report: { verdict?: string; run?: { errors?: string[] }; requirements: Array<{ id: string; verdict: string }> };
   try {
-    const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { requirements: Array<{ id: string; verdict: string }> };
-    return { failing: report.requirements.filter((r) => r.verdict === 'fail' || r.verdict === 'non-strict fail').map((r) => r.id) };
+    report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as typeof report;
   } catch {
     return { failing: [], error: `no report: ${output.trim().split('\n').slice(-5).join(' | ')}` };
   }
+  const failing = report.requirements.filter((r) => r.verdict === 'fail' || r.verdict === 'non-strict fail').map((r) => r.id);
+  // A run that ended in a harness error judged nothing: it neither caught nor missed the fault.
+  if (report.verdict === 'harness error' && failing.length === 0) return { failing, error: `harness error: ${(report.run?.errors ?? []).join(' | ').slice(0, 300) || output.trim().split('\n').slice(-3).join(' | ')}` };
+  return { failing };
+}
+
+/** certify, once more when the run itself failed (a port taken meanwhile, a start too slow on a loaded machine). */
+async function certifyJudged(faults: string[], grep: string | undefined): Promise<RunResult> {
+  const first = await certify(faults, grep);
+  return first.error ? certify(faults, grep) : first;
 }
 
 async function runFault(name: FaultName): Promise<Row> {
   const started = Date.now();
   const { breaks } = FAULTS[name];
   const grep = values.full ? undefined : breaks.map((id) => `@${id}\\b`).join('|');
-  let result = await certify([name], grep);
+  let result = await certifyJudged([name], grep);
   const seconds = () => Math.round((Date.now() - started) / 100) / 10;
   if (result.error) return { fault: name, breaks, outcome: 'harness error', failing: [], seconds: seconds(), note: result.error };
   if (result.failing.some((id) => breaks.includes(id))) return { fault: name, breaks, outcome: 'caught', failing: result.failing, seconds: seconds() };
   // Not caught by its own tests: does any other test notice?
-  if (!values.full) result = await certify([name], undefined);
+  if (!values.full) result = await certifyJudged([name], undefined);
   const outcome: Outcome = result.error ? 'harness error' : result.failing.some((id) => breaks.includes(id)) ? 'caught' : result.failing.length ? 'caught elsewhere' : 'missed';
   return { fault: name, breaks, outcome, failing: result.failing, seconds: seconds(), ...(result.error && { note: result.error }) };
 }

@@ -226,12 +226,27 @@ async function checkRoutes(target: Target, token: string, result: PreflightResul
     stopUnlessAnswered(answer, target, config);
     const gap = answer.status === 405 || (answer.status === 404 && !pathFixed);
     if (!gap) continue;
+    if (op === 'update' && answer.status === 404 && params?.numberId !== undefined && !(await listedAlone(target, token, params.numberId, timeoutMs))) {
+      // The number came from a list read beside other clients' lists; asked alone, the client
+      // does not list it: the first list was another client's (NUM-003), and the 404 is about
+      // the number, not the route. The suites judge the list.
+      result.notes.push(`the update of ${params.numberId} was answered 404, and the primary client, asked alone, does not list that number, which its list showed when read beside the other clients': the suites judge the lists (NUM-003)`);
+      continue;
+    }
     throw new PreflightError(
       `routes.${op} is not set, and the reference profile's ${route.method} ${route.path} is not served by the target`,
       shown(answer),
       `routes.${op} ${config}: the document leaves its ${pathFixed ? 'method' : 'method and path'} open; set them to your server's (init finds them: messaging-conformance init --base-url …)`,
     );
   }
+}
+
+/** Whether the client whose token this is lists `numberId`, asked alone (one request, nothing else in flight for it). */
+async function listedAlone(target: Target, token: string, numberId: string, timeoutMs: number): Promise<boolean> {
+  const route = target.routes.numbers;
+  const answer = await send(route, target.baseUrl + route.path, { authorization: `Bearer ${token}` }, undefined, timeoutMs);
+  const items = itemsAt(answer.json, target.routes.numbersItemsPath);
+  return Array.isArray(items) && items.some((n) => (n as { numberId?: unknown } | null)?.numberId === numberId);
 }
 
 /** Whose credentials a token request presents: a configured client, or a trigger's own client (its name and config fields). */

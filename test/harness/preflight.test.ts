@@ -197,3 +197,24 @@ test('a configured number the lists disagree with is the server\'s failure when 
   expect(missing.error).toBeUndefined();
   expect(missing.result?.notes.join()).toContain('which the suites judge (NUM-001)');
 });
+
+test("an update of a number the client's first list showed, answered 404 while the client asked alone does not list it, is the lists' failure, not a route to set", async () => {
+  // The first list is another client's (a server that mixes up concurrent callers); asked again, alone, the client's own.
+  let lists = 0;
+  const { result, error } = await against((req, body) => {
+    if (token(req, () => true, body)) return token(req, () => true, body);
+    if (req.method === 'GET' && req.url === '/api/core/numbers') return [200, { numbers: [{ numberId: lists++ === 0 ? 'num_theirs' : 'num_mine' }] }];
+    if (req.method === 'PATCH' && req.url === '/api/core/numbers/num_theirs') return [404, { error: { code: 'NOT_FOUND' } }];
+    return undefined;
+  });
+  expect(error).toBeUndefined();
+  expect(result?.notes.join()).toContain('asked alone, does not list that number');
+  // Listed alone too, the same 404 is a route the target does not serve: the config's gap.
+  const served = await against((req, body) => {
+    if (token(req, () => true, body)) return token(req, () => true, body);
+    if (req.method === 'GET' && req.url === '/api/core/numbers') return [200, { numbers: [{ numberId: 'num_mine' }] }];
+    if (req.method === 'PATCH') return [404, { error: { code: 'NOT_FOUND' } }];
+    return undefined;
+  });
+  expect(served.error?.message).toMatch(/routes\.update is not set/);
+});
