@@ -46,7 +46,7 @@ test('a baseline naming an unknown ID is refused before the run, never under a C
 
 test('grep, shard, workers: bad values are named at once, without a Playwright stack trace', async () => {
   const run = await runCli('cli/certify.ts', ['--grep', '@SEND-(', '--shard', '3/2', '--workers', 'many']);
-  expectRefused(run, '--grep: "@SEND-(" is not a regular expression', '--shard: takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got 3/2)', '--workers: takes a positive whole number (got many)');
+  expectRefused(run, '--grep: "@SEND-(" is not a regular expression', '--shard: takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got 3/2)', '--workers: takes a positive whole number, or auto (got many)');
   expectRefused(await runCli('cli/certify.ts', ['--grep', '@NOTHING-999']), '--grep: selects no test: nothing would run');
 });
 
