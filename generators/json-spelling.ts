@@ -21,7 +21,7 @@ export interface JsonSpelling {
   /** Rotate each object's members by this many places (0: as given). */
   rotateMembers: number;
   /** Which characters of strings (names and values) are written as escapes. */
-  escapes: 'none' | 'slashes' | 'first-letter' | 'every-letter' | 'all';
+  escapes: 'none' | 'slashes' | 'first-letter' | 'every-letter' | 'symbols' | 'all';
 }
 
 export const PLAIN_SPELLING: JsonSpelling = { whitespace: '', reverseMembers: false, rotateMembers: 0, escapes: 'none' };
@@ -32,7 +32,7 @@ export function jsonSpelling(): fc.Arbitrary<JsonSpelling> {
     whitespace: fc.constantFrom<JsonSpelling['whitespace']>('', ' ', '\n', '\t', '\r\n', ' \t\n '),
     reverseMembers: fc.boolean(),
     rotateMembers: fc.nat({ max: 5 }),
-    escapes: fc.constantFrom<JsonSpelling['escapes']>('none', 'slashes', 'first-letter', 'every-letter', 'all'),
+    escapes: fc.constantFrom<JsonSpelling['escapes']>('none', 'slashes', 'first-letter', 'every-letter', 'symbols', 'all'),
   });
 }
 
@@ -91,6 +91,10 @@ function spellString(text: string, escapes: JsonSpelling['escapes']): string {
         return char;
       case 'every-letter':
         return /\p{L}/u.test(char) ? unicodeEscape(char) : char;
+      // What is neither letter nor digit ('+', '-', ':', '/', '.'), names left readable: the
+      // spelling of a value a server that scans the text for "to" or "media" still finds.
+      case 'symbols':
+        return /[\p{L}\p{N}]/u.test(char) ? char : unicodeEscape(char);
       case 'all':
         return unicodeEscape(char);
     }

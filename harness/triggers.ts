@@ -351,8 +351,14 @@ function canSend(n: NumberRecord): boolean {
   return typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false;
 }
 
-/** How much sooner than its expires_in a token may stop working and still have lived as long as it said (clocks, the round trip). */
-export const LIFETIME_TOLERANCE_MS = 2_000;
+/**
+ * How much sooner than its expires_in a token may stop working and still have lived as long as
+ * it said. The watch counts from the moment the token was asked for, before the server made it,
+ * so the round trip only makes a token look longer-lived; what can end one early is a server
+ * that keeps expiry in whole seconds (up to 1 s), and half a second more for its own work. With
+ * 2 s, a 4 s token that lived 2 s passed.
+ */
+export const LIFETIME_TOLERANCE_MS = 1_500;
 
 /** Whether a watch saw when a token stopped working: refused too soon, or still taken until its lifetime (less the tolerance) was out. */
 export function showsLifetime(l: ObservedLifetime): boolean {
