@@ -27,6 +27,16 @@ export function scratchNumber(known: KnownNumbers): string {
   return id!;
 }
 
+/**
+ * What an update can change of a record, as the list shows it: its numberId and the settable
+ * attributes it shows (section 2). Other fields are the vendor's ("not shown"): a modification
+ * time or a version may move with any write, a no-op one included, and no rule of the document
+ * is about them, so checks of what an update changed compare this.
+ */
+export function settableOf(record: NumberRecord): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => key === 'numberId' || (SETTABLE_FIELDS as readonly string[]).includes(key)));
+}
+
 /** The current record of a number as the list shows it (section 4.3). */
 export async function recordOf(api: ApiClient, numberId: string, as: ClientRole = 'primary', requirement = 'NUM-001'): Promise<NumberRecord> {
   const record = (await readNumbers(api, as)).find((n) => n.numberId === numberId);

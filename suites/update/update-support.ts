@@ -3,7 +3,7 @@ import { expect } from '../../harness/fixtures.ts';
 import type { NumberRecord } from '../../harness/known-numbers.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 
-export { BOOLEAN_FIELDS, NULLABLE_FIELDS, SETTABLE_FIELDS, differentValue, recordOf, scratchNumber, type SettableField } from '../support/settings.ts';
+export { BOOLEAN_FIELDS, NULLABLE_FIELDS, SETTABLE_FIELDS, differentValue, recordOf, scratchNumber, settableOf, type SettableField } from '../support/settings.ts';
 import { recordOf, type SettableField } from '../support/settings.ts';
 import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
