@@ -1,6 +1,6 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
-import { awaitCallback, deliverTo, expectNoStrayCallbacks, quietPeriod } from '../support/callbacks.ts';
+import { carriesFinalStatus, type ReceivedCallback } from '../../harness/webhook-receiver.ts';
+import { awaitCallback, deliverTo, expectCallbacks, expectNoStrayCallbacks, quietPeriod } from '../support/callbacks.ts';
 import {
   BURST,
   deliveredRecipients,
@@ -77,7 +77,14 @@ test.describe('4.6 rule 8: the safe retry queues nothing new', () => {
     }
     for (const messageId of [...once, ...retried]) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'IDEM-001: precondition: both messages are reported, so callbacks reach the receiver');
     // A later moment: the outcome reported and acknowledged, the key still names the send. A
-    // server that forgets a key once its message is settled queues it again here.
+    // server that forgets a key once its message is settled queues it again here. Where the
+    // target declares its final statuses, the retry waits for the final one, not an interim event.
+    const finalStatuses = target.webhooks.finalStatuses;
+    if (finalStatuses) {
+      for (const messageId of retried) {
+        await expectCallbacks(channel, 'IDEM-001', `a callback with a final status naming ${messageId}`, (c) => c.text.includes(messageId) && carriesFinalStatus(c, finalStatuses), { timeoutMs: target.webhooks.timeoutMs });
+      }
+    }
     const late = await send(api, key, body);
     expect(late).toSucceed('IDEM-001: a retry after the outcome was reported succeeds');
     expect(sorted(messageIdsOf(late)), "IDEM-001: a retry after the message's outcome was reported still answers the first messageIds").toEqual(sorted(retried));
