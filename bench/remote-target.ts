@@ -37,7 +37,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { parse, stringify } from 'yaml';
-import { freePort } from '../cli/free-port.ts';
+import { freePort, freePorts } from '../cli/free-port.ts';
 import { compiledReference } from '../harness/embedded-reference.ts';
 import { MAX_WORKERS } from '../harness/settings.ts';
 import type { Report } from '../reports/types.ts';
@@ -163,22 +163,6 @@ async function callbackRelay(): Promise<HttpServer & { port: number }> {
 }
 
 // ---- the reference, as a vendor runs it ----------------------------------------------------
-
-/** The first of `count` consecutive loopback ports nothing listens on right now. */
-async function freePorts(count: number): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-  for (;;) {
-    const first = await freePort();
-    let all = first + count <= 65_535;
-    for (let port = first + 1; all && port < first + count; port++) all = await free(port);
-    if (all) return first;
-  }
-}
 
 /**
  * The demo set (reference/fixtures/demo.ts) and `extra` shares' worth of numbers more: for each,

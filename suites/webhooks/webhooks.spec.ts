@@ -4,7 +4,9 @@ import { deliveredRecipients, expectQueuedFor, externalRef, secondSmsNumber, sen
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 import { reasonFor } from '../../harness/plan.ts';
-import { carriesFinalStatus } from '../../harness/webhook-receiver.ts';
+import { carriesFinalStatus, type WebhookChannel } from '../../harness/webhook-receiver.ts';
+import type { Target } from '../../harness/config.ts';
+import type { Inbound, TriggerSet } from '../../harness/triggers.ts';
 import { testRecipients } from '../support/properties.ts';
 
 // Sections 3 and 6: the final outcome of a message arrives later by webhook, at the sending
@@ -12,6 +14,22 @@ import { testRecipients } from '../support/properties.ts';
 // likewise. Payload fields, signing and retries are not shown (WH-006), so at this level a
 // callback is recognised by naming the messageId anywhere in its JSON body, and a redelivery
 // is tolerated (channels de-duplicate by webhook-id).
+
+/**
+ * An inbound message to `inbound`'s number arrives at the client's inbound webhook (WH-005) and,
+ * once as long again has passed (a copy to a wrong target goes out with the right one), none of
+ * it at `elsewhere`, the target named `where`.
+ */
+async function inboundAtClientOnly(target: Target, triggers: TriggerSet, inbound: Inbound, elsewhere: WebhookChannel, where: string): Promise<void> {
+  await triggers.withClientWebhook('inbound', 'WH-005', async (channel) => {
+    const text = `Conformance inbound ${randomUUID()}`;
+    const sent = Date.now();
+    const { messageId } = await inbound.deliver(text, 'WH-005');
+    await expectCallbacks(channel, 'WH-005', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
+    await quietPeriod(Date.now() - sent);
+    expect(elsewhere.received.filter((c) => c.text.includes(text)).map((c) => c.text.slice(0, 200)), `WH-005: ${where} receives none of ${inbound.numberId}'s inbound traffic`).toEqual([]);
+  });
+}
 
 test.describe('6 delivery outcomes by webhook', () => {
   test("the outcome of a queued message is POSTed to the number's webhookDeliveryOverride", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
@@ -212,15 +230,7 @@ test.describe('6 inbound traffic by webhook', () => {
     const deliveryChannel = webhooks.channel('inbound-neighbour');
     await inboundTo(settings, inbound.numberId, null, 'WH-005');
     await deliverTo(settings, inbound.numberId, deliveryChannel.url, 'WH-005');
-    await triggers.withClientWebhook('inbound', 'WH-005', async (channel) => {
-      const text = `Conformance inbound ${randomUUID()}`;
-      const sent = Date.now();
-      const { messageId } = await inbound.deliver(text, 'WH-005');
-      await expectCallbacks(channel, 'WH-005', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
-      // A copy sent to the wrong target goes out with the right one: as long again for it to arrive.
-      await quietPeriod(Date.now() - sent);
-      expect(deliveryChannel.received.filter((c) => c.text.includes(text)).map((c) => c.text.slice(0, 200)), "WH-005: the number's delivery override receives none of its inbound traffic").toEqual([]);
-    });
+    await inboundAtClientOnly(target, triggers, inbound, deliveryChannel, "the number's delivery override");
   });
 
   test("with an inbound override on another of the client's numbers only, inbound traffic to a number without one goes to the client's inbound webhook, never to that neighbour's override", { tag: ['@WH-005'] }, async ({ target, settings, webhooks, triggers, inbound, knownNumbers }) => {
@@ -233,13 +243,6 @@ test.describe('6 inbound traffic by webhook', () => {
     const neighbourChannel = webhooks.channel('inbound-neighbour-override');
     await inboundTo(settings, inbound.numberId, null, 'WH-005');
     await inboundTo(settings, neighbour!.numberId, neighbourChannel.url, 'WH-005');
-    await triggers.withClientWebhook('inbound', 'WH-005', async (channel) => {
-      const text = `Conformance inbound ${randomUUID()}`;
-      const sent = Date.now();
-      const { messageId } = await inbound.deliver(text, 'WH-005');
-      await expectCallbacks(channel, 'WH-005', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
-      await quietPeriod(Date.now() - sent);
-      expect(neighbourChannel.received.filter((c) => c.text.includes(text)).map((c) => c.text.slice(0, 200)), `WH-005: the inbound override of ${neighbour!.numberId} receives none of ${inbound.numberId}'s inbound traffic`).toEqual([]);
-    });
+    await inboundAtClientOnly(target, triggers, inbound, neighbourChannel, `the inbound override of ${neighbour!.numberId}`);
   });
 });

@@ -143,25 +143,6 @@ export async function fakeServer(handler: ((req: IncomingMessage, res: ServerRes
   };
 }
 
-/**
- * The first of `count` consecutive ports nothing listens on: a receiver on listenPort whose
- * workers take the ports after it (harness/run-receiver.ts) needs them all free.
- */
-export async function closedPorts(count: number): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-  for (;;) {
-    const first = await closedPort();
-    let all = first + count <= 65_535;
-    for (let port = first + 1; all && port < first + count; port++) all = await free(port);
-    if (all) return first;
-  }
-}
-
 /** A port nothing listens on. */
 export async function closedPort(): Promise<number> {
   const server = createServer();

@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { tempDir } from '../reports/run-fixture.ts';
-import { closedPort, closedPorts, EXAMPLES, runCli, startReference, type Reference } from './helpers.ts';
+import { freePorts } from '../../cli/free-port.ts';
+import { closedPort, EXAMPLES, runCli, startReference, type Reference } from './helpers.ts';
 
 let reference: Reference | undefined;
 test.afterAll(async () => reference?.stop());
@@ -16,7 +17,7 @@ test.afterAll(async () => reference?.stop());
 test('the reference without its control plane is certified CONFORMANT through triggers only, with nothing at document level out of reach', async () => {
   test.setTimeout(300_000);
   const dir = tempDir('triggers-e2e');
-  const [serverPort, receiverPort] = [await closedPort(), await closedPorts(2)];
+  const [serverPort, receiverPort] = [await closedPort(), await freePorts(2)];
   const receiver = `http://127.0.0.1:${receiverPort}`;
   reference = await startReference(dir, {
     port: serverPort,
@@ -54,7 +55,7 @@ test('the reference without its control plane is certified CONFORMANT through tr
 test.describe('declared client webhooks the config does not match', () => {
   async function misconfigured(name: string, change: (config: Record<string, any>, receiverPort: number) => Promise<void>) {
     const dir = tempDir(`triggers-${name}`);
-    const [serverPort, receiverPort] = [await closedPort(), await closedPorts(2)];
+    const [serverPort, receiverPort] = [await closedPort(), await freePorts(2)];
     const server = await startReference(dir, {
       port: serverPort,
       args: ['--client-webhook', `primary:delivery=http://127.0.0.1:${receiverPort}/clients/primary/delivery`],
@@ -98,7 +99,7 @@ test.describe('declared client webhooks the config does not match', () => {
 test('a target that keeps a cleared override is judged on WH-002, not stopped as a config problem', async () => {
   test.setTimeout(180_000);
   const dir = tempDir('triggers-cleared-override');
-  const [serverPort, receiverPort] = [await closedPort(), await closedPorts(2)];
+  const [serverPort, receiverPort] = [await closedPort(), await freePorts(2)];
   const server = await startReference(dir, {
     port: serverPort,
     args: ['--client-webhook', `primary:delivery=http://127.0.0.1:${receiverPort}/clients/primary/delivery`, '--faults', 'webhooks.cleared-override-still-used'],
