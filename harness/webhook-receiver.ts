@@ -179,20 +179,31 @@ export class WebhookReceiver {
       const path = req.url ?? '/';
       const id = /^\/hooks\/([^/?]+)/.exec(path)?.[1];
       const channel = id ? this.channels.get(id) : undefined;
-      const status = channel ? channel.nextStatus() : 404;
       const text = Buffer.concat(chunks).toString('utf8');
-      if (channel) channel.push(receivedCallback(req, channel.id, text, status));
       this.options.watch?.check(text, `a callback to ${path}`);
-      const answer = () => res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
-      if (channel && channel.holdMs > 0) setTimeout(answer, channel.holdMs);
-      else answer();
+      const callback = receivedCallback(req, channel?.id ?? '', text, 404);
+      void (channel ? channel.answerFor(callback) : Promise.resolve(404)).then((status) => {
+        callback.answered = status;
+        channel?.push(callback);
+        const answer = () => res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
+        if (channel && channel.holdMs > 0) setTimeout(answer, channel.holdMs);
+        else answer();
+      });
     });
   }
 }
 
+/** Which callbacks a channel's scripted answers are for. */
+type CallbackMatch = (c: ReceivedCallback) => boolean;
+
+/** How long a callback waits for its test to say which callbacks are its own (WebhookChannel.scriptOnlyFor). */
+const OWN_MATCH_WAIT_MS = 10_000;
+
 export class WebhookChannel {
   readonly received: ReceivedCallback[] = [];
   private scripted: number[] = [];
+  /** Which callbacks take the scripted answers: every one unless scriptOnlyFor narrows it. */
+  private match: CallbackMatch | Promise<CallbackMatch> = () => true;
   private waiters: Array<() => void> = [];
   /** How long the receiver waits before it answers a callback to this channel (holdAnswers). */
   holdMs = 0;
@@ -215,9 +226,31 @@ export class WebhookChannel {
     return this;
   }
 
-  /** @internal */
-  nextStatus(): number {
-    return this.scripted.shift() ?? 200;
+  /**
+   * Give the scripted answers of respondWith only to the callbacks of the test's own message:
+   * returns the function through which the test names them, once its send has said the message's
+   * id; every other callback is answered 200. The channel is new, but the number's override it
+   * is set as also takes late events of messages sent before it was set (the document lets a
+   * server send each event to the target of the moment), and such an event must not take the
+   * failing answer the test's own callback needs. A callback that arrives before the test has
+   * named its own waits for it (the send may be answered after its first callback), up to
+   * OWN_MATCH_WAIT_MS, and is then answered 200.
+   */
+  scriptOnlyFor(): (own: CallbackMatch) => void {
+    let name!: (own: CallbackMatch) => void;
+    const named = new Promise<CallbackMatch>((resolve) => (name = resolve));
+    this.match = Promise.race([named, new Promise<CallbackMatch>((resolve) => setTimeout(() => resolve(() => false), OWN_MATCH_WAIT_MS).unref())]);
+    return (own) => {
+      name(own);
+      this.match = own;
+    };
+  }
+
+  /** @internal The status to answer a callback with: the next scripted one if the callback is the test's own (scriptOnlyFor), else 200. */
+  async answerFor(callback: ReceivedCallback): Promise<number> {
+    if (this.scripted.length === 0) return 200;
+    const own = await this.match;
+    return own(callback) ? (this.scripted.shift() ?? 200) : 200;
   }
 
   /** @internal */

@@ -674,6 +674,9 @@ export class RetryCommand implements ModelCommand {
     if (this.variation !== 'other-client') return true;
     const record = state.keys[this.keyPick % state.keys.length]!;
     const other: Role = record.owner === 'primary' ? 'secondary' : 'primary';
+    // Once the other client has sent under the key string, it is that client's key too: another
+    // send of its own under it is its own retry (the variations above), not a first attempt.
+    if (state.keys.some((k) => k.owner === other && k.key === record.key)) return false;
     return state.clients[other] !== undefined && numbersOf(state, other).length > 0;
   };
 

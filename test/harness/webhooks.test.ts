@@ -69,6 +69,23 @@ test.describe('webhook receiver', () => {
     expect(c.unique()).toHaveLength(1);
   });
 
+  test('scripted failures narrowed to the own message: others are answered 200, an early own callback waits to be named', async () => {
+    const c = receiver.channel().respondWith(500);
+    const own = c.scriptOnlyFor();
+    const post = (messageId: string) => fetch(c.url, { method: 'POST', body: JSON.stringify({ messageId }), headers: { 'webhook-id': messageId } });
+    const early = post('mine');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(c.received, 'held until the test names its own').toHaveLength(0);
+    own((x) => x.json?.messageId === 'mine');
+    expect((await early).status).toBe(500);
+    expect((await post('earlier-test')).status, 'another message is answered 200').toBe(200);
+    expect((await post('mine')).status, 'the retry is answered 200').toBe(200);
+    const late = receiver.channel().respondWith(500);
+    late.scriptOnlyFor()((x) => x.json?.messageId === 'mine');
+    expect((await fetch(late.url, { method: 'POST', body: '{"messageId":"other"}' })).status).toBe(200);
+    expect((await fetch(late.url, { method: 'POST', body: '{"messageId":"mine"}' })).status).toBe(500);
+  });
+
   test('an unreachable channel fails every connection until opened, and tells that one was tried', async () => {
     const c = await receiver.unreachableChannel();
     await expect(c.attempted(50), 'nothing tried yet').rejects.toThrow(/no connection attempt within 50 ms/);
