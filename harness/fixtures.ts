@@ -239,9 +239,15 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { scope: 'worker' },
   ],
   workerNumbers: [
-    async ({ target, validator, guard, transport, tokens, rateLimit }, use, workerInfo) => {
+    async ({ target, validator, guard, transport, tokens, rateLimit, runLock }, use, workerInfo) => {
       const client = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
-      await use(await discoverNumbers(client, target, workerInfo.parallelIndex, workerInfo.config.workers));
+      // What each number offers (a campaignregId or none, SMS, MMS) is read while no test changes
+      // any number: a worker started, or restarted after a failure, while another worker's test
+      // has cleared a campaignregId for a moment would take that number for one without. The
+      // first test's own hold is traded for this one and taken again by knownNumbers after.
+      await runLock?.acquire([{ resource: EVERYTHING, mode: 'shared' }]);
+      const numbers = await discoverNumbers(client, target, workerInfo.parallelIndex, workerInfo.config.workers).finally(() => runLock?.release());
+      await use(numbers);
     },
     { scope: 'worker' },
   ],

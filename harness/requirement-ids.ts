@@ -117,6 +117,8 @@ export const REQUIREMENT_IDS = [
   'WH-102',
   'WH-103',
   'WH-104',
+  'WH-105',
+  'WH-106',
   'WH-201',
   'WH-202',
   'WH-203',

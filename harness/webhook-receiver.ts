@@ -182,10 +182,11 @@ export class WebhookReceiver {
       const text = Buffer.concat(chunks).toString('utf8');
       this.options.watch?.check(text, `a callback to ${path}`);
       const callback = receivedCallback(req, channel?.id ?? '', text, 404);
-      void (channel ? channel.answerFor(callback) : Promise.resolve(404)).then((status) => {
+      void (channel ? channel.answerFor(callback) : Promise.resolve<CallbackAnswer>(404)).then((given) => {
+        const { status, headers = {} } = typeof given === 'number' ? { status: given } : given;
         callback.answered = status;
         channel?.push(callback);
-        const answer = () => res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
+        const answer = () => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
         if (channel && channel.holdMs > 0) setTimeout(answer, channel.holdMs);
         else answer();
       });
@@ -196,6 +197,12 @@ export class WebhookReceiver {
 /** Which callbacks a channel's scripted answers are for. */
 type CallbackMatch = (c: ReceivedCallback) => boolean;
 
+/** What the receiver answers a callback: a status, or a status with headers (Retry-After). */
+export type CallbackAnswer = number | { status: number; headers?: Record<string, string> };
+
+/** A test's own answers: given each of its own callbacks and those that came before it on the channel, the answer, or undefined for 200. */
+export type Answerer = (callback: ReceivedCallback, earlier: readonly ReceivedCallback[]) => CallbackAnswer | undefined;
+
 /** How long a callback waits for its test to say which callbacks are its own (WebhookChannel.scriptOnlyFor). */
 const OWN_MATCH_WAIT_MS = 10_000;
 
@@ -204,6 +211,7 @@ export class WebhookChannel {
   private scripted: number[] = [];
   /** Which callbacks take the scripted answers: every one unless scriptOnlyFor narrows it. */
   private match: CallbackMatch | Promise<CallbackMatch> = () => true;
+  private answerer: Answerer | undefined;
   private waiters: Array<() => void> = [];
   /** How long the receiver waits before it answers a callback to this channel (holdAnswers). */
   holdMs = 0;
@@ -246,11 +254,23 @@ export class WebhookChannel {
     };
   }
 
-  /** @internal The status to answer a callback with: the next scripted one if the callback is the test's own (scriptOnlyFor), else 200. */
-  async answerFor(callback: ReceivedCallback): Promise<number> {
-    if (this.scripted.length === 0) return 200;
+  /**
+   * Answer the test's own callbacks (every one, unless scriptOnlyFor narrows it) as `answerer`
+   * says, from what came before: to fail one attempt and answer its retry otherwise (410), or to
+   * answer with headers (Retry-After).
+   */
+  answerWith(answerer: Answerer): this {
+    this.answerer = answerer;
+    return this;
+  }
+
+  /** @internal The answer to a callback: the answerer's or the next scripted status if the callback is the test's own (scriptOnlyFor), else 200. */
+  async answerFor(callback: ReceivedCallback): Promise<CallbackAnswer> {
+    if (this.scripted.length === 0 && this.answerer === undefined) return 200;
     const own = await this.match;
-    return own(callback) ? (this.scripted.shift() ?? 200) : 200;
+    if (!own(callback)) return 200;
+    if (this.answerer !== undefined) return this.answerer(callback, this.received) ?? 200;
+    return this.scripted.shift() ?? 200;
   }
 
   /** @internal */

@@ -182,4 +182,14 @@ export const WEBHOOKS_FAULTS = {
     description: 'a callback whose receiver could not be reached (no connection, no answer) is given up after that one attempt',
     behaviour: replaceMember('webhooks', 'retried', () => (attempt) => attempt.status !== undefined),
   },
+  'webhooks.retried-after-gone': {
+    breaks: ['WH-105'],
+    description: 'a callback answered 410 Gone is tried again like any other failed one (a 2xx still settles it)',
+    behaviour: replaceMember('webhooks', 'gone', () => () => false),
+  },
+  'webhooks.retry-after-ignored': {
+    breaks: ['WH-106'],
+    description: "the receiver's Retry-After is not read: the next attempt follows the server's own backoff, however long the receiver asked it to wait",
+    behaviour: replaceMember('webhooks', 'retryDelayMs', (retryDelayMs) => (attempt, _retryAfterSeconds, random, baseMs) => retryDelayMs(attempt, undefined, random, baseMs)),
+  },
 } satisfies Record<string, FaultDefinition>;

@@ -7,7 +7,7 @@ import { untilCommitted } from '../store/untilCommitted.ts';
 import type { Writes } from '../store/writes.ts';
 import type { WebhookPolicy } from './policy.ts';
 import { TargetRefused, type WebhookTargets } from './targets.ts';
-import { WEBHOOK_BACKOFF_BASE_IN_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
+import { WEBHOOK_BACKOFF_BASE_IN_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter } from './retryPolicy.ts';
 
 interface AttemptResult {
   status?: number;
@@ -54,7 +54,7 @@ export class WebhookDispatcher {
     private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
-    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'retried'>,
+    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'retried' | 'gone' | 'retryDelayMs'>,
     targets: WebhookTargets,
     private readonly retryBaseMs: number = WEBHOOK_BACKOFF_BASE_IN_MS,
   ) {
@@ -156,13 +156,13 @@ export class WebhookDispatcher {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'refused', attempts, lastResult, nowMs: now });
     } else if (result.status !== undefined && result.status >= 200 && result.status < 300) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'delivered', attempts, lastResult, nowMs: now });
-    } else if (result.status === 410) {
+    } else if (this.policy.gone(result)) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'gone', attempts, lastResult, nowMs: now });
     } else if (attempts >= WEBHOOK_MAX_ATTEMPTS || !this.policy.retried(result)) {
       this.logger.warn({ webhookId, attempts, lastResult }, 'webhook abandoned after its last attempt');
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'failed', attempts, lastResult, nowMs: now });
     } else {
-      const nextAttemptAt = now + retryDelayMs(attempts, result.retryAfterSeconds, Math.random, this.retryBaseMs);
+      const nextAttemptAt = now + this.policy.retryDelayMs(attempts, result.retryAfterSeconds, Math.random, this.retryBaseMs);
       await this.writes.run({ op: 'scheduleWebhookRetry', webhookId, attempts, lastResult, nextAttemptAt, nowMs: now });
       this.schedule({ ...webhook, attempts, nextAttemptAt });
     }

@@ -1,6 +1,7 @@
 import type { ClientRecord } from '../store/clients.ts';
 import type { NumberRecord } from '../store/numbers.ts';
 import { deliveryEvent } from './events.ts';
+import { retryDelayMs } from './retryPolicy.ts';
 import { signedHeaders } from './sign.ts';
 
 /** Where callbacks go, what a delivery event says and how callbacks are signed. */
@@ -10,6 +11,10 @@ export interface WebhookPolicy {
   deliveryEvent: typeof deliveryEvent;
   signedHeaders: typeof signedHeaders;
   retried(attempt: FailedAttempt): boolean;
+  /** Whether an answer tells the server the receiver is gone, so the callback is not tried again (WH-105). */
+  gone(attempt: FailedAttempt): boolean;
+  /** How long to wait before the next attempt, the receiver's Retry-After honoured (WH-106). */
+  retryDelayMs: typeof retryDelayMs;
 }
 
 /** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`). */
@@ -37,4 +42,9 @@ function retried(_attempt: FailedAttempt): boolean {
   return true;
 }
 
-export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, retried };
+/** 410 Gone stops the retries of a callback (Standard Webhooks; WH-105). */
+function gone(attempt: FailedAttempt): boolean {
+  return attempt.status === 410;
+}
+
+export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, retried, gone, retryDelayMs };
