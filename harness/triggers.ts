@@ -39,7 +39,10 @@ export class TriggerError extends HarnessStop {
 }
 
 /** Statuses the control plane's upstream is made to answer: several, so a fixed providerStatus is caught. */
-const CONTROL_UPSTREAM_STATUSES = [503, 500, 429] as const;
+// Every kind of answer that is not a success: server errors, a rate limit, client errors (a
+// server that passes an upstream 4xx through as its own is right on 5xx), and 300, the first
+// status that is not a 2xx.
+const CONTROL_UPSTREAM_STATUSES = [503, 500, 429, 404, 400, 300] as const;
 
 /**
  * How long past a token's expires_in it may still be accepted before it is used as expired

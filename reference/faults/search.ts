@@ -47,4 +47,27 @@ export const SEARCH_FAULTS = {
       answer.body = coreErrorBody(error, answer.request.id);
     },
   },
+  'search.upstream-4xx-passed-through': {
+    breaks: ['SEARCH-002'],
+    description: "a client error of the inventory provider (4xx other than 429) is passed through as the server's own: 404 NOT_FOUND or 400 INVALID_REQUEST, where a provider's 5xx or 429 is still 502 UPSTREAM_ERROR",
+    route: SEARCH,
+    answer(answer) {
+      const { code, details } = answer.body.error ?? {};
+      const status = details?.providerStatus;
+      if (code !== 'UPSTREAM_ERROR' || typeof status !== 'number' || status < 400 || status >= 500 || status === 429) return;
+      const error = new CoreError(status === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST');
+      answer.status = error.status;
+      answer.body = coreErrorBody(error, answer.request.id);
+    },
+  },
+  'search.upstream-300-taken-as-success': {
+    breaks: ['SEARCH-002'],
+    description: 'an answer of the inventory provider is a failure only from 301 on: a 300 is read as a success, and its body (no result list) as an empty search',
+    route: SEARCH,
+    answer(answer) {
+      if (answer.body.error?.code !== 'UPSTREAM_ERROR' || answer.body.error.details?.providerStatus !== 300) return;
+      answer.status = 200;
+      answer.body = { groups: [], providerResultCount: 0, requestedQuantity: 10 };
+    },
+  },
 } satisfies Record<string, FaultDefinition>;

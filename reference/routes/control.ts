@@ -15,7 +15,7 @@ export const CONTROL_SCHEMAS = {
     type: 'object',
     additionalProperties: false,
     required: ['mode'],
-    properties: { mode: { enum: ['ok', 'fail', 'stall'] }, status: { type: 'integer', minimum: 400, maximum: 599 } },
+    properties: { mode: { enum: ['ok', 'fail', 'stall'] }, status: { type: 'integer', minimum: 300, maximum: 599 } },
   },
   expireTokens: { type: 'object', additionalProperties: false, required: ['clientId'], properties: { clientId: { type: 'string', minLength: 1 } } },
   inbound: {

@@ -52,7 +52,7 @@ export function parseMode(body: unknown): UpstreamMode | undefined {
   if (mode === 'ok' || mode === 'stall') return { mode };
   if (mode !== 'fail') return undefined;
   if (status === undefined) return { mode, status: 503 };
-  return Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599 ? { mode, status: status as number } : undefined;
+  return Number.isInteger(status) && (status as number) >= 300 && (status as number) <= 599 ? { mode, status: status as number } : undefined;
 }
 
 export async function startUpstreamSimulator(host = '127.0.0.1', port = 0): Promise<UpstreamSimulator> {
@@ -74,7 +74,7 @@ export async function startUpstreamSimulator(host = '127.0.0.1', port = 0): Prom
     }
     if (request.method === 'PUT' && request.url === '/_sim/mode') {
       const mode = parseMode(body);
-      if (!mode) return answer(response, 400, { error: 'mode must be ok, fail (with a 4xx/5xx status) or stall' });
+      if (!mode) return answer(response, 400, { error: 'mode must be ok, fail (with a 3xx, 4xx or 5xx status) or stall' });
       current = mode;
       if (mode.mode !== 'stall') releaseStalled();
       return answer(response, 200, mode);

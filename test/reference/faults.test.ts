@@ -128,6 +128,16 @@ async function attemptsAfterFailure(server: TestServer, fail: (req: IncomingMess
   }
 }
 
+/** The status of a search while the control plane's upstream answers `status`. */
+async function searchWhileUpstreamAnswers(s: TestServer, status: number): Promise<number> {
+  await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status } });
+  try {
+    return (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).status;
+  } finally {
+    await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'ok' } });
+  }
+}
+
 const listed = async (s: TestServer): Promise<Array<Record<string, unknown>>> => (await call(s, 'GET', '/api/core/numbers')).body.numbers;
 const credentials = (s: TestServer) => ({ grant_type: 'client_credentials', client_id: s.client('primary').clientId, client_secret: s.client('primary').clientSecret });
 
@@ -675,14 +685,9 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
   'search.empty-groups-null': async (s) => Array.isArray((await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '999' } })).body.groups),
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
-  'search.upstream-failure-500': async (s) => {
-    await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status: 503 } });
-    try {
-      return (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).status === 502;
-    } finally {
-      await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'ok' } });
-    }
-  },
+  'search.upstream-failure-500': async (s) => (await searchWhileUpstreamAnswers(s, 503)) === 502,
+  'search.upstream-4xx-passed-through': async (s) => (await searchWhileUpstreamAnswers(s, 404)) === 502,
+  'search.upstream-300-taken-as-success': async (s) => (await searchWhileUpstreamAnswers(s, 300)) === 502,
 
   'webhooks.override-never-sent': async (s) => (await deliveryCallback(s, (override) => overrideTo(s, override))).callback !== undefined,
   'webhooks.wrong-target': async (s) => {

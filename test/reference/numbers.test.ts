@@ -91,11 +91,13 @@ test.describe('number search', () => {
     });
   }
 
-  test('an upstream failure is 502 UPSTREAM_ERROR with details.providerStatus', async ({ server }) => {
-    await server.control('POST', '/_control/upstream', { mode: 'fail', status: 503 });
-    const response = await search(server, { npa: '202' });
-    expect(response.statusCode).toBe(502);
-    expect(response.json().error).toEqual({ code: 'UPSTREAM_ERROR', message: expect.any(String), details: { providerStatus: 503 } });
+  test('an upstream failure is 502 UPSTREAM_ERROR with details.providerStatus, whatever non-2xx status the upstream answers', async ({ server }) => {
+    for (const status of [503, 404, 300]) {
+      await server.control('POST', '/_control/upstream', { mode: 'fail', status });
+      const response = await search(server, { npa: '202' });
+      expect(response.statusCode, `upstream ${status}`).toBe(502);
+      expect(response.json().error).toEqual({ code: 'UPSTREAM_ERROR', message: expect.any(String), details: { providerStatus: status } });
+    }
     await server.control('POST', '/_control/upstream', { mode: 'ok' });
     expect((await search(server, { npa: '202' })).statusCode).toBe(200);
   });
