@@ -14,7 +14,7 @@ import { itemsAt, PROFILE_ROUTES, type ClientCredentials, type Route, type Targe
 import { redactBody } from './evidence.ts';
 import { HarnessStop } from './judgement.ts';
 import { retryAfterMs } from './rate-limit.ts';
-import type { TokenIssuedEarly } from './triggers.ts';
+import { issueUnseen, type TokenIssuedEarly } from './triggers.ts';
 
 type Method = 'JSON body' | 'form body' | 'HTTP Basic';
 
@@ -123,8 +123,12 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
             // Kept: its lifetime runs from now, beside the run's start, not from the first test that needs it expired.
             if (token) {
               const receivedAt = Date.now();
-              const whoami = await send(target.routes.whoami, target.baseUrl + target.routes.whoami.path, { authorization: `Bearer ${token.accessToken}` }, undefined, timeoutMs);
-              if (whoami.status !== undefined) own.tokenIssuedEarly = { clientId: expireToken.client.clientId, token: token.accessToken, expiresIn: token.expiresIn, requestedAt, receivedAt, acceptedBefore: whoami.status };
+              const whoami = (bearer: string) => send(target.routes.whoami, target.baseUrl + target.routes.whoami.path, { authorization: `Bearer ${bearer}` }, undefined, timeoutMs);
+              const accepted = await whoami(token.accessToken);
+              // The unseen tokens' answers are not the preflight's to report: the one above was.
+              const unseen = await issueUnseen(async () => (await obtainToken(target, { name: 'expireToken trigger', fields: 'triggers.expireToken.client' }, expireToken.client, timeoutMs, config, { checked: [], notes: [], clients: [] }))?.accessToken ?? null, whoami);
+              const unseenReceivedAt = Date.now();
+              if (accepted.status !== undefined) own.tokenIssuedEarly = { clientId: expireToken.client.clientId, token: token.accessToken, expiresIn: token.expiresIn, requestedAt, receivedAt, acceptedBefore: accepted.status, unseen, unseenReceivedAt };
             }
             return own;
           })(),

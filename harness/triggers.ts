@@ -70,7 +70,18 @@ export interface ExpiredToken {
   token: string;
   /** whoami's status with the token before it expired (the precondition that the 401 is the expiry's doing). */
   acceptedBefore: number;
+  /**
+   * Tokens of the same client issued with `token` and expired with it, none of them presented
+   * since it expired (UNSEEN_EXPIRED_TOKENS), each with whoami's status before: `token` was
+   * watched until refused, and a server that forgets a token the first time it refuses it as
+   * expired answers every later request with it as an unknown token, right for the wrong reason.
+   * Each route's AUTH-003 test takes one of its own.
+   */
+  unseen: Array<{ token: string; acceptedBefore: number }>;
 }
+
+/** How many unseen expired tokens (ExpiredToken.unseen) are issued: one for each /api/core route's AUTH-003 test (suites/bearer). */
+export const UNSEEN_EXPIRED_TOKENS = 5;
 
 /**
  * What waiting out a short-lived token (triggers.expireToken, kind wait) showed of its lifetime:
@@ -119,6 +130,9 @@ export interface TokenIssuedEarly {
   receivedAt: number;
   /** whoami's status with the token right after it was issued. */
   acceptedBefore: number;
+  /** The tokens issued right after it (ExpiredToken.unseen), and when the last of them came. */
+  unseen: Array<{ token: string; acceptedBefore: number }>;
+  unseenReceivedAt: number;
 }
 
 const ISSUED_EARLY_FILE = 'expire-token.json';
@@ -394,9 +408,11 @@ export async function obtainExpiredToken(
   let received: number;
   let acceptedBefore: number;
   let expiresIn: unknown;
+  let unseen: ExpiredToken['unseen'];
+  let unseenReceived: number;
   // Issued by the preflight when the run started (its answer was not a test's, so it is not validated here).
   if (early) {
-    ({ token, requestedAt: requested, receivedAt: received, acceptedBefore, expiresIn } = early);
+    ({ token, requestedAt: requested, receivedAt: received, acceptedBefore, expiresIn, unseen, unseenReceivedAt: unseenReceived } = early);
   } else {
     requested = Date.now();
     const issued = await issue(client.clientId, client.clientSecret);
@@ -411,10 +427,12 @@ export async function obtainExpiredToken(
     received = Date.now();
     expiresIn = issued.body.expires_in;
     acceptedBefore = (await whoami(token)).status;
+    unseen = await issueUnseen(() => issue(client.clientId, client.clientSecret).then((r) => (typeof r.body?.access_token === 'string' && r.status < 300 ? r.body.access_token : null)), whoami);
+    unseenReceived = Date.now();
   }
   if (trigger.kind === 'control') {
     await control.expireTokens(client.clientId);
-    return { token, acceptedBefore };
+    return { token, acceptedBefore, unseen };
   }
   const reportedSeconds = Number(expiresIn);
   if (!Number.isFinite(reportedSeconds) || reportedSeconds < 0) return { unreachable: `the token of ${client.clientId} reports no usable expires_in (${JSON.stringify(expiresIn)}), so the harness cannot tell when it expires (triggers.expireToken, kind wait)` };
@@ -442,6 +460,22 @@ export async function obtainExpiredToken(
       lifetime,
     };
   }
+  // The unseen tokens came at most this much later than the watched one, so they expire at most this much later.
+  if (refusedAfterMs !== null) await sleep(Math.max(0, unseenReceived - received));
   // Used once refused, or once the margin is out: the test judges the routes' answers either way.
-  return { token, acceptedBefore, lifetime };
+  return { token, acceptedBefore, unseen, lifetime };
+}
+
+/**
+ * UNSEEN_EXPIRED_TOKENS more tokens of a client, issued at once, each with whoami's status (the
+ * precondition that it worked before it expired); a token request that failed leaves its place out.
+ */
+export async function issueUnseen(issue: () => Promise<string | null>, whoami: (token: string) => Promise<{ status?: number | undefined }>): Promise<ExpiredToken['unseen']> {
+  const issued = await Promise.all(
+    Array.from({ length: UNSEEN_EXPIRED_TOKENS }, async () => {
+      const token = await issue();
+      return token === null ? null : { token, acceptedBefore: (await whoami(token)).status ?? 0 };
+    }),
+  );
+  return issued.filter((t): t is { token: string; acceptedBefore: number } => t !== null);
 }

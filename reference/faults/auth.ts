@@ -162,4 +162,62 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.expired-accepted-by-send': {
+    breaks: ['AUTH-003'],
+    description: 'the send route does not check whether a token has expired; the other routes forget an expired token the first time they refuse it, so that one is then unknown to the send route as well',
+    behaviour: ({ authenticate }, { stores }) => {
+      const forgotten = forgottenBy(stores);
+      return {
+        authenticate: async (request, reply) => {
+          const token = tokenOf(request);
+          const hash = token === undefined ? undefined : tokenHash(token);
+          if (hash !== undefined && forgotten.has(hash)) throw unauthorized('The bearer token is unknown or expired.', true);
+          // Known as of the epoch: issued, expired or not.
+          const issuedTo = hash === undefined ? undefined : stores.clients.byTokenHash(hash, 0);
+          if (routeOf(request) === 'POST /api/core/messages/send' && issuedTo) {
+            request.apiClient = issuedTo;
+            return;
+          }
+          try {
+            return await authenticate(request, reply);
+          } catch (error) {
+            if (hash !== undefined && issuedTo) forgotten.add(hash);
+            throw error;
+          }
+        },
+      };
+    },
+  },
+  'auth.token-suffix-ignored': {
+    breaks: ['AUTH-004'],
+    description: 'characters after an issued token are ignored: the issued token with more characters appended is accepted as the token',
+    // The token endpoint's answers are watched for the tokens it issues, in clear.
+    route: 'POST /api/auth/token',
+    answer({ status, body }, { stores }) {
+      if (status === 200 && typeof body.access_token === 'string') issuedBy(stores).set(`issued:${body.access_token}`, body.access_token);
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const token = tokenOf(request);
+        if (token !== undefined) {
+          for (let end = token.length - 1; end > 0; end--) {
+            const issued = issuedBy(stores).get(`issued:${token.slice(0, end)}`);
+            if (issued !== undefined) {
+              request.headers.authorization = `Bearer ${issued}`;
+              break;
+            }
+          }
+        }
+        return authenticate(request, reply);
+      },
+    }),
+  },
 } satisfies Record<string, FaultDefinition>;
+
+/** The expired tokens a server with auth.expired-accepted-by-send has refused once, by their hash, per server. */
+const forgottenTokens = new WeakMap<object, Set<string>>();
+function forgottenBy(stores: object): Set<string> {
+  let forgotten = forgottenTokens.get(stores);
+  if (!forgotten) forgottenTokens.set(stores, (forgotten = new Set()));
+  return forgotten;
+}

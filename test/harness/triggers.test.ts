@@ -13,7 +13,7 @@ import { ControlClient, ControlPlaneError } from '../../harness/control.ts';
 import { HarnessStop } from '../../harness/judgement.ts';
 import { reasonFor, suppliedBy } from '../../harness/plan.ts';
 import { clientWebhookUrl, RecordedChannel, startRunReceiver } from '../../harness/run-receiver.ts';
-import { loadTokenIssuedEarly, obtainExpiredToken, saveTokenIssuedEarly, TriggerError, TriggerSet, type TriggerContext } from '../../harness/triggers.ts';
+import { loadTokenIssuedEarly, obtainExpiredToken, saveTokenIssuedEarly, TriggerError, TriggerSet, UNSEEN_EXPIRED_TOKENS, type TriggerContext } from '../../harness/triggers.ts';
 
 const primary = { clientId: 'p', clientSecret: 'ps' };
 const minimal = { baseUrl: 'https://api.example.com', clients: { primary } };
@@ -88,26 +88,35 @@ test('upstream failures by request merge the declared body into the accepted one
 test('expireToken by wait waits out expires_in once the token was accepted, and a token that lives too long is out of reach with the reason', async () => {
   const brief = { clientId: 'brief', clientSecret: 'bs' };
   const issued: string[] = [];
-  const issue = (lifetime: number) => async (clientId: string) => (issued.push(clientId), answer(200, { access_token: `tok-${clientId}`, token_type: 'bearer', expires_in: lifetime }));
+  // The first token of each call is the watched one; the unseen ones that follow are numbered.
+  const issue = (lifetime: number) => {
+    let n = 0;
+    return async (clientId: string) => (issued.push(clientId), answer(200, { access_token: n++ === 0 ? `tok-${clientId}` : `tok-${clientId}-${n - 1}`, token_type: 'bearer', expires_in: lifetime }));
+  };
   const whoami = async () => answer(200, {});
+  const unseen = Array.from({ length: UNSEEN_EXPIRED_TOKENS }, (_, i) => ({ token: `tok-brief-${i + 1}`, acceptedBefore: 200 }));
   const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
   const started = Date.now();
   const outcome = await obtainExpiredToken(target, new ControlClient(target), issue(0), whoami);
-  expect(outcome).toEqual({ token: 'tok-brief', acceptedBefore: 200, lifetime: { clientId: 'brief', reportedSeconds: 0, acceptedBefore: 200, refusedAfterMs: null, lastAcceptedMs: expect.any(Number), watchedMs: expect.any(Number) } });
+  expect(outcome).toEqual({ token: 'tok-brief', acceptedBefore: 200, unseen, lifetime: { clientId: 'brief', reportedSeconds: 0, acceptedBefore: 200, refusedAfterMs: null, lastAcceptedMs: expect.any(Number), watchedMs: expect.any(Number) } });
   // A token still accepted is used as expired only once the margin past expires_in is out.
   expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
-  expect(issued).toEqual(['brief']);
-  // A token the server refuses past its expires_in is used as soon as whoami sees the refusal.
+  // The watched token and the unseen ones, issued together.
+  expect(issued).toEqual(Array(1 + UNSEEN_EXPIRED_TOKENS).fill('brief'));
+  // A token the server refuses past its expires_in is used as soon as whoami sees the refusal;
+  // the unseen tokens are asked about once each, right after their issue, never again.
   let asked = 0;
-  const refusedOnThirdAsk = async () => answer(++asked <= 3 ? 200 : 401, {});
+  const unseenAsked: string[] = [];
+  const refusedOnThirdAsk = async (token: string) => (token === 'tok-brief' ? answer(++asked <= 3 ? 200 : 401, {}) : (unseenAsked.push(token), answer(200, {})));
   const quick = Date.now();
   const refused = await obtainExpiredToken(target, new ControlClient(target), issue(0), refusedOnThirdAsk);
-  expect(refused).toEqual({ token: 'tok-brief', acceptedBefore: 200, lifetime: expect.objectContaining({ reportedSeconds: 0, refusedAfterMs: expect.any(Number) }) });
+  expect(refused).toEqual({ token: 'tok-brief', acceptedBefore: 200, unseen, lifetime: expect.objectContaining({ reportedSeconds: 0, refusedAfterMs: expect.any(Number) }) });
   expect(asked).toBe(4);
+  expect(unseenAsked.sort()).toEqual(unseen.map((u) => u.token).sort());
   expect(Date.now() - quick).toBeLessThan(1_000);
   // Rate limiting and timeouts say nothing of the token: only a refusal ends the wait.
   asked = 0;
-  const limitedThenRefused = async () => answer([200, 429, 408, 503][++asked - 1] ?? 401, {});
+  const limitedThenRefused = async (token: string) => (token === 'tok-brief' ? answer([200, 429, 408, 503][++asked - 1] ?? 401, {}) : answer(200, {}));
   expect((await obtainExpiredToken(target, new ControlClient(target), issue(0), limitedThenRefused)).lifetime?.refusedAfterMs).not.toBeNull();
   expect(asked).toBe(5);
   const short = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 1 } });
@@ -146,7 +155,7 @@ test('the lifetime of a token is asked for only of a wait: through the control p
   const lifetime = { clientId: 'brief', reportedSeconds: 2, acceptedBefore: 200, refusedAfterMs: 2_100, lastAcceptedMs: 1_900, watchedMs: 2_100 };
   const byWait = targetWith({ expireToken: { kind: 'wait', client: { clientId: 'brief', clientSecret: 'bs' }, maxWaitSeconds: 5 } });
   const allowed: number[] = [];
-  const set = triggerSet(byWait, recorded, { expiredToken: async () => ({ token: 't', acceptedBefore: 200, lifetime }), allow: (ms) => allowed.push(ms) });
+  const set = triggerSet(byWait, recorded, { expiredToken: async () => ({ token: 't', acceptedBefore: 200, unseen: [], lifetime }), allow: (ms) => allowed.push(ms) });
   expect(await set.tokenLifetime()).toEqual(lifetime);
   expect(recorded).toEqual(['expireToken: wait']);
   expect(allowed).toEqual([12_000]);
@@ -155,13 +164,13 @@ test('the lifetime of a token is asked for only of a wait: through the control p
   const ten = { ...lifetime, reportedSeconds: 10, lastAcceptedMs: 9_600, refusedAfterMs: 10_100 };
   const blind = { ...ten, lastAcceptedMs: 20, refusedAfterMs: 30_000 };
   const freshly: Array<boolean | undefined> = [];
-  const rewatched = triggerSet(byWait, [], { expiredToken: async (options) => (freshly.push(options?.fresh), { token: 't', acceptedBefore: 200, lifetime: options?.fresh ? ten : blind }) });
+  const rewatched = triggerSet(byWait, [], { expiredToken: async (options) => (freshly.push(options?.fresh), { token: 't', acceptedBefore: 200, unseen: [], lifetime: options?.fresh ? ten : blind }) });
   expect(await rewatched.tokenLifetime()).toEqual(ten);
   expect(freshly).toEqual([undefined, true]);
   // A watch that saw the token refused too soon is judged as it is: no second token.
   const tooSoon = { ...ten, lastAcceptedMs: 20, refusedAfterMs: 500 };
   const judged: Array<boolean | undefined> = [];
-  expect(await triggerSet(byWait, [], { expiredToken: async (options) => (judged.push(options?.fresh), { token: 't', acceptedBefore: 200, lifetime: tooSoon }) }).tokenLifetime()).toEqual(tooSoon);
+  expect(await triggerSet(byWait, [], { expiredToken: async (options) => (judged.push(options?.fresh), { token: 't', acceptedBefore: 200, unseen: [], lifetime: tooSoon }) }).tokenLifetime()).toEqual(tooSoon);
   expect(judged).toEqual([undefined]);
   // still accepted after maxWaitSeconds: out of reach for AUTH-003, yet the lifetime watched is there
   const unreachable = triggerSet(byWait, [], { expiredToken: async () => ({ unreachable: 'too long', lifetime: { ...lifetime, refusedAfterMs: null } }) });
@@ -228,12 +237,13 @@ test("the preflight's token of the expireToken client is used, its lifetime coun
   const runDir = mkdtempSync(join(tmpdir(), 'issued-early-'));
   // Issued 2.5 s ago with a lifetime of 2 s: already refused, so nothing is waited.
   const requestedAt = Date.now() - 2_500;
-  saveTokenIssuedEarly(runDir, { clientId: 'brief', token: 'tok-early', expiresIn: 2, requestedAt, receivedAt: requestedAt + 20, acceptedBefore: 200 });
+  const unseen = [{ token: 'tok-early-1', acceptedBefore: 200 }];
+  saveTokenIssuedEarly(runDir, { clientId: 'brief', token: 'tok-early', expiresIn: 2, requestedAt, receivedAt: requestedAt + 20, acceptedBefore: 200, unseen, unseenReceivedAt: requestedAt + 40 });
   const started = Date.now();
   const outcome = await obtainExpiredToken(target, new ControlClient(target), issue, refused, loadTokenIssuedEarly(runDir));
   expect(Date.now() - started).toBeLessThan(500);
   expect(issued).toBe(0);
-  expect(outcome).toEqual({ token: 'tok-early', acceptedBefore: 200, lifetime: expect.objectContaining({ reportedSeconds: 2, acceptedBefore: 200, refusedAfterMs: expect.any(Number) }) });
+  expect(outcome).toEqual({ token: 'tok-early', acceptedBefore: 200, unseen, lifetime: expect.objectContaining({ reportedSeconds: 2, acceptedBefore: 200, refusedAfterMs: expect.any(Number) }) });
   expect(outcome.lifetime!.refusedAfterMs!).toBeGreaterThanOrEqual(2_500);
   // accepted only right after the preflight issued it: nothing is known of it from then until 2.5 s
   expect(outcome.lifetime!.lastAcceptedMs).toBe(20);

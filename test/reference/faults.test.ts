@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -506,6 +507,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const issued = await s.token();
     const last = issued.at(-1) === 'A' ? 'B' : 'A';
     return (await call(s, 'GET', '/api/core/whoami', { token: `${issued.slice(0, -1)}${last}` })).status === 401;
+  },
+  'auth.token-suffix-ignored': async (s) => {
+    const issued = (await token(s, credentials(s))).body.access_token as string;
+    return (await call(s, 'GET', '/api/core/whoami', { token: `${issued}A` })).status === 401;
+  },
+  // expired and refused on whoami first: the send route must refuse it too, as expired
+  'auth.expired-accepted-by-send': async (s) => {
+    const fresh = (await token(s, credentials(s))).body.access_token as string;
+    const unseen = (await token(s, credentials(s))).body.access_token as string;
+    await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
+    const refused = (await call(s, 'GET', '/api/core/whoami', { token: fresh })).status === 401;
+    return refused && (await call(s, 'POST', '/api/core/messages/send', { token: unseen, payload: sendBody(primaryNumber(s).numberId), headers: { 'idempotency-key': randomUUID() } })).status === 401;
   },
   'auth.update-refuses-tokens': async (s) => {
     const { numberId, smsEnabled } = primaryNumber(s);
