@@ -436,6 +436,15 @@ export function referenceTargetPreview(baseUrl: string): Target {
   return resolveTarget(raw, 'the bundled reference', {});
 }
 
+/** The numberIds a fixtures file gives each of these roles, as numbers.pool; undefined when it gives none. */
+function poolOf(f: FixturesFile, roles: ReadonlyArray<'primary' | 'secondary'>): { primary?: string[]; secondary?: string[] } | undefined {
+  const pool = Object.fromEntries(roles.flatMap((role) => {
+    const ids = f.clients.find((c) => c.role === role)?.numbers?.map((n) => n.numberId) ?? [];
+    return ids.length > 0 ? [[role, ids]] : [];
+  }));
+  return Object.keys(pool).length > 0 ? pool : undefined;
+}
+
 function isFixturesFile(raw: unknown): raw is FixturesFile {
   return !!raw && typeof raw === 'object' && Array.isArray((raw as FixturesFile).clients);
 }
@@ -460,6 +469,9 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
       ...(creds('special') && { special: creds('special') }),
     },
     recipients: { delivered: ['+12025550100', '+12025550101', '+12025550102'] },
+    // Its numbers, as a vendor names them in numbers.pool: the run knows every number each
+    // client has, so a list that leaves one out is seen (NUM-001).
+    ...(poolOf(f, ['primary', 'secondary']) && { numbers: { pool: poolOf(f, ['primary', 'secondary'])! } }),
     // The statuses of the reference's delivery events that are final (reference/README.md).
     webhooks: { finalStatuses: ['DELIVERED', 'FAILED'] },
     // The bundled reference is a local, disposable server: deep property runs may send freely.

@@ -151,7 +151,7 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
 }
 
 /**
- * The numberIds the config names (numbers.sms, .mms, .foreign) against the lists the clients
+ * The numberIds the config names (numbers.sms, .mms, .pool, .foreign) against the lists the clients
  * just returned. Where they disagree, whose mistake it is decides what happens: a legal answer
  * that contradicts the config is the config's (the run stops, naming the field); an answer the
  * document does not allow is the server's, and the suites judge it (a note, and the run goes on).
@@ -172,6 +172,29 @@ async function checkConfiguredNumbers(target: Target, result: PreflightResult, c
       continue;
     }
     throw new PreflightError(`numbers.${field} (${numberId}) is not one of the primary client's numbers`, `the primary client lists: ${lists(primary)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.${field} ${config}: name a numberId the primary client's list returns, or leave it out to use one found there`);
+  }
+  // A pool's numbers likewise, each against its own client's list.
+  for (const role of ['primary', 'secondary'] as const) {
+    const list = listed(role);
+    if (list === null) continue;
+    for (const numberId of target.numbers.pool?.[role] ?? []) {
+      if (list.includes(numberId)) continue;
+      const probe = await sendsFrom(role, numberId);
+      const status = probe?.status;
+      if (status !== undefined && status >= 200 && status < 300) {
+        result.notes.push(`numbers.pool.${role} names ${numberId}, which is missing from the ${role} client's list, yet a send from it was accepted (${shown(probe!)}): the list leaves out a number the client has, which the suites judge (NUM-001)`);
+        continue;
+      }
+      // A pool may hold a number a send is refused from for its own state (no campaignregId):
+      // refused for something other than ownership, and taken by an update that changes nothing,
+      // it is the client's.
+      const update = status !== undefined && status >= 400 && status < 500 && status !== 403 && status !== 404 ? await probeUpdate(target, result.tokens?.[role], numberId, timeoutMs) : null;
+      if (update?.status !== undefined && update.status >= 200 && update.status < 300) {
+        result.notes.push(`numbers.pool.${role} names ${numberId}, which is missing from the ${role} client's list, yet the client's update of it that changes nothing was accepted (${shown(update)}; a send from it: ${shown(probe!)}): the list leaves out a number the client has, which the suites judge (NUM-001)`);
+        continue;
+      }
+      throw new PreflightError(`numbers.pool.${role} names ${numberId}, which is not one of the ${role} client's numbers`, `the ${role} client lists: ${lists(list)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.pool.${role} ${config}: name only numberIds the ${role} client's list returns`);
+    }
   }
   const foreign = target.numbers.foreign;
   if (foreign === undefined) return;
@@ -205,6 +228,13 @@ async function probeSend(target: Target, token: string | undefined, numberId: st
   if (token === undefined || to === undefined) return null;
   const body = { sendFrom: numberId, to: [to], messageType: 'SMS', text: 'Conformance preflight: is this number the client\'s?', externalReference: `conformance-preflight-${randomUUID().slice(0, 8)}` };
   return send(target.routes.send, target.baseUrl + target.routes.send.path, { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, JSON.stringify(body), timeoutMs);
+}
+
+/** An update of the number that changes nothing ({}: every field is optional), by the client whose token it is. */
+async function probeUpdate(target: Target, token: string | undefined, numberId: string, timeoutMs: number): Promise<Answer | null> {
+  if (token === undefined) return null;
+  const path = target.routes.update.path.replace(/\{(\w+)\}/g, () => encodeURIComponent(numberId));
+  return send(target.routes.update, target.baseUrl + path, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '{}', timeoutMs);
 }
 
 /**

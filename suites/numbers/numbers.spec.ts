@@ -45,6 +45,16 @@ test.describe('4.3 List active numbers', () => {
     for (const [role, id] of Object.entries(target.numbers)) {
       if (role !== 'foreign' && typeof id === 'string') expect.soft(ids, `NUM-001: the configured ${role} number ${id} is listed`).toContain(id);
     }
+    // The pool likewise, each client's numbers in its own list: a list cut short (a page size
+    // off by one) is right for a client with few numbers and leaves out another client's last.
+    const pool = target.numbers.pool;
+    for (const id of pool?.primary ?? []) expect.soft(ids, `NUM-001: the primary client's pool number ${id} (numbers.pool.primary) is listed`).toContain(id);
+    if (target.clients.secondary && pool?.secondary?.length) {
+      const secondary = await api.call('numbers', { as: 'secondary' });
+      expect(secondary).toSucceed("NUM-001: the numbers route answers the secondary client 2xx");
+      const theirs = (itemsAt(secondary.body, path) as Array<Record<string, unknown>> | undefined)?.map((item) => item?.numberId) ?? [];
+      for (const id of pool.secondary) expect.soft(theirs, `NUM-001: the secondary client's pool number ${id} (numbers.pool.secondary) is listed`).toContain(id);
+    }
   });
 
   test('every listed numberId with a campaignregId is accepted as sendFrom, for every client the config names', { tag: ['@NUM-002'], ...HOLDS_EVERY_NUMBER }, async ({ api, target, newKey }) => {

@@ -174,6 +174,27 @@ test('numbers.sms or numbers.mms that the primary client does not list stops the
   expect(error).toBeUndefined();
 });
 
+test('numbers.pool names only numbers of its client: one its client does not list stops the run, one the list leaves out but a send takes is the server\'s (NUM-001)', async () => {
+  const lists = { c1: ['n1', 'n2'], c2: ['f1'] };
+  const primary = await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { pool: { primary: ['n1', 'n9'] } } });
+  expect(primary.error?.what).toBe("numbers.pool.primary names n9, which is not one of the primary client's numbers");
+  expect(primary.error?.check).toContain('numbers.pool.primary in test.yaml');
+  const secondary = await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { pool: { secondary: ['f1', 'n1'] } } });
+  expect(secondary.error?.what).toBe("numbers.pool.secondary names n1, which is not one of the secondary client's numbers");
+  expect((await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { pool: { primary: ['n2', 'n1'], secondary: ['f1'] } } })).error).toBeUndefined();
+  const accepting: Route = (req, body) => (req.url === '/api/core/messages/send' ? [202, { results: [{ messageId: 'm1', status: 'QUEUED' }], errors: [] }] : perClient({ c1: 's1' }, { c1: ['n1'] })(req, body));
+  const cut = await against(accepting, { numbers: { pool: { primary: ['n1', 'n3'] } } });
+  expect(cut.error).toBeUndefined();
+  expect(cut.result?.notes.join()).toContain('numbers.pool.primary names n3, which is missing from the primary client\'s list, yet a send from it was accepted');
+  // A send refused for the number's own state (400), and an update that changes nothing taken: the client's number.
+  const unregistered = (updated: number): Route => (req, body) =>
+    req.url === '/api/core/messages/send' ? [400, { error: { code: 'INVALID_REQUEST', message: 'no campaignregId', details: {} }, requestId: 'r1' }] : req.method === 'PATCH' ? [updated, {}] : perClient({ c1: 's1' }, { c1: ['n1'] })(req, body);
+  const owned = await against(unregistered(200), { numbers: { pool: { primary: ['n1', 'n3'] } } });
+  expect(owned.error).toBeUndefined();
+  expect(owned.result?.notes.join()).toContain('yet the client\'s update of it that changes nothing was accepted');
+  expect((await against(unregistered(404), { numbers: { pool: { primary: ['n1', 'n3'] } } })).error?.what).toBe("numbers.pool.primary names n3, which is not one of the primary client's numbers");
+});
+
 test('numbers.foreign must be another client\'s number: not the primary\'s own, and the secondary\'s when there is one', async () => {
   const lists = { c1: ['n1'], c2: ['f1'] };
   const own = await against(perClient({ c1: 's1', c2: 's2' }, lists), { ...twoClients, numbers: { foreign: 'n1' } });

@@ -525,6 +525,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled } })).status === 200;
   },
 
+  'numbers.list-cut-at-two': async (s) => (await listed(s)).length === s.client('primary').numbers.length,
   'whoami.field-missing': async (s) => 'apiClientName' in (await call(s, 'GET', '/api/core/whoami')).body,
   'whoami.field-mistyped': async (s) => Array.isArray((await call(s, 'GET', '/api/core/whoami')).body.capabilities),
   'ctx.same-id-for-every-client': async (s) =>
