@@ -159,6 +159,11 @@ export const SEND_FAULTS = {
     description: 'a recipient of 16 or more digits is accepted (no upper bound on the length)',
     behaviour: replaceMember('schemas', 'e164', () => /^\+[1-9]\d{1,}$/),
   },
+  'send.sixteen-digit-recipient-accepted': {
+    breaks: ['SEND-007'],
+    description: 'recipients are allowed one digit too many: 16 digits are accepted (17 and more are refused)',
+    behaviour: replaceMember('schemas', 'e164', () => /^\+[1-9]\d{1,15}$/),
+  },
   'send.late-recipients-unchecked': {
     breaks: ['SEND-007'],
     description: 'recipients from the third on are not checked: an invalid one there is dropped, and the send is queued for the others',

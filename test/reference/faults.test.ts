@@ -235,6 +235,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.padded-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [' +12025550123\n'] }))).status === 400,
   'send.00-prefix-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['0012025550123'] }))).status === 400,
   'send.long-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+1202555012345678'] }))).status === 400,
+  'send.sixteen-digit-recipient-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+4474001234567890'] }))).status === 400,
   'send.late-recipients-unchecked': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124', '12025550125'] }))).status === 400,
   'send.media-name-read-as-written': async (s) => {
     const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] })).replace('"media"', '"\\u006dedia"');
