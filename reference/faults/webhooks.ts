@@ -62,6 +62,20 @@ export const WEBHOOKS_FAULTS = {
       };
     }),
   },
+  'webhooks.repeated-reference-unreported': {
+    breaks: ['WH-008'],
+    description: 'an outcome is reported once per externalReference and recipient: a later message with the same reference to the same recipient (another send under a new key) is reported by an interim SENT event only',
+    behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent) => {
+      const first = new Map<string, string>();
+      return (data, nowMs, shape) => {
+        const slot = `${data.sendFrom}\u0000${data.externalReference}\u0000${data.to}`;
+        if (!first.has(slot)) first.set(slot, data.messageId);
+        if (first.get(slot) === data.messageId) return deliveryEvent(data, nowMs, shape);
+        const { errorCode: _, ...rest } = data;
+        return deliveryEvent({ ...rest, status: 'SENT' } as unknown as typeof data, nowMs, shape);
+      };
+    }),
+  },
   'webhooks.third-message-unreported': {
     breaks: ['WH-008'],
     description: 'of the messages of one send, the first two get their final outcome: each one after them (a third recipient on) is reported by an interim SENT event only',

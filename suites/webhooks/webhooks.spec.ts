@@ -154,6 +154,26 @@ test.describe('3, 6 the final outcome of every message is reported', () => {
   }
 });
 
+test.describe('3, 6 the final outcome of every message is reported, however like an earlier one it is', () => {
+  test('a send repeated under a new key after the first was reported, same reference and recipient, is reported by a callback with a final status too', { tag: ['@WH-008'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    // externalReference is the caller's business key (4.6 table), which two operations may
+    // share: a server that reports an outcome once per reference and recipient, to spare the
+    // receiver a duplicate, is right on the first message and silent on the second.
+    const finalStatuses = target.webhooks.finalStatuses;
+    if (!finalStatuses) notTestable(reasonFor('finalStatuses'));
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('final-repeated');
+    await deliverTo(settings, numberId, channel.url, 'WH-008');
+    const body = smsPayload(numberId, deliveredRecipients(target).slice(0, 1), 'wh-final-repeated');
+    const finalFor = (messageId: string) => (cb: Parameters<typeof carriesFinalStatus>[0] & { text: string }) => cb.text.includes(messageId) && carriesFinalStatus(cb, finalStatuses!);
+    const [first] = expectQueuedFor(await send(api, newKey(), body), 'WH-008');
+    await expectCallbacks(channel, 'WH-008', `a callback naming ${first} with a final status (${finalStatuses!.join(', ')})`, finalFor(first!), { timeoutMs: target.webhooks.timeoutMs });
+    const [second] = expectQueuedFor(await send(api, newKey(), body), 'WH-008');
+    expect(second, 'WH-008: precondition: the send under a new key is a new message (IDEM-005 judges keys)').not.toBe(first);
+    await expectCallbacks(channel, 'WH-008', `a callback naming ${second}, the same send repeated under a new key, with a final status (${finalStatuses!.join(', ')})`, finalFor(second!), { timeoutMs: target.webhooks.timeoutMs });
+  });
+});
+
 test.describe('6 what a delivery callback carries', () => {
   test('a delivery callback is a JSON body that names the messageId it reports', { tag: ['@WH-003'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);

@@ -776,6 +776,21 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await override.close();
     }
   },
+  // the same body sent twice under two keys: both messages end with a final status
+  'webhooks.repeated-reference-unreported': async (s) => {
+    const override = await startReceiver();
+    try {
+      await overrideTo(s, override.url);
+      const body = sendBody(primaryNumber(s).numberId, { externalReference: 'repeated-reference' });
+      await send(s, body);
+      await override.waitFor(1, 2_000).catch(() => undefined);
+      await send(s, body);
+      await override.waitFor(2, 2_000).catch(() => undefined);
+      return override.received.length === 2 && override.received.every((c) => /"status":"(DELIVERED|FAILED)"/.test(c.body));
+    } finally {
+      await override.close();
+    }
+  },
   'webhooks.callback-before-answer': async (s) => {
     // A receiver that answers 1.5 s late: the send must be answered without waiting for it.
     const slow = createServer((req, res) => {
