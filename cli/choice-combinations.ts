@@ -87,10 +87,12 @@ export function vendorConfig(name: string, fixtures: TargetDescription, wire: Wi
   const registered = numbersOf('primary').filter((n) => n.campaignregId !== null);
   const signed = wire['webhook.signing'] !== 'none';
   const clients = fixtures.clients.map(({ webhookSecret, ...client }) => ({ ...client, ...(signed && { webhookSecret }) }));
+  const base = fromFixturesFile({ ...fixtures, clients } as FixturesFile, name);
   return {
-    ...fromFixturesFile({ ...fixtures, clients } as FixturesFile, name),
+    ...base,
     ...(wire['numbers.record'] === 'id-only' && {
       numbers: {
+        ...base.numbers,
         sms: registered.find((n) => n.smsEnabled)?.numberId,
         mms: registered.find((n) => n.mmsEnabled)?.numberId,
         foreign: numbersOf('secondary')[0]?.numberId,

@@ -48,6 +48,8 @@ for (const { name, choices } of CHOICE_COMBINATIONS) {
     expect(Object.keys(target.triggers).length, 'the control plane reaches the hard paths').toBeGreaterThan(0);
     // A list that shows numberIds alone does not say which number sends SMS: the vendor names them.
     expect(target.webhooks.secret, 'a vendor that does not sign callbacks gives no secret').toBe(wire['webhook.signing'] === 'none' ? undefined : 'whsec_AAAA');
-    expect(target.numbers).toEqual(wire['numbers.record'] === 'id-only' ? { sms: 'num_primary', mms: 'num_primary', foreign: 'num_secondary' } : {});
+    // Every config names its numbers as a pool, as the reference's own does (NUM-001 reads it).
+    const pool = { primary: ['num_primary'], secondary: ['num_secondary'] };
+    expect(target.numbers).toEqual(wire['numbers.record'] === 'id-only' ? { pool, sms: 'num_primary', mms: 'num_primary', foreign: 'num_secondary' } : { pool });
   });
 }
