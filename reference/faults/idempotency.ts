@@ -6,7 +6,7 @@ import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { buildAcceptance } from '../send/accept.ts';
-import { payloadFingerprint } from '../send/fingerprint.ts';
+import { canonicalJson, payloadFingerprint } from '../send/fingerprint.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import type { DueWebhook } from '../store/outbox.ts';
@@ -61,6 +61,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 // The body length of the first request under each (client, key), per server, under idempotency.raw-bytes-fingerprint.
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
+// The first body under each (client, key) with its whitespace removed, and the body itself, per server, under idempotency.fingerprint-without-whitespace.
+const strippedFirsts = new WeakMap<ReferenceContext, Map<string, { stripped: string; body: unknown }>>();
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
 
@@ -183,6 +185,21 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler(request) {
       if (request.idempotencyKey) request.idempotencyKey = request.idempotencyKey.slice(0, 64);
+    },
+  },
+  'idempotency.fingerprint-without-whitespace': {
+    breaks: ['IDEM-002'],
+    description: "a payload is fingerprinted with every whitespace character removed, inside strings too: the same key with a text that differs only in its spaces replays the first send instead of being refused",
+    route: SEND,
+    preHandler(request, ctx) {
+      let firsts = strippedFirsts.get(ctx);
+      if (!firsts) strippedFirsts.set(ctx, (firsts = new Map()));
+      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const stripped = canonicalJson(request.body).replace(/\s/g, '');
+      const earlier = earlierRecord(request, ctx);
+      const first = firsts.get(slot);
+      if (earlier === undefined) firsts.set(slot, { stripped, body: request.body });
+      else if (earlier === 'changed' && first !== undefined && first.stripped === stripped) request.body = first.body;
     },
   },
   'idempotency.forgotten-after-outcome': {

@@ -1,4 +1,6 @@
-import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import type { ApiClient } from '../../harness/api-client.ts';
+import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
+import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { carriesFinalStatus, type ReceivedCallback } from '../../harness/webhook-receiver.ts';
 import { awaitCallback, deliverTo, expectCallbacks, expectNoStrayCallbacks, quietPeriod } from '../support/callbacks.ts';
 import {
@@ -108,6 +110,9 @@ test.describe('4.6 rule 8: the safe retry queues nothing new', () => {
 type Change = (body: Record<string, unknown>, having: { delivered: string[]; otherNumber: string | undefined }) => Record<string, unknown> | undefined;
 const changes: Array<[string, Change]> = [
   ['a different text', (body) => ({ ...body, text: `${body.text} (changed)` })],
+  // Whitespace inside a string is content, not JSON's insignificant whitespace: a server that
+  // fingerprints the body with its spaces stripped takes this for the same payload.
+  ['a text that differs only in a space inside it', (body) => ({ ...body, text: String(body.text).replace(' ', '') })],
   ['a different recipient', (body, { delivered }) => ({ ...body, to: [delivered[1]] })],
   ['an added recipient', (body, { delivered }) => ({ ...body, to: [delivered[0], delivered[1]] })],
   ['a different externalReference', (body) => ({ ...body, externalReference: externalRef('changed') })],
@@ -197,15 +202,19 @@ test.describe('4.6 rule 8 with 7.3: a safe retry while the first is in flight', 
 });
 
 test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft 5: keys are scoped per client)', () => {
-  test('another client may use the same key for its own send', { tag: ['@IDEM-005', '@IDEM-103'] }, async ({ api, target, knownNumbers, newKey, secondClient }) => {
+  test('another client may use the same key for its own send', { tag: ['@IDEM-005', '@IDEM-103'] }, async ({ api, target, knownNumbers, newKey, secondClient, lockHold }) => {
     void secondClient; // the fixture reports the test not testable without a second client
     if (!knownNumbers.foreign) notTestable("needs a number of the second client to send from (numbers.foreign in the target config)");
+    // The second client's send must be one it may make: from a number of its own with a
+    // campaignregId (numbers.foreign need not have one; a send from it would rightly be refused).
+    const theirNumber = await sendableNumberOf(api, 'secondary', knownNumbers.foreign);
+    if (theirNumber !== knownNumbers.foreign) await lockHold.need([{ resource: numberResource('secondary', theirNumber), mode: 'shared' }]);
     const key = newKey();
     const to = deliveredRecipients(target);
     const primaryBody = smsPayload(smsNumber(knownNumbers), to, 'scope-primary');
     const mine = expectQueuedFor(await send(api, key, primaryBody), 'IDEM-005, IDEM-103', "the primary client's send");
     // A different payload under the same key: were keys global, this would be an unsafe retry.
-    const theirs = await send(api, key, smsPayload(knownNumbers.foreign, to, 'scope-secondary'), 'secondary');
+    const theirs = await send(api, key, smsPayload(theirNumber, to, 'scope-secondary'), 'secondary');
     const theirIds = expectQueued(theirs, 'IDEM-005, IDEM-103: the second client sends under the same key as a first attempt');
     expect(theirIds.filter((id) => mine.includes(id)), "IDEM-005, IDEM-103: the second client's send is its own, not a replay of the first client's").toEqual([]);
     // And the second client's use of the key left the first client's record alone.
@@ -242,3 +251,18 @@ test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft
     expect(secondIds.filter((id) => firstIds.includes(id)), 'IDEM-005: the send under the second key is its own, not a replay of the first').toEqual([]);
   });
 });
+
+/**
+ * A number of `role`'s own it can send an SMS from: `preferred` when its list shows it with a
+ * campaignregId and SMS not turned off (or shows neither), else the first that is so; the test
+ * is not testable when the list has none.
+ */
+async function sendableNumberOf(api: ApiClient, role: 'secondary', preferred: string): Promise<string> {
+  const records = await readNumbers(api, role);
+  const sendable = (n: NumberRecord) => n.campaignregId !== null && n.campaignregId !== '' && n.smsEnabled !== false;
+  const mine = records.find((n) => n.numberId === preferred);
+  if (mine === undefined || sendable(mine)) return preferred;
+  const other = records.find(sendable);
+  if (!other) notTestable(`the ${role} client lists no number with a campaignregId and SMS on to send from (numbers.foreign, ${preferred}, has none)`);
+  return other.numberId;
+}

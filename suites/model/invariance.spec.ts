@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { checkProperty, propertySettings } from '../../harness/property.ts';
 import { describeSpelling, formSpelling, PLAIN_SPELLING, respelling, spell, spellForm, type JsonSpelling } from '../../generators/json-spelling.ts';
@@ -143,16 +144,29 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
       const how = describeSpelling(spelling);
       const before = (await readNumbers(api)).find((n) => n.numberId === numberId)!;
       const value = differentValue(field, before[field], knownNumbers, () => webhooks.channel(`invariance-${field}`).url);
-      const res = await jsonCall(api, 'update', { [field]: value }, spelling, { params: { numberId } });
-      if (!(res.status >= 200 && res.status < 300)) throw new Error(`ERR-007: an update of ${field} to ${JSON.stringify(value)} written ${how} was answered ${res.status} ${res.text.slice(0, 300)}; written plainly it is accepted (UPD-001)`);
-      const after = (await readNumbers(api)).find((n) => n.numberId === numberId)!;
-      if (JSON.stringify(after[field]) !== JSON.stringify(value)) throw new Error(`ERR-007: after an update of ${field} to ${JSON.stringify(value)} written ${how}, the list shows ${JSON.stringify(after[field])}`);
+      // What an update did: its answer, and the attribute as the list then shows it.
+      const update = async (body: Record<string, unknown>, written: JsonSpelling) => {
+        const res = await jsonCall(api, 'update', body, written, { params: { numberId } });
+        return { res, shown: (await readNumbers(api)).find((n) => n.numberId === numberId)![field] };
+      };
+      const applied = (u: { res: { status: number }; shown: unknown }) => u.res.status >= 200 && u.res.status < 300 && JSON.stringify(u.shown) === JSON.stringify(value);
+      const spelled = await update({ [field]: value }, spelling);
+      if (!applied(spelled)) {
+        // Written plainly too? Then the update itself is wrong (UPD-001), whatever the spelling.
+        const plain = await update({ [field]: value }, PLAIN_SPELLING);
+        const what = (u: typeof spelled) => `answered ${u.res.status}, the list then showing ${JSON.stringify(u.shown)}`;
+        if (!applied(plain)) throw new Error(`UPD-001: an update of ${field} to ${JSON.stringify(value)} does not take, written ${how} (${what(spelled)}) or plainly (${what(plain)})`);
+        throw new Error(`ERR-007: an update of ${field} to ${JSON.stringify(value)} written ${how} was ${what(spelled)}; written plainly it takes`);
+      }
       // The same attribute given another JSON type, written the same way: still refused, still nothing changed.
       const wrong = field === 'smsEnabled' || field === 'mmsEnabled' ? 'true' : 42;
-      const refused = await jsonCall(api, 'update', { [field]: wrong }, spelling, { params: { numberId } });
-      const still = (await readNumbers(api)).find((n) => n.numberId === numberId)!;
-      if (refused.status < 400 || refused.status >= 500 || [401, 403, 404, 408, 409, 429].includes(refused.status) || JSON.stringify(still[field]) !== JSON.stringify(value)) {
-        throw new Error(`ERR-007: an update giving ${field} the ${typeof wrong} ${JSON.stringify(wrong)}, written ${how}, was answered ${refused.status} and left ${field} ${JSON.stringify(still[field])}; a request defect changes nothing (UPD-005)`);
+      const kept = (u: typeof spelled) => isRequestDefectAnswer(u.res.status) && JSON.stringify(u.shown) === JSON.stringify(value);
+      const refused = await update({ [field]: wrong }, spelling);
+      if (!kept(refused)) {
+        const plain = await update({ [field]: wrong }, PLAIN_SPELLING);
+        const what = (u: typeof spelled) => `answered ${u.res.status} and left ${field} ${JSON.stringify(u.shown)}`;
+        const rule = kept(plain) ? `ERR-007` : `UPD-005`;
+        throw new Error(`${rule}: an update giving ${field} the ${typeof wrong} ${JSON.stringify(wrong)}, written ${how}, was ${what(refused)}${kept(plain) ? '; written plainly it is refused and changes nothing' : `, and written plainly ${what(plain)}`}; a request defect changes nothing (UPD-005)`);
       }
     });
     // Cases read what earlier ones changed: one after another.
