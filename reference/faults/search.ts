@@ -1,5 +1,5 @@
 import { CoreError, coreErrorBody } from '../errors.ts';
-import type { FaultDefinition } from './fault.ts';
+import type { Answer, FaultDefinition } from './fault.ts';
 
 // Faults of the number search (section 4.4): one rewrites a field before the schema sees it,
 // the others rewrite the search's answer.
@@ -40,11 +40,7 @@ export const SEARCH_FAULTS = {
     route: SEARCH,
     // A provider's error status (not a timeout or an unreadable answer) is taken for the server's own failure.
     answer(answer) {
-      const { code, details } = answer.body.error ?? {};
-      if (code !== 'UPSTREAM_ERROR' || typeof details.providerStatus !== 'number') return;
-      const error = new CoreError('SERVER_ERROR');
-      answer.status = error.status;
-      answer.body = coreErrorBody(error, answer.request.id);
+      if (providerStatusOf(answer) !== undefined) answerAs(answer, 'SERVER_ERROR');
     },
   },
   'search.upstream-4xx-passed-through': {
@@ -52,12 +48,8 @@ export const SEARCH_FAULTS = {
     description: "a client error of the inventory provider (4xx other than 429) is passed through as the server's own: 404 NOT_FOUND or 400 INVALID_REQUEST, where a provider's 5xx or 429 is still 502 UPSTREAM_ERROR",
     route: SEARCH,
     answer(answer) {
-      const { code, details } = answer.body.error ?? {};
-      const status = details?.providerStatus;
-      if (code !== 'UPSTREAM_ERROR' || typeof status !== 'number' || status < 400 || status >= 500 || status === 429) return;
-      const error = new CoreError(status === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST');
-      answer.status = error.status;
-      answer.body = coreErrorBody(error, answer.request.id);
+      const status = providerStatusOf(answer);
+      if (status !== undefined && status >= 400 && status < 500 && status !== 429) answerAs(answer, status === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST');
     },
   },
   'search.upstream-300-taken-as-success': {
@@ -65,9 +57,22 @@ export const SEARCH_FAULTS = {
     description: 'an answer of the inventory provider is a failure only from 301 on: a 300 is read as a success, and its body (no result list) as an empty search',
     route: SEARCH,
     answer(answer) {
-      if (answer.body.error?.code !== 'UPSTREAM_ERROR' || answer.body.error.details?.providerStatus !== 300) return;
+      if (providerStatusOf(answer) !== 300) return;
       answer.status = 200;
       answer.body = { groups: [], providerResultCount: 0, requestedQuantity: 10 };
     },
   },
 } satisfies Record<string, FaultDefinition>;
+
+/** The provider's HTTP status a 502 UPSTREAM_ERROR names, or undefined for any other answer (a timeout names none). */
+function providerStatusOf(answer: Answer): number | undefined {
+  const { code, details } = answer.body?.error ?? {};
+  return code === 'UPSTREAM_ERROR' && typeof details?.providerStatus === 'number' ? details.providerStatus : undefined;
+}
+
+/** The server's own error `code` in place of the answer. */
+function answerAs(answer: Answer, code: ConstructorParameters<typeof CoreError>[0]): void {
+  const error = new CoreError(code);
+  answer.status = error.status;
+  answer.body = coreErrorBody(error, answer.request.id);
+}

@@ -1,4 +1,5 @@
 import { outcomeFor } from '../delivery/outcome.ts';
+import type { DeliveryEventData } from '../webhooks/events.ts';
 import { replaceMember, type FaultDefinition } from './fault.ts';
 
 // Faults of webhooks (sections 3, 6; Standard Webhooks): each replaces a member of the webhook
@@ -51,45 +52,17 @@ export const WEBHOOKS_FAULTS = {
     breaks: ['WH-008'],
     description: 'of the messages of one send, only the first gets its final outcome: each later one (another recipient) is reported by an interim SENT event only',
     // A send's messages share its externalReference and sending number; the first of them seen is the first recipient's.
-    behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent) => {
-      const firstOfSend = new Map<string, string>();
-      return (data, nowMs, shape) => {
-        const send = `${data.sendFrom}\u0000${data.externalReference}`;
-        if (!firstOfSend.has(send)) firstOfSend.set(send, data.messageId);
-        if (firstOfSend.get(send) === data.messageId) return deliveryEvent(data, nowMs, shape);
-        const { errorCode: _, ...rest } = data;
-        return deliveryEvent({ ...rest, status: 'SENT' } as unknown as typeof data, nowMs, shape);
-      };
-    }),
+    behaviour: finalForFirst(1, (data) => `${data.sendFrom}\u0000${data.externalReference}`),
   },
   'webhooks.repeated-reference-unreported': {
     breaks: ['WH-008'],
     description: 'an outcome is reported once per externalReference and recipient: a later message with the same reference to the same recipient (another send under a new key) is reported by an interim SENT event only',
-    behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent) => {
-      const first = new Map<string, string>();
-      return (data, nowMs, shape) => {
-        const slot = `${data.sendFrom}\u0000${data.externalReference}\u0000${data.to}`;
-        if (!first.has(slot)) first.set(slot, data.messageId);
-        if (first.get(slot) === data.messageId) return deliveryEvent(data, nowMs, shape);
-        const { errorCode: _, ...rest } = data;
-        return deliveryEvent({ ...rest, status: 'SENT' } as unknown as typeof data, nowMs, shape);
-      };
-    }),
+    behaviour: finalForFirst(1, (data) => `${data.sendFrom}\u0000${data.externalReference}\u0000${data.to}`),
   },
   'webhooks.third-message-unreported': {
     breaks: ['WH-008'],
     description: 'of the messages of one send, the first two get their final outcome: each one after them (a third recipient on) is reported by an interim SENT event only',
-    behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent) => {
-      const ofSend = new Map<string, string[]>();
-      return (data, nowMs, shape) => {
-        const send = `${data.sendFrom}\u0000${data.externalReference}`;
-        const seen = ofSend.get(send) ?? [];
-        if (!seen.includes(data.messageId)) ofSend.set(send, [...seen, data.messageId]);
-        if (ofSend.get(send)!.indexOf(data.messageId) < 2) return deliveryEvent(data, nowMs, shape);
-        const { errorCode: _, ...rest } = data;
-        return deliveryEvent({ ...rest, status: 'SENT' } as unknown as typeof data, nowMs, shape);
-      };
-    }),
+    behaviour: finalForFirst(2, (data) => `${data.sendFrom}\u0000${data.externalReference}`),
   },
   'webhooks.callback-before-answer': {
     breaks: ['WH-009'],
@@ -207,3 +180,21 @@ export const WEBHOOKS_FAULTS = {
     behaviour: replaceMember('webhooks', 'retryDelayMs', (retryDelayMs) => (attempt, _retryAfterSeconds, random, baseMs) => retryDelayMs(attempt, undefined, random, baseMs)),
   },
 } satisfies Record<string, FaultDefinition>;
+
+/**
+ * The delivery events of the first `count` messages of each group (groupOf) carry their final
+ * outcome; every later message of the group is reported by an interim SENT event only.
+ */
+function finalForFirst(count: number, groupOf: (data: DeliveryEventData) => string) {
+  return replaceMember('webhooks', 'deliveryEvent', (deliveryEvent) => {
+    const seen = new Map<string, string[]>();
+    return (data, nowMs, shape) => {
+      const group = groupOf(data);
+      const messages = seen.get(group) ?? [];
+      if (!messages.includes(data.messageId)) seen.set(group, [...messages, data.messageId]);
+      if (seen.get(group)!.indexOf(data.messageId) < count) return deliveryEvent(data, nowMs, shape);
+      const { errorCode: _, ...rest } = data;
+      return deliveryEvent({ ...rest, status: 'SENT' } as unknown as typeof data, nowMs, shape);
+    };
+  });
+}

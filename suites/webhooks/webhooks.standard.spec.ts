@@ -3,6 +3,7 @@ import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webho
 import { deliveredRecipients, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo } from './webhook-support.ts';
+import type { CallbackAnswer, WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { randomUUID } from 'node:crypto';
 
 // What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
@@ -142,59 +143,62 @@ test.describe('Standard Webhooks: retries', () => {
 /** How long the receiver asks the server to wait before it tries a callback again (WH-106). */
 const RETRY_AFTER_SECONDS = 2;
 
+type Fixtures = Parameters<Parameters<typeof test>[2]>[0];
+
+/**
+ * Sends an SMS whose callbacks go to a new channel, and answers the attempts of the first
+ * callback naming it (one webhook-id) as `attemptAnswer` says for the attempt's index (0 the
+ * first); every other callback gets 200. Resolves with the channel and that webhook-id once the
+ * first attempt came; not testable when the callback carries no webhook-id.
+ */
+async function failOwnCallback(
+  { api, target, knownNumbers, settings, webhooks, newKey }: Pick<Fixtures, 'api' | 'target' | 'knownNumbers' | 'settings' | 'webhooks' | 'newKey'>,
+  id: 'WH-105' | 'WH-106',
+  label: string,
+  attemptAnswer: (attempt: number) => CallbackAnswer,
+): Promise<{ channel: WebhookChannel; webhookId: string }> {
+  let failed: string | undefined;
+  const channel = webhooks.channel(label).answerWith((c, earlier) => {
+    const webhookId = c.headers['webhook-id'];
+    if (!webhookId || webhookId !== (failed ??= webhookId)) return undefined;
+    return attemptAnswer(earlier.filter((e) => e.headers['webhook-id'] === webhookId).length);
+  });
+  const own = channel.scriptOnlyFor();
+  const numberId = smsNumber(knownNumbers);
+  await deliverTo(settings, numberId, channel.url, id);
+  const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), `wh-${label}`)), id);
+  own(namesMessage(messageId!));
+  const [first] = await expectCallbacks(channel, id, `a callback naming ${messageId}`, namesMessage(messageId!), { timeoutMs: target.webhooks.timeoutMs });
+  const webhookId = first!.headers['webhook-id'];
+  if (!webhookId) notTestable('the callback carries no webhook-id (WH-101 asks for one), so its attempts cannot be told from other callbacks');
+  return { channel, webhookId };
+}
+
 test.describe('Standard Webhooks: a receiver that is gone, or asks for time', () => {
   test('a callback answered 410 Gone is not tried again', { tag: ['@WH-105'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     // The first attempt of the test's own callback is answered 500 and its retry 410: the gap
     // between the two says how soon this server tries again, so the test knows how long to watch
     // for an attempt after the 410.
-    let failed: string | undefined;
-    const channel = webhooks.channel('gone').answerWith((c, earlier) => {
-      const id = c.headers['webhook-id'];
-      if (!id || id !== (failed ??= id)) return undefined;
-      return earlier.some((e) => e.headers['webhook-id'] === id) ? 410 : 500;
-    });
-    const own = channel.scriptOnlyFor();
-    const numberId = smsNumber(knownNumbers);
-    await deliverTo(settings, numberId, channel.url, 'WH-105');
-    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-gone')), 'WH-105');
-    own(namesMessage(messageId!));
-    const [first] = await expectCallbacks(channel, 'WH-105', `a callback naming ${messageId}`, namesMessage(messageId!), { timeoutMs: target.webhooks.timeoutMs });
-    const id = first!.headers['webhook-id'];
-    if (!id) notTestable('the callback carries no webhook-id (WH-101 asks for one), so its attempts cannot be told from other callbacks');
-    const attempts = await channel.waitFor(`a retry of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
+    const { channel, webhookId } = await failOwnCallback({ api, target, knownNumbers, settings, webhooks, newKey }, 'WH-105', 'gone', (attempt) => (attempt === 0 ? 500 : 410));
+    const attempts = await channel.waitFor(`a retry of ${webhookId}`, (c) => c.headers['webhook-id'] === webhookId, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
     if (attempts === null) notTestable(`the callback answered 500 was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms; WH-103), so how soon an attempt could follow a 410 is not known`);
     expect(attempts.map((a) => a.answered), 'WH-105: precondition: the first attempt was answered 500, the second 410').toEqual([500, 410]);
     // A sender that took the 410 for any failure would try again after about twice the first
     // gap (exponential backoff); four times it allows for jitter, and at least a second.
     const gap = attempts[1]!.receivedAt - attempts[0]!.receivedAt;
     await new Promise((resolve) => setTimeout(resolve, Math.max(1_000, 4 * gap)));
-    const after = channel.received.filter((c) => c.headers['webhook-id'] === id);
-    expect(after.length, `WH-105: no attempt of ${id} follows its 410 within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms)`).toBe(2);
+    const after = channel.received.filter((c) => c.headers['webhook-id'] === webhookId);
+    expect(after.length, `WH-105: no attempt of ${webhookId} follows its 410 within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms)`).toBe(2);
   });
 
   test(`a callback answered 429 with Retry-After: ${RETRY_AFTER_SECONDS} is not tried again for ${RETRY_AFTER_SECONDS} seconds`, { tag: ['@WH-106'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
-    let failed: string | undefined;
-    const channel = webhooks.channel('retry-after').answerWith((c) => {
-      const id = c.headers['webhook-id'];
-      if (!id || failed !== undefined) return undefined;
-      failed = id;
-      return { status: 429, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } };
-    });
-    const own = channel.scriptOnlyFor();
-    const numberId = smsNumber(knownNumbers);
-    await deliverTo(settings, numberId, channel.url, 'WH-106');
-    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-retry-after')), 'WH-106');
-    own(namesMessage(messageId!));
-    const [first] = await expectCallbacks(channel, 'WH-106', `a callback naming ${messageId}`, namesMessage(messageId!), { timeoutMs: target.webhooks.timeoutMs });
-    const id = first!.headers['webhook-id'];
-    if (!id) notTestable('the callback carries no webhook-id (WH-101 asks for one), so its retry cannot be told from other callbacks');
-    expect(first!.answered, `WH-106: precondition: the first attempt was answered 429 with Retry-After: ${RETRY_AFTER_SECONDS}`).toBe(429);
-    const attempts = await channel.waitFor(`a retry of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: RETRY_AFTER_SECONDS * 1_000 + target.webhooks.timeoutMs, count: 2 }).catch(() => null);
+    const { channel, webhookId } = await failOwnCallback({ api, target, knownNumbers, settings, webhooks, newKey }, 'WH-106', 'retry-after', (attempt) => (attempt === 0 ? { status: 429, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } : 200));
+    const attempts = await channel.waitFor(`a retry of ${webhookId}`, (c) => c.headers['webhook-id'] === webhookId, { timeoutMs: RETRY_AFTER_SECONDS * 1_000 + target.webhooks.timeoutMs, count: 2 }).catch(() => null);
     if (attempts === null) notTestable(`the callback answered 429 was not tried again within ${RETRY_AFTER_SECONDS} s and webhooks.timeoutMs (WH-103 asks that it is)`);
+    expect(attempts[0]!.answered, `WH-106: precondition: the first attempt was answered 429 with Retry-After: ${RETRY_AFTER_SECONDS}`).toBe(429);
     // The server counts from when it read the answer, which was sent right after the first
     // attempt arrived; 100 ms allows for the two clocks' granularity.
     const waited = attempts[1]!.receivedAt - attempts[0]!.receivedAt;
-    expect(waited, `WH-106: the retry of ${id} came ${waited} ms after the answer that asked for ${RETRY_AFTER_SECONDS} s`).toBeGreaterThanOrEqual(RETRY_AFTER_SECONDS * 1_000 - 100);
+    expect(waited, `WH-106: the retry of ${webhookId} came ${waited} ms after the answer that asked for ${RETRY_AFTER_SECONDS} s`).toBeGreaterThanOrEqual(RETRY_AFTER_SECONDS * 1_000 - 100);
   });
 });
-
