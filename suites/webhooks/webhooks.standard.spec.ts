@@ -141,7 +141,7 @@ test.describe('Standard Webhooks: retries', () => {
 });
 
 /** How long the receiver asks the server to wait before it tries a callback again (WH-106). */
-const RETRY_AFTER_SECONDS = 2;
+const RETRY_AFTER_SECONDS = 1;
 
 type Fixtures = Parameters<Parameters<typeof test>[2]>[0];
 
