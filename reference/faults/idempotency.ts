@@ -63,6 +63,13 @@ const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 // The first body under each (client, key) with its whitespace removed, and the body itself, per server, under idempotency.fingerprint-without-whitespace.
 const strippedFirsts = new WeakMap<ReferenceContext, Map<string, { stripped: string; body: unknown }>>();
+/** This server's entry of a per-server map, made by `make` the first time. */
+function ofServer<T>(map: WeakMap<ReferenceContext, T>, ctx: ReferenceContext, make: () => T): T {
+  let value = map.get(ctx);
+  if (value === undefined) map.set(ctx, (value = make()));
+  return value;
+}
+
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
 
@@ -72,8 +79,7 @@ const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
  */
 function whileHeld(meanwhile: (request: FastifyRequest) => void): (request: FastifyRequest, ctx: ReferenceContext) => Promise<void> {
   return async (request, ctx) => {
-    let held = heldKeys.get(ctx);
-    if (!held) heldKeys.set(ctx, (held = new Set()));
+    const held = ofServer(heldKeys, ctx, () => new Set<string>());
     // A header value cannot contain NUL, so the slot names one (client, key) pair.
     const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
     if (held.has(slot)) {
@@ -170,8 +176,7 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler(request, ctx) {
       // The length of the first request's body under each (client, key) stands for its bytes.
-      let lengths = firstLengths.get(ctx);
-      if (!lengths) firstLengths.set(ctx, (lengths = new Map()));
+      const lengths = ofServer(firstLengths, ctx, () => new Map<string, string | undefined>());
       const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
       const length = request.headers['content-length'];
       const earlier = earlierRecord(request, ctx);
@@ -192,8 +197,7 @@ export const IDEMPOTENCY_FAULTS = {
     description: "a payload is fingerprinted with every whitespace character removed, inside strings too: the same key with a text that differs only in its spaces replays the first send instead of being refused",
     route: SEND,
     preHandler(request, ctx) {
-      let firsts = strippedFirsts.get(ctx);
-      if (!firsts) strippedFirsts.set(ctx, (firsts = new Map()));
+      const firsts = ofServer(strippedFirsts, ctx, () => new Map<string, { stripped: string; body: unknown }>());
       const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
       const stripped = canonicalJson(request.body).replace(/\s/g, '');
       const earlier = earlierRecord(request, ctx);
@@ -219,8 +223,7 @@ export const IDEMPOTENCY_FAULTS = {
     description: 'a key is kept with the token that made its record, and forgotten once that token has expired: the safe retry under a new token, after the first expired, queues the send again (a retry while the first token lives is replayed)',
     route: SEND,
     preHandler(request, ctx) {
-      let makers = keyMakers.get(ctx);
-      if (!makers) keyMakers.set(ctx, (makers = new Map()));
+      const makers = ofServer(keyMakers, ctx, () => new Map<string, string>());
       const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
       const token = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
       const maker = makers.get(slot);
