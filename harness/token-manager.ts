@@ -18,7 +18,7 @@ export interface TokenManagerOptions {
  * There is never a loop, whatever the server answers.
  */
 export class TokenManager {
-  private current: IssuedToken | undefined;
+  private current: (IssuedToken & { obtainedAt: number }) | undefined;
   private pending: Promise<IssuedToken> | undefined;
   private readonly now: () => number;
   private readonly skewMs: number;
@@ -33,6 +33,11 @@ export class TokenManager {
   async token(): Promise<string> {
     if (this.current && this.current.expiresAt - this.skewMs > this.now()) return this.current.accessToken;
     return (await this.refresh()).accessToken;
+  }
+
+  /** The token held now and when it was obtained (ms since epoch), if one is. */
+  held(): { accessToken: string; expiresAt: number; obtainedAt: number } | undefined {
+    return this.current && { ...this.current };
   }
 
   /** Forget the held token: the next request obtains a new one. */
@@ -57,7 +62,7 @@ export class TokenManager {
       .obtain()
       .then((t) => {
         this.obtained++;
-        this.current = t;
+        this.current = { ...t, obtainedAt: this.now() };
         return t;
       })
       .finally(() => {

@@ -188,6 +188,28 @@ export const AUTH_FAULTS = {
       };
     },
   },
+  'auth.older-tokens-revoked': {
+    breaks: ['TOKEN-011'],
+    description: "issuing a token to a client revokes the client's tokens obtained more than 3 s before: a token used alone lives its expires_in, one in use a while is refused once the client obtains another",
+    // The token endpoint's answers are watched for the tokens it issues and when, in clear.
+    route: 'POST /api/auth/token',
+    answer({ status, body }, { stores }) {
+      if (status !== 200 || typeof body.access_token !== 'string') return;
+      const client = stores.clients.byTokenHash(tokenHash(body.access_token), Date.now());
+      if (client) issuedAt(stores).set(body.access_token, { client: client.apiClientId, at: Date.now() });
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const token = tokenOf(request);
+        const issued = token === undefined ? undefined : issuedAt(stores).get(token);
+        if (issued !== undefined) {
+          const newer = [...issuedAt(stores).values()].some((other) => other.client === issued.client && other.at - issued.at > 3_000);
+          if (newer) throw unauthorized('The bearer token is unknown or expired.', true);
+        }
+        return authenticate(request, reply);
+      },
+    }),
+  },
   'auth.token-suffix-ignored': {
     breaks: ['AUTH-004'],
     description: 'characters after an issued token are ignored: the issued token with more characters appended is accepted as the token',
@@ -220,4 +242,12 @@ function forgottenBy(stores: object): Set<string> {
   let forgotten = forgottenTokens.get(stores);
   if (!forgotten) forgottenTokens.set(stores, (forgotten = new Set()));
   return forgotten;
+}
+
+/** When each token was issued, and to which client, per server, under auth.older-tokens-revoked. */
+const issuedTimes = new WeakMap<object, Map<string, { client: string; at: number }>>();
+function issuedAt(stores: object): Map<string, { client: string; at: number }> {
+  let issued = issuedTimes.get(stores);
+  if (!issued) issuedTimes.set(stores, (issued = new Map()));
+  return issued;
 }

@@ -4,6 +4,9 @@ import { reasonFor } from '../../harness/plan.ts';
 import { LIFETIME_TOLERANCE_MS } from '../../harness/triggers.ts';
 import { failingClient } from './failing-clients.ts';
 
+/** How old the worker's token is, at least, when the client obtains new ones (TOKEN-011's later moment). */
+const OLDER_THAN_MS = 4_000;
+
 /**
  * How much sooner than its expires_in says a token may be refused, counted from the moment it
  * was requested: a server may keep expiry times in whole seconds (a token then lives up to a
@@ -116,6 +119,32 @@ test.describe('4.1 Issue an access token', () => {
         refused.get(w.how),
         `TOKEN-011: the token ${clientId} obtained by ${w.how} reported expires_in ${w.seconds} s, but was refused ${((refused.get(w.how) ?? 0) / 1000).toFixed(1)} s after it was requested`,
       ).toBeUndefined();
+    }
+  });
+
+  // A later moment of the same token: the client has obtained others since. A server that
+  // keeps one token per client, or revokes a client's older tokens when it issues a new one,
+  // is right on a token used alone and wrong on the worker's, which has been in use a while.
+  test('a token obtained a while ago is still accepted after the client obtains new ones, in each way', { tag: ['@TOKEN-011'] }, async ({ api, target, tokens }) => {
+    const manager = tokens.primary!;
+    await manager.token();
+    const held = manager.held()!;
+    // Old enough: at least OLDER_THAN_MS since it was obtained.
+    const age = Date.now() - held.obtainedAt;
+    if (age < OLDER_THAN_MS) await new Promise((resolve) => setTimeout(resolve, OLDER_THAN_MS - age));
+    const presented = () => api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${held.accessToken}` } });
+    expect(await presented()).toSucceed("TOKEN-011: precondition: the worker's token is accepted before the client obtains new ones");
+    const { clientId, clientSecret } = target.clients.primary;
+    for (const [how, issue] of [
+      ['a JSON body', () => api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } })],
+      ['form fields', () => api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } })],
+      ['HTTP Basic', () => api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } })],
+    ] as const) {
+      expect(await issue()).toSucceed(`TOKEN-001: precondition: the primary client obtains a token by ${how}`);
+      const left = held.expiresAt - Date.now();
+      if (left < LIFETIME_TOLERANCE_MS) notTestable(`the worker's token has less than ${LIFETIME_TOLERANCE_MS} ms of its lifetime left`);
+      const res = await presented();
+      expect(res.status, `TOKEN-011: the token the primary client obtained ${((Date.now() - held.obtainedAt) / 1000).toFixed(1)} s ago, with ${(left / 1000).toFixed(0)} s of its expires_in left, is refused once the client obtained another by ${how}`).not.toBe(401);
     }
   });
 

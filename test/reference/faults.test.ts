@@ -514,6 +514,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const last = issued.at(-1) === 'A' ? 'B' : 'A';
     return (await call(s, 'GET', '/api/core/whoami', { token: `${issued.slice(0, -1)}${last}` })).status === 401;
   },
+  // a token obtained 3.5 s before the client's next one still works
+  'auth.older-tokens-revoked': async (s) => {
+    const first = (await token(s, credentials(s))).body.access_token as string;
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    await token(s, credentials(s));
+    return (await call(s, 'GET', '/api/core/whoami', { token: first })).status === 200;
+  },
   'auth.token-suffix-ignored': async (s) => {
     const issued = (await token(s, credentials(s))).body.access_token as string;
     return (await call(s, 'GET', '/api/core/whoami', { token: `${issued}A` })).status === 401;
