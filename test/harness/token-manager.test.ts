@@ -67,3 +67,14 @@ test('a failing token endpoint surfaces its error and is asked again next time',
   await expect(manager.token()).rejects.toThrow('token endpoint down');
   expect(await manager.token()).toBe('ok');
 });
+
+test('it tells the token it holds and when it obtained it, and nothing before the first', async () => {
+  let now = 1_000;
+  const manager = new TokenManager({ obtain: async () => ({ accessToken: `t${now}`, expiresAt: now + 60_000 }), now: () => now });
+  expect(manager.held()).toBeUndefined();
+  await manager.token();
+  now = 5_000;
+  expect(manager.held()).toEqual({ accessToken: 't1000', expiresAt: 61_000, obtainedAt: 1_000 });
+  manager.invalidate();
+  expect(manager.held()).toBeUndefined();
+});
