@@ -92,6 +92,20 @@ export const UPDATE_FAULTS = {
       request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
     },
   },
+  'update.foreign-number-by-other-case': {
+    breaks: ['UPD-002'],
+    description: "a numberId that names no number as written is looked up again without regard to letter case, over every client's numbers and without the ownership check: another client's numberId in other letter case changes that client's number",
+    route: UPDATE,
+    preHandler(request, { stores, seeded }) {
+      const params = request.params as { numberId: string };
+      if (stores.numbers.byId(params.numberId)) return;
+      const wanted = params.numberId.toLowerCase();
+      const number = seeded.flatMap((client) => stores.numbers.listForClient(client.apiClientId)).find((n) => n.numberId.toLowerCase() === wanted);
+      if (!number) return;
+      params.numberId = number.numberId;
+      request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
+    },
+  },
   'update.override-copied-to-siblings': {
     breaks: ['UPD-007'],
     description: "an update that sets a webhookDeliveryOverride also gives it to the client's other numbers that have none (a bulk default applied on every write)",

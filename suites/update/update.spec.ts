@@ -49,6 +49,15 @@ test.describe('4.5 Update number settings', () => {
       const respelt = await api.call('update', { rawParams: { numberId: spelt }, json: patch, as: actor });
       expect(respelt.status >= 200 && respelt.status < 300, `UPD-002: the ${actor} client updating the ${owner} client's number as ${spelt} (the same path, percent-encoded) is refused; answered ${respelt.status} ${respelt.text.slice(0, 200)}`).toBe(false);
       expect(settableOf(await recordOf(api, numberId!, owner, 'UPD-002')), `UPD-002: the ${owner} client's number is unchanged after the update written as ${spelt}`).toEqual(settableOf(before));
+      // The numberId in other letter case: another string, which names no number of the caller's
+      // whatever the server makes of the case. A server that looks numbers up without regard to
+      // case, and checks ownership on the string as given, updates the other client's number.
+      const swapped = swapCase(numberId!);
+      if (swapped !== numberId) {
+        const recased = await api.call('update', { params: { numberId: swapped }, json: patch, as: actor });
+        expect(recased.status >= 200 && recased.status < 300, `UPD-002: the ${actor} client updating the ${owner} client's number as ${swapped} (its numberId in other letter case) is refused; answered ${recased.status} ${recased.text.slice(0, 200)}`).toBe(false);
+        expect(settableOf(await recordOf(api, numberId!, owner, 'UPD-002')), `UPD-002: the ${owner} client's number is unchanged after the update written as ${swapped}`).toEqual(settableOf(before));
+      }
       // The number named by its phone number instead (a numberId is never one, section 1): a
       // server that also looks numbers up by phone number must not skip the ownership check there.
       const phone = (before as { phoneNumber?: unknown }).phoneNumber;
@@ -142,6 +151,11 @@ test.describe('4.5 Update number settings', () => {
     });
   }
 });
+
+/** `text` with the case of every letter swapped. */
+function swapCase(text: string): string {
+  return text.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+}
 
 /** `numberId` as a path segment with its first unreserved character percent-encoded, the rest as encodeURIComponent writes them. */
 function percentEncodedFirstCharacter(numberId: string): string {

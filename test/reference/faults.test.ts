@@ -639,6 +639,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled, mmsEnabled } });
     return listed.smsEnabled === !smsEnabled && listed.mmsEnabled === !mmsEnabled;
   },
+  'update.foreign-number-by-other-case': async (s) => {
+    const theirs = s.client('secondary').numbers[0]!.numberId;
+    const swapped = theirs.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+    return (await call(s, 'PATCH', `/api/core/numbers/${swapped}`, { payload: { smsEnabled: false } })).status >= 400;
+  },
   'update.foreign-number-by-phone': async (s) => {
     const foreign = s.client('secondary').numbers[0]!;
     const res = await call(s, 'PATCH', `/api/core/numbers/${encodeURIComponent(foreign.phoneNumber)}`, { payload: { smsEnabled: !foreign.smsEnabled } });
