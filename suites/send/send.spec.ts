@@ -136,7 +136,8 @@ test.describe('4.5 with 4.6 rule 5: a campaignregId given through the update tak
     const cleared = await settings.change(sendFrom, { campaignregId: null });
     expect(cleared).toSucceed('SEND-018: precondition: clearing campaignregId through the update route');
     const refused = await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 'unregistered'));
-    expect(refused).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-018: precondition: the number without campaignregId is refused (SEND-005)');
+    // SEND-005 judges that refusal; without it there is no refusal to outlive.
+    if (refused.status !== 400) notTestable(`the number was not refused once its campaignregId was cleared (answered ${refused.status}; SEND-005 judges that), so whether a refusal outlives the registration cannot be seen`);
     const restored = await settings.change(sendFrom, { campaignregId: registration });
     expect(restored).toSucceed('SEND-018: precondition: giving the campaignregId back through the update route');
     expectQueued(await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 're-registered')), 'SEND-018: the number, registered again, is accepted as sendFrom');
