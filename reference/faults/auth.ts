@@ -16,10 +16,13 @@ const routeOf = (request: FastifyRequest): string => `${request.method} ${reques
  * server (its stores): the reference keeps only their hashes, which cannot be matched in any case.
  */
 const issuedTokens = new WeakMap<object, Map<string, string>>();
-function issuedBy(stores: object): Map<string, string> {
-  let issued = issuedTokens.get(stores);
-  if (!issued) issuedTokens.set(stores, (issued = new Map()));
-  return issued;
+const issuedBy = (stores: object) => ofServer(issuedTokens, stores, () => new Map<string, string>());
+
+/** This server's entry of a per-server map, made by `make` the first time. */
+function ofServer<T>(map: WeakMap<object, T>, stores: object, make: () => T): T {
+  let value = map.get(stores);
+  if (value === undefined) map.set(stores, (value = make()));
+  return value;
 }
 
 /** The client that last obtained a token, per server, under auth.token-acts-for-latest-client. */
@@ -238,16 +241,8 @@ export const AUTH_FAULTS = {
 
 /** The expired tokens a server with auth.expired-accepted-by-send has refused once, by their hash, per server. */
 const forgottenTokens = new WeakMap<object, Set<string>>();
-function forgottenBy(stores: object): Set<string> {
-  let forgotten = forgottenTokens.get(stores);
-  if (!forgotten) forgottenTokens.set(stores, (forgotten = new Set()));
-  return forgotten;
-}
+const forgottenBy = (stores: object) => ofServer(forgottenTokens, stores, () => new Set<string>());
 
 /** When each token was issued, and to which client, per server, under auth.older-tokens-revoked. */
 const issuedTimes = new WeakMap<object, Map<string, { client: string; at: number }>>();
-function issuedAt(stores: object): Map<string, { client: string; at: number }> {
-  let issued = issuedTimes.get(stores);
-  if (!issued) issuedTimes.set(stores, (issued = new Map()));
-  return issued;
-}
+const issuedAt = (stores: object) => ofServer(issuedTimes, stores, () => new Map<string, { client: string; at: number }>());
