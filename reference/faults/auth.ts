@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { bearerToken, unauthorized } from '../auth/bearer.ts';
 import { tokenHash } from '../auth/tokenHash.ts';
 import { CoreError } from '../errors.ts';
-import type { FaultDefinition } from './fault.ts';
+import { ofServer, type FaultDefinition } from './fault.ts';
 
 // Faults of bearer authentication (section 5). Each wraps the authenticate hook every core
 // route runs first (behaviour.authenticate) and falls back to it; one also reads the tokens the
@@ -17,13 +17,6 @@ const routeOf = (request: FastifyRequest): string => `${request.method} ${reques
  */
 const issuedTokens = new WeakMap<object, Map<string, string>>();
 const issuedBy = (stores: object) => ofServer(issuedTokens, stores, () => new Map<string, string>());
-
-/** This server's entry of a per-server map, made by `make` the first time. */
-function ofServer<T>(map: WeakMap<object, T>, stores: object, make: () => T): T {
-  let value = map.get(stores);
-  if (value === undefined) map.set(stores, (value = make()));
-  return value;
-}
 
 /** The client that last obtained a token, per server, under auth.token-acts-for-latest-client. */
 const latestClient = new WeakMap<object, string>();

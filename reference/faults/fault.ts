@@ -94,3 +94,10 @@ export function currentClientAfterAwait(waitMs = 15): RequestHook {
     request.apiClient = current;
   };
 }
+
+/** A fault's state kept per server (its context or its stores): this server's entry of `map`, made by `make` the first time. */
+export function ofServer<K extends object, T>(map: WeakMap<K, T>, server: K, make: () => T): T {
+  let value = map.get(server);
+  if (value === undefined) map.set(server, (value = make()));
+  return value;
+}

@@ -10,7 +10,7 @@ import { canonicalJson, payloadFingerprint } from '../send/fingerprint.ts';
 import type { SendRequest } from '../send/sendRequest.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import type { DueWebhook } from '../store/outbox.ts';
-import type { FaultDefinition } from './fault.ts';
+import { ofServer, type FaultDefinition } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
 // key other than the client's (a fresh one, one that names the sendFrom too, one lower-cased)
@@ -63,13 +63,6 @@ const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 // The first body under each (client, key) with its whitespace removed, and the body itself, per server, under idempotency.fingerprint-without-whitespace.
 const strippedFirsts = new WeakMap<ReferenceContext, Map<string, { stripped: string; body: unknown }>>();
-/** This server's entry of a per-server map, made by `make` the first time. */
-function ofServer<T>(map: WeakMap<ReferenceContext, T>, ctx: ReferenceContext, make: () => T): T {
-  let value = map.get(ctx);
-  if (value === undefined) map.set(ctx, (value = make()));
-  return value;
-}
-
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
 
