@@ -301,6 +301,15 @@ export const SEND_FAULTS = {
     route: SEND,
     preValidation: filledIn('messageType', 'SMS'),
   },
+  'send.limit-not-named': {
+    breaks: ['SEND-203'],
+    description: 'a field over its limit is refused 400 INVALID_REQUEST, but error.details no longer names the limit',
+    route: SEND,
+    answer(answer) {
+      const details = answer.body.error?.details;
+      if (answer.status === 400 && details && typeof details === 'object' && 'limit' in details) delete details.limit;
+    },
+  },
   'send.rejected-still-queued': {
     breaks: ['SEND-015'],
     description: 'a send refused for an invalid recipient still hands its delivery callbacks to the dispatcher',

@@ -13,7 +13,7 @@ export function toCoreError(error: FastifyError | CoreError, request: FastifyReq
   if (error.validation) {
     const issue = error.validation[0];
     const field = `${error.validationContext ?? 'body'}${issue?.instancePath ?? ''}`;
-    // A limit (maxLength, maxItems, minItems) is named with its value, so a client can fit it.
+    // A limit (maxLength, maxItems, minItems) is named with its value, so a client can fit it (SEND-203).
     const limit = (issue?.params as { limit?: unknown } | undefined)?.limit;
     return new CoreError('INVALID_REQUEST', `${field} ${issue?.message ?? 'is invalid'}`, { field, rule: issue?.keyword, ...(typeof limit === 'number' && { limit }) });
   }

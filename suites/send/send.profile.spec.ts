@@ -48,6 +48,14 @@ test.describe('profile send.items', () => {
   });
 });
 
+/** The profile's send.limits: a field over its limit is refused with details {field, rule, limit}, so a client can fit it. */
+function expectLimitNamed(res: { body: any }, field: string, limit: number, what: string): void {
+  const details = res.body?.error?.details;
+  expect(details?.limit, `SEND-203: ${what}: error.details.limit names the limit (${limit}); details ${JSON.stringify(details)}`).toBe(limit);
+  expect(typeof details?.rule === 'string' && details.rule !== '', `SEND-203: ${what}: error.details.rule names the rule broken; details ${JSON.stringify(details)}`).toBe(true);
+  expect(typeof details?.field === 'string' && details.field.includes(field), `SEND-203: ${what}: error.details.field names ${field}; details ${JSON.stringify(details)}`).toBe(true);
+}
+
 test.describe('profile send.media and send.limits: invalid sends are 400 INVALID_REQUEST', () => {
   // The document's "invalid" requests, answered with the profile's exact status and code.
   type Context = { media: unknown[]; mmsNumber: string | undefined };
@@ -84,6 +92,7 @@ test.describe('profile send.media and send.limits: invalid sends are 400 INVALID
       if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId');
       const res = await send(api, newKey(), { sendFrom: knownNumbers.mms, to: deliveredRecipients(target), messageType: 'MMS', media, externalReference: externalRef('media') });
       expect(res).toBeCoreError(400, 'INVALID_REQUEST', `SEND-203: ${defect} is 400 INVALID_REQUEST`);
+      if (media.length > 10) expectLimitNamed(res, 'media', 10, defect);
     });
   }
 
@@ -94,20 +103,22 @@ test.describe('profile send.media and send.limits: invalid sends are 400 INVALID
     expect(res).toHaveStatus(202, 'SEND-203: ten media items are within the limit');
   });
 
-  test('101 recipients are refused and 100 are accepted', { tag: ['@SEND-203'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('101 recipients are refused with the limit named in details, and 100 are accepted', { tag: ['@SEND-203'] }, async ({ api, target, knownNumbers, newKey }) => {
     const to = fictionalRecipients(101);
     const allowed = new RegExp(target.recipients.allowPattern);
     if (!to.every((r) => allowed.test(r))) notTestable('recipients.allowPattern does not admit 101 fictional NANP numbers (+1 NPA 555 0100..0149)');
     const over = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), to, 'recipients-101'));
     expect(over).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-203: more than 100 recipients is 400 INVALID_REQUEST');
+    expectLimitNamed(over, 'to', 100, '101 recipients');
     const at = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), to.slice(0, 100), 'recipients-100'));
     expect(at).toHaveStatus(202, 'SEND-203: 100 recipients are within the limit');
   });
 
-  test('text over 1600 characters is refused and 1600 is accepted', { tag: ['@SEND-203'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('text over 1600 characters is refused with the limit named in details, and 1600 is accepted', { tag: ['@SEND-203'] }, async ({ api, target, knownNumbers, newKey }) => {
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'text-limit');
     const over = await send(api, newKey(), { ...body, text: 'x'.repeat(1601) });
     expect(over).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-203: text of 1601 characters is 400 INVALID_REQUEST');
+    expectLimitNamed(over, 'text', 1600, 'text of 1601 characters');
     const at = await send(api, newKey(), { ...body, externalReference: externalRef('text-1600'), text: 'x'.repeat(1600) });
     expect(at).toHaveStatus(202, 'SEND-203: text of 1600 characters is within the limit');
   });

@@ -267,6 +267,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { messageType: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
     return (await send(s, body)).status === 400;
   },
+  'send.limit-not-named': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { text: 'x'.repeat(1601) }))).body?.error?.details?.limit === 1600,
   'send.rejected-still-queued': rejectedSendNeverReported,
   'send.rejected-reported-late': rejectedSendNeverReported,
   'send.partial-recipients-queued': (s) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['+12025550123', '2025550100'], externalReference: REFUSED_REFERENCE }))),
