@@ -16,7 +16,7 @@ import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
 import { HARNESS_STOP, LOCKS, LOCKS_VALUES, RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
 import { InterferenceError, interferenceSeen, interferenceWatch } from './interference.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
-import { judge, startRecording } from './judgement.ts';
+import { judge, recordError, startRecording, type Judged, type Judgement } from './judgement.ts';
 import { RunState } from './run-state.ts';
 import { EVERYTHING, RunLock, type Need } from './run-lock.ts';
 import { RunMessages } from './run-messages.ts';
@@ -141,6 +141,21 @@ const base = playwrightTest.extend({
 // Test-scoped fixtures are boxed as 'self': Playwright records no step for their setup and
 // teardown. A step captures and source-maps a 50-frame stack trace, and every test sets up
 // several of these; the report's evidence already says what each test sent and received.
+/**
+ * A configured client's credentials, in a JSON body, refused by the token endpoint during a test:
+ * the server failed TOKEN-001 (valid credentials get a token) and TOKEN-003 (in a JSON body),
+ * whatever the test was for. The preflight obtained a token for them before the run, or the
+ * harness wrote them itself (the bundled reference, preflight.ts stopOrNote).
+ */
+class TokenNotIssued extends Error implements Judged {
+  override name = 'TokenNotIssued';
+  readonly judgement: Judgement = { kind: 'requirements', ids: ['TOKEN-001', 'TOKEN-003'] };
+  constructor(message: string) {
+    super(message);
+    recordError(this);
+  }
+}
+
 export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   // An option fixture: the config's `use: { runSettings }` sets it; the default is this process's.
   runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],
@@ -194,7 +209,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
             const res = await fetcher.call('token', {
               json: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
             });
-            if (res.status !== 200 && res.status !== 201) throw new Error(`the ${role} client could not obtain a token: ${res.describe()} ${res.text}`);
+            if (res.status !== 200 && res.status !== 201) throw new TokenNotIssued(`TOKEN-001, TOKEN-003: the ${role} client's configured credentials, in a JSON body, got no token: ${res.describe()} ${res.text.slice(0, 300)}`);
             return { accessToken: res.body.access_token, expiresAt: Date.now() + Number(res.body.expires_in) * 1000 };
           },
         });

@@ -22,14 +22,16 @@ export default async function globalSetup(_config: FullConfig): Promise<(() => P
   const { source } = settings.target;
   if (source.kind === 'reference' && source.startedBy === 'certify') await awaitReference(source);
   const target = loadRunTarget(settings);
-  const result = await preflight(target, { origin: targetOrigin(settings.target.source) });
+  // The bundled reference runs from fixtures the harness wrote: what the preflight finds wrong there is the server's.
+  const ownFixtures = source.kind === 'reference';
+  const result = await preflight(target, { origin: targetOrigin(settings.target.source), ownFixtures });
   if (result.tokenIssuedEarly) saveTokenIssuedEarly(settings.runDir, result.tokenIssuedEarly);
   const stops: Array<() => Promise<void>> = [];
   const watch = interferenceWatch(settings.runDir);
   if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir, watch));
   try {
     // Does the target reach the receiver at all? Checked once here, before any test waits for a callback.
-    if (settings.expectsCallbacks) await webhookRoundTrip(target, result, { origin: targetOrigin(settings.target.source), runDir: settings.runDir, watch });
+    if (settings.expectsCallbacks) await webhookRoundTrip(target, result, { origin: targetOrigin(settings.target.source), runDir: settings.runDir, watch, ownFixtures });
   } catch (error) {
     for (const stop of stops) await stop();
     throw error;

@@ -3,7 +3,9 @@
 // list each client's numbers. A failure here is the run's problem — a wrong secret, a wrong
 // URL, a server that is down or is not this interface — never a requirement failure of the
 // target: the run stops within seconds, naming what failed, the answer received and what to
-// check. Also the first half of a future `init` (discovery) command: it returns what it found.
+// check. The one exception is the bundled reference, whose config the harness wrote itself:
+// there the failure is the server's, a note, and the suites judge it (stopOrNote). Also the
+// first half of `init` (discovery): it returns what it found.
 import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -53,6 +55,18 @@ export interface PreflightResult {
   tokenIssuedEarly?: TokenIssuedEarly;
 }
 
+/**
+ * A finding that stops a run of the user's target: the config may be what is wrong, and the run
+ * cannot tell. On a target the harness started from its own fixtures the config cannot be wrong:
+ * the finding is the server's, so it becomes a note and the run goes on, for the suites to judge
+ * `judgedBy` (a mutant of the bundled reference that refuses its own credentials is a server that
+ * fails TOKEN-001, not a user's mistake).
+ */
+export function stopOrNote(stop: PreflightError, result: PreflightResult, ownFixtures: boolean | undefined, judgedBy: string): void {
+  if (!ownFixtures) throw stop;
+  result.notes.push(`${stop.what} (${stop.answer}): the bundled reference was started from the harness's own fixtures, so this is the server's failure, for the suites to judge (${judgedBy})`);
+}
+
 /** The run cannot go on: `what` failed, `answer` is the evidence, `check` says what to fix. */
 export class PreflightError extends HarnessStop {
   override name = 'PreflightError';
@@ -70,6 +84,12 @@ export class PreflightError extends HarnessStop {
 export interface PreflightOptions {
   /** Where the config came from, to name in "check" lines. */
   origin: string;
+  /**
+   * The harness started the target itself, from fixtures it wrote (the bundled reference): no
+   * config of the user's is involved and the receiver is on the same host, so what would stop
+   * the run here is the server's failure, for the suites to judge (stopOrNote).
+   */
+  ownFixtures?: boolean;
   /** Per request; default the target's timeouts.requestMs. */
   timeoutMs?: number;
 }
@@ -99,11 +119,11 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
     ...roles.map(async (role) => {
       const own: PreflightResult = { checked: [], notes: [], clients: [] };
       const creds = target.clients[role]!;
-      const token = await obtainToken(target, role, creds, timeoutMs, config, own);
+      const token = await obtainToken(target, role, creds, timeoutMs, config, own, options.ownFixtures);
       const client: PreflightClient = { role, clientId: creds.clientId, tokenBy: token?.by ?? null, numbers: null };
       if (token) {
         own.tokens = { [role]: token.accessToken };
-        const records = await listNumbers(target, role, token.accessToken, timeoutMs, config, own);
+        const records = await listNumbers(target, role, token.accessToken, timeoutMs, config, own, options.ownFixtures);
         if (records !== null) {
           own.records = { [role]: records };
           client.numbers = records.map((n) => n.numberId).filter((id): id is string => typeof id === 'string');
@@ -119,7 +139,7 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
           (async () => {
             const own: PreflightResult = { checked: [], notes: [], clients: [] };
             const requestedAt = Date.now();
-            const token = await obtainToken(target, { name: 'expireToken trigger', fields: 'triggers.expireToken.client' }, expireToken.client, timeoutMs, config, own);
+            const token = await obtainToken(target, { name: 'expireToken trigger', fields: 'triggers.expireToken.client' }, expireToken.client, timeoutMs, config, own, options.ownFixtures);
             // Kept: its lifetime runs from now, beside the run's start, not from the first test that needs it expired.
             if (token) {
               const receivedAt = Date.now();
@@ -144,9 +164,9 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
     result.records = { ...result.records, ...check.value.records };
     if (check.value.tokenIssuedEarly) result.tokenIssuedEarly = check.value.tokenIssuedEarly;
   }
-  await checkConfiguredNumbers(target, result, config, timeoutMs);
+  await checkConfiguredNumbers(target, result, config, timeoutMs, options.ownFixtures);
   const primaryToken = result.tokens?.primary;
-  if (primaryToken !== undefined) await checkRoutes(target, primaryToken, result, config, timeoutMs);
+  if (primaryToken !== undefined) await checkRoutes(target, primaryToken, result, config, timeoutMs, options.ownFixtures);
   return result;
 }
 
@@ -158,7 +178,7 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
  * A send from the number tells them apart: the server accepting it from a client whose list
  * leaves the number out, or refusing it from a client whose list shows it, is the server's.
  */
-async function checkConfiguredNumbers(target: Target, result: PreflightResult, config: string, timeoutMs: number): Promise<void> {
+async function checkConfiguredNumbers(target: Target, result: PreflightResult, config: string, timeoutMs: number, ownFixtures: boolean | undefined): Promise<void> {
   const listed = (role: ClientRole) => result.clients.find((c) => c.role === role)?.numbers ?? null;
   const primary = listed('primary');
   const lists = (ids: readonly string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
@@ -171,7 +191,7 @@ async function checkConfiguredNumbers(target: Target, result: PreflightResult, c
       result.notes.push(`numbers.${field} (${numberId}) is missing from the primary client's list, yet a send from it was accepted (${shown(probe)}): the list leaves out a number the client has, which the suites judge (NUM-001)`);
       continue;
     }
-    throw new PreflightError(`numbers.${field} (${numberId}) is not one of the primary client's numbers`, `the primary client lists: ${lists(primary)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.${field} ${config}: name a numberId the primary client's list returns, or leave it out to use one found there`);
+    stopOrNote(new PreflightError(`numbers.${field} (${numberId}) is not one of the primary client's numbers`, `the primary client lists: ${lists(primary)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.${field} ${config}: name a numberId the primary client's list returns, or leave it out to use one found there`), result, ownFixtures, 'NUM-001');
   }
   // A pool's numbers likewise, each against its own client's list.
   for (const role of ['primary', 'secondary'] as const) {
@@ -193,7 +213,7 @@ async function checkConfiguredNumbers(target: Target, result: PreflightResult, c
         result.notes.push(`numbers.pool.${role} names ${numberId}, which is missing from the ${role} client's list, yet the client's update of it that changes nothing was accepted (${shown(update)}; a send from it: ${shown(probe!)}): the list leaves out a number the client has, which the suites judge (NUM-001)`);
         continue;
       }
-      throw new PreflightError(`numbers.pool.${role} names ${numberId}, which is not one of the ${role} client's numbers`, `the ${role} client lists: ${lists(list)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.pool.${role} ${config}: name only numberIds the ${role} client's list returns`);
+      stopOrNote(new PreflightError(`numbers.pool.${role} names ${numberId}, which is not one of the ${role} client's numbers`, `the ${role} client lists: ${lists(list)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.pool.${role} ${config}: name only numberIds the ${role} client's list returns`), result, ownFixtures, 'NUM-001');
     }
   }
   const foreign = target.numbers.foreign;
@@ -210,7 +230,8 @@ async function checkConfiguredNumbers(target: Target, result: PreflightResult, c
       result.notes.push(`numbers.foreign (${foreign}) is in the primary client's list, yet a send from it is refused as not owned (${shown(probe)}): the list shows a number the client does not own, which the suites judge (NUM-003)`);
       return;
     }
-    throw new PreflightError(`numbers.foreign (${foreign}) is one of the primary client's own numbers`, `the primary client lists: ${lists(primary)}${secondary ? `; the secondary client lists: ${lists(secondary)}` : ''}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.foreign ${config}: name a number of another client, which the primary client does not own`);
+    stopOrNote(new PreflightError(`numbers.foreign (${foreign}) is one of the primary client's own numbers`, `the primary client lists: ${lists(primary)}${secondary ? `; the secondary client lists: ${lists(secondary)}` : ''}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.foreign ${config}: name a number of another client, which the primary client does not own`), result, ownFixtures, 'NUM-003');
+    return;
   }
   if (secondary !== null && !secondary.includes(foreign)) {
     const probe = await sendsFrom('secondary', foreign);
@@ -218,7 +239,7 @@ async function checkConfiguredNumbers(target: Target, result: PreflightResult, c
       result.notes.push(`numbers.foreign (${foreign}) is missing from the secondary client's list, yet a send from it by that client was accepted (${shown(probe)}): the list leaves out a number the client has, which the suites judge (NUM-001)`);
       return;
     }
-    throw new PreflightError(`numbers.foreign (${foreign}) is not one of the secondary client's numbers`, `the secondary client lists: ${lists(secondary)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.foreign ${config}: name a numberId the secondary client's list returns, or leave it out to use one found there`);
+    stopOrNote(new PreflightError(`numbers.foreign (${foreign}) is not one of the secondary client's numbers`, `the secondary client lists: ${lists(secondary)}${probe ? `; a send from it: ${shown(probe)}` : ''}`, `numbers.foreign ${config}: name a numberId the secondary client's list returns, or leave it out to use one found there`), result, ownFixtures, 'NUM-001');
   }
 }
 
@@ -243,7 +264,7 @@ async function probeUpdate(target: Target, token: string | undefined, numberId: 
  * serve (404, 405) is a gap in the config, not the target's failure, and the run stops naming
  * it. A route the config names is the target's to serve: the suites judge it.
  */
-async function checkRoutes(target: Target, token: string, result: PreflightResult, config: string, timeoutMs: number): Promise<void> {
+async function checkRoutes(target: Target, token: string, result: PreflightResult, config: string, timeoutMs: number, ownFixtures: boolean | undefined): Promise<void> {
   const numberId = result.clients.find((c) => c.role === 'primary')?.numbers?.[0];
   const probes: Array<{ op: 'whoami' | 'search' | 'update'; pathFixed: boolean; body?: string; params?: Record<string, string> }> = [
     // The document fixes whoami's path: only its method is open.
@@ -267,10 +288,15 @@ async function checkRoutes(target: Target, token: string, result: PreflightResul
       result.notes.push(`the update of ${params.numberId} was answered 404, and the primary client, asked alone, does not list that number, which its list showed when read beside the other clients': the suites judge the lists (NUM-003)`);
       continue;
     }
-    throw new PreflightError(
-      `routes.${op} is not set, and the reference profile's ${route.method} ${route.path} is not served by the target`,
-      shown(answer),
-      `routes.${op} ${config}: the document leaves its ${pathFixed ? 'method' : 'method and path'} open; set them to your server's (init finds them: messaging-conformance init --base-url …)`,
+    stopOrNote(
+      new PreflightError(
+        `routes.${op} is not set, and the reference profile's ${route.method} ${route.path} is not served by the target`,
+        shown(answer),
+        `routes.${op} ${config}: the document leaves its ${pathFixed ? 'method' : 'method and path'} open; set them to your server's (init finds them: messaging-conformance init --base-url …)`,
+      ),
+      result,
+      ownFixtures,
+      op === 'whoami' ? 'CTX-001' : op === 'search' ? 'SEARCH-001' : 'UPD-001',
     );
   }
 }
@@ -293,6 +319,7 @@ export async function obtainToken(
   timeoutMs: number,
   config: string,
   result: PreflightResult,
+  ownFixtures?: boolean,
 ): Promise<{ accessToken: string; by: Method; expiresIn: unknown } | null> {
   const role = typeof client === 'string' ? client : client.name;
   const fields = typeof client === 'string' ? `clients.${client}` : client.fields;
@@ -315,7 +342,10 @@ export async function obtainToken(
     const answer = await attempt();
     stopUnlessAnswered(answer, target, config);
     const status = answer.status!;
-    if (status >= 500) throw new PreflightError(`the token endpoint fails (${role} client, ${by})`, shown(answer), 'the server and its logs; the run can only start once it answers');
+    if (status >= 500) {
+      stopOrNote(new PreflightError(`the token endpoint fails (${role} client, ${by})`, shown(answer), 'the server and its logs; the run can only start once it answers'), result, ownFixtures, 'TOKEN-001');
+      return null;
+    }
     if (status >= 300 && status < 400) throw new PreflightError(`the token endpoint redirects (${role} client)`, shown(answer), `baseUrl ${config}: the harness does not follow redirects (http or https, a missing path prefix?)`);
     if (answer.json === undefined) {
       throw new PreflightError(`the token endpoint does not answer JSON (${role} client, ${by}): this is not the interface at this URL`, shown(answer), `baseUrl ${config} (${target.baseUrl}): it should point at the server, not at a web page or proxy`);
@@ -333,11 +363,17 @@ export async function obtainToken(
     }
     refused.push(`${by} → ${status} ${excerpt(answer.text ?? '', 120)}`);
   }
-  throw new PreflightError(
-    `the ${role} client (${creds.clientId}) could not obtain a token: every way of presenting its credentials was refused`,
-    `POST ${url}: ${refused.join('; ')}`,
-    `${fields}.clientId and ${fields}.clientSecret ${config} (or the environment variables they name), and that the client is active on ${target.baseUrl}`,
+  stopOrNote(
+    new PreflightError(
+      `the ${role} client (${creds.clientId}) could not obtain a token: every way of presenting its credentials was refused`,
+      `POST ${url}: ${refused.join('; ')}`,
+      `${fields}.clientId and ${fields}.clientSecret ${config} (or the environment variables they name), and that the client is active on ${target.baseUrl}`,
+    ),
+    result,
+    ownFixtures,
+    'TOKEN-001',
   );
+  return null;
 }
 
 /**
@@ -354,14 +390,17 @@ async function tokenEndpointMissing(target: Target, role: string, answer: Answer
   throw new PreflightError(`nothing serves the token endpoint at the document's path (${role} client)`, `${shown(answer)}; and ${shown(probe)}`, `baseUrl ${config} (${target.baseUrl}): the interface's paths (/api/auth/token, /api/core/…) are appended to it`);
 }
 
-async function listNumbers(target: Target, role: ClientRole, token: string, timeoutMs: number, config: string, result: PreflightResult): Promise<Array<Record<string, unknown>> | null> {
+async function listNumbers(target: Target, role: ClientRole, token: string, timeoutMs: number, config: string, result: PreflightResult, ownFixtures?: boolean): Promise<Array<Record<string, unknown>> | null> {
   const route = target.routes.numbers;
   const answer = await send(route, target.baseUrl + route.path, { authorization: `Bearer ${token}` }, undefined, timeoutMs);
   stopUnlessAnswered(answer, target, config);
   const status = answer.status!;
   const what = `the ${role} client's numbers`;
   const named = target.routesNamed.includes('numbers');
-  if (status >= 500) throw new PreflightError(`listing ${what} fails`, shown(answer), 'the server and its logs; the run can only start once it answers');
+  if (status >= 500) {
+    stopOrNote(new PreflightError(`listing ${what} fails`, shown(answer), 'the server and its logs; the run can only start once it answers'), result, ownFixtures, 'NUM-001');
+    return null;
+  }
   // The document fixes the path (4.3) and leaves the method open: a method the target does not
   // take, where the config left it to the profile, is the config's gap.
   if (status === 405 && !named) throw new PreflightError(`listing ${what}: the target does not take ${route.method} ${route.path}`, shown(answer), `routes.numbers ${config}: the document leaves its method open; set it to your server's`);

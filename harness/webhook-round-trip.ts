@@ -18,7 +18,7 @@ import { isRequestDefectAnswer } from './answer-classes.ts';
 import type { Target } from './config.ts';
 import { ControlClient } from './control.ts';
 import type { InterferenceWatch } from './interference.ts';
-import { PreflightError, send, shown, type PreflightResult } from './preflight.ts';
+import { PreflightError, send, shown, stopOrNote, type PreflightResult } from './preflight.ts';
 import { RecordedChannel } from './run-receiver.ts';
 import { ReceiverRefused, WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
 
@@ -30,6 +30,8 @@ export interface RoundTripOptions {
   timeoutMs?: number;
   /** How long to wait for the callback; default the target's webhooks.timeoutMs. */
   waitMs?: number;
+  /** The harness started the target on this host from its own fixtures: the receiver is reachable, and a callback missing is the server's failure (preflight.ts, stopOrNote). */
+  ownFixtures?: boolean;
 }
 
 /** The port the first worker's receiver takes (harness/fixtures.ts): the one the run's callbacks come to. */
@@ -85,8 +87,11 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
       const channel = receiver.channel('preflight');
       overrideChannel = channel;
       const set = await update(channel.url);
-      if (set.status !== undefined && isRequestDefectAnswer(set.status)) throw new ReceiverRefused('webhookDeliveryOverride', channel.url, shown(set));
-      if (set.status !== undefined && set.status >= 200 && set.status < 300) {
+      const refused = set.status !== undefined && isRequestDefectAnswer(set.status);
+      if (refused && !options.ownFixtures) throw new ReceiverRefused('webhookDeliveryOverride', channel.url, shown(set));
+      if (refused) {
+        result.notes.push(`the bundled reference, started from the harness's own fixtures, refused the receiver ${channel.url} as ${numberId}'s webhookDeliveryOverride (${shown(set)}): the server's failure, for the suites to judge (UPD-001)`);
+      } else if (set.status !== undefined && set.status >= 200 && set.status < 300) {
         try {
           const started = Date.now();
           const names = await sendOne('by the number\'s override');
@@ -119,11 +124,11 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
           // Two addresses: the override's comes from webhooks.publicUrl, the client webhook's from
           // the vendor's own setting. One reached the receiver and the other did not: the config
           // cannot tell a publicUrl the target cannot reach from a target that ignores overrides.
-          throw new PreflightError(
+          return stopOrNote(new PreflightError(
             `a callback came by the primary client's declared delivery webhook, and none by the number's override within ${Math.round(waitMs / 1000)} s`,
             `the override was ${tried[0]}; the client's webhook is set on your side, at the address of your own choosing, and reached the run receiver (${Date.now() - started} ms)`,
             `webhooks.publicUrl ${config}: the override's address comes from it, and the target could not reach it, while it reaches the address its client webhook names. Make webhooks.publicUrl that address (with {port}, each port's own). If the two already agree, the target does not report outcomes to a number's override (WH-001): certify through a control plane (hooks, clientWebhooks: { kind: control }) to have that judged`,
-          );
+          ), result, options.ownFixtures, 'WH-001');
         }
         if (byClient) {
           result.checked.push(`the target reached the harness's run receiver at ${hook.url} (${Date.now() - started} ms)`);
@@ -140,11 +145,11 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
           // The receiver is reachable by publicUrl, yet the client webhook declared to point at
           // the run receiver brought nothing: it points elsewhere (another run's receiver, a port
           // moved in the config only), or the target does not report to it.
-          throw new PreflightError(
+          return stopOrNote(new PreflightError(
             `no callback came by the primary client's declared delivery webhook within ${Math.round(waitMs / 1000)} s, though one came by a number's override`,
             `a message from ${numberId}, without an override, reports to the client's delivery webhook (section 6); it is declared (triggers.clientWebhooks) to point at ${hook.url}, where the run receiver listens on ${target.webhooks.listenHost}:${target.webhooks.listenPort}, and nothing arrived there`,
             `the primary client's delivery webhook on your side: it must point at ${hook.url} for this config (webhooks.listenPort and webhooks.publicUrl ${config} decide that address; a second run needs its own). If it does, the target does not report outcomes to a client's webhook (WH-002): leave triggers.clientWebhooks out to run the rest`,
-          );
+          ), result, options.ownFixtures, 'WH-002');
         }
         tried.push(`${hook.url}, as the primary client's declared delivery webhook`);
       } finally {
@@ -184,11 +189,11 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
       return;
     }
     const where = `${target.webhooks.listenHost}:${receiver.port}${declared ? ` and ${target.webhooks.listenHost}:${target.webhooks.listenPort}` : ''}`;
-    throw new PreflightError(
+    stopOrNote(new PreflightError(
       `the target did not call the harness's webhook receiver within ${Math.round(waitMs / 1000)} s`,
       `the target was given ${tried.join('; and ')}; it accepted a send whose outcome would go there, and nothing arrived where the receiver listens (${where})`,
       `webhooks.publicUrl ${config}: an address of this machine the target can reach (a server in a container reaches the host at host.docker.internal, with extra_hosts: ["host.docker.internal:host-gateway"], or runs with host networking; a tunnel must be up); webhooks.listenHost and webhooks.listenPort say where the receiver listens. If the target can reach it, it does not report outcomes by webhook (WH-001), and no run can judge the webhook requirements until it does`,
-    );
+    ), result, options.ownFixtures, 'WH-001');
   } finally {
     await receiver.close();
   }

@@ -12,7 +12,7 @@ type Route = (req: IncomingMessage, body: string) => [number, unknown] | undefin
 const profileRoutes = (req: IncomingMessage): [number, unknown] | undefined =>
   (req.method === 'POST' && req.url === '/api/core/numbers/search') || (req.method === 'PATCH' && req.url?.startsWith('/api/core/numbers/')) ? [400, { error: { code: 'INVALID_REQUEST' } }] : undefined;
 
-async function against(route: Route, config: Record<string, unknown> = {}) {
+async function against(route: Route, config: Record<string, unknown> = {}, ownFixtures = false) {
   const server = await fakeServer((req, res: ServerResponse) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -23,7 +23,7 @@ async function against(route: Route, config: Record<string, unknown> = {}) {
   });
   const target = resolveTarget({ baseUrl: server.url, clients: { primary: { clientId: 'c1', clientSecret: 's1' } }, ...config }, 'test.yaml', {});
   try {
-    return await preflight(target, { origin: 'test.yaml' }).then((result) => ({ result, error: undefined }), (error: unknown) => ({ result: undefined, error: error as PreflightError }));
+    return await preflight(target, { origin: 'test.yaml', ownFixtures }).then((result) => ({ result, error: undefined }), (error: unknown) => ({ result: undefined, error: error as PreflightError }));
   } finally {
     await server.close();
   }
@@ -43,6 +43,24 @@ test('no token endpoint at the document\'s path, while the core routes answer: a
   const { result, error } = await against((req) => (req.url === '/api/core/whoami' ? [401, { error: { code: 'UNAUTHORIZED' } }] : undefined));
   expect(error).toBeUndefined();
   expect(result?.notes.join()).toContain('tests that need a token will fail on VER-001');
+});
+
+test('on the bundled reference, started from the harness\'s own fixtures, what would stop a user\'s run is the server\'s failure: a note naming what the suites judge, and the run goes on', async () => {
+  // Credentials refused every way: a user's config may be wrong; fixtures the harness wrote cannot be.
+  const refusing = (req: IncomingMessage, body: string) => token(req, () => false, body);
+  expect((await against(refusing)).error?.what).toContain('could not obtain a token');
+  const own = await against(refusing, {}, true);
+  expect(own.error).toBeUndefined();
+  expect(own.result?.notes.join()).toContain('for the suites to judge (TOKEN-001)');
+  expect(own.result?.tokens?.primary).toBeUndefined();
+  // The list failing, and a profile route not served.
+  const failing = (req: IncomingMessage, body: string): [number, unknown] | undefined => token(req, () => true, body) ?? (req.url === '/api/core/numbers' ? [500, { error: { code: 'INTERNAL_ERROR' } }] : undefined);
+  expect((await against(failing)).error?.what).toContain('listing the primary client\'s numbers fails');
+  expect((await against(failing, {}, true)).result?.notes.join()).toContain('(NUM-001)');
+  const noUpdate = (req: IncomingMessage, body: string): [number, unknown] | undefined =>
+    token(req, () => true, body) ?? numbers(req, { numbers: [{ numberId: 'n1' }] }) ?? (req.method === 'PATCH' ? [404, { error: { code: 'NOT_FOUND' } }] : undefined);
+  expect((await against(noUpdate)).error?.what).toContain('routes.update is not set');
+  expect((await against(noUpdate, {}, true)).result?.notes.join()).toContain('(UPD-001)');
 });
 
 test('nothing at the document\'s paths: the base URL is wrong', async () => {
