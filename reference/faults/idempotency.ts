@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/bearer.ts';
 import { tokenHash } from '../auth/tokenHash.ts';
 import type { ReferenceContext } from '../context.ts';
-import { CoreError } from '../errors.ts';
+import { CoreError, coreErrorBody } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { buildAcceptance } from '../send/accept.ts';
 import { canonicalJson, payloadFingerprint } from '../send/fingerprint.ts';
@@ -65,6 +65,8 @@ const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefine
 const strippedFirsts = new WeakMap<ReferenceContext, Map<string, { stripped: string; body: unknown }>>();
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
+// Sends that arrived while the first with their key held it, under idempotency.waiter-of-refused-fails.
+const waiters = new WeakSet<FastifyRequest>();
 
 /**
  * A preHandler under which the first send with a (client, key) holds it for RACE_WINDOW_MS; a
@@ -260,5 +262,19 @@ export const IDEMPOTENCY_FAULTS = {
     preHandler: whileHeld(() => {
       throw new CoreError('INVALID_REQUEST', 'Idempotency-Key is in use by another request.');
     }),
+  },
+  'idempotency.waiter-of-refused-fails': {
+    breaks: ['IDEM-003'],
+    description: 'a send that arrived while the first with its key was in flight, and that first was refused and stored nothing, is answered 500 (the waiter reads a record that is not there) instead of its own refusal',
+    route: SEND,
+    preHandler: whileHeld((request) => {
+      waiters.add(request);
+    }),
+    answer(answer) {
+      if (!waiters.has(answer.request) || answer.status !== 400) return;
+      const failure = new CoreError('SERVER_ERROR', 'Cannot read properties of undefined (reading \'fingerprint\')');
+      answer.status = failure.status;
+      answer.body = coreErrorBody(failure, answer.request.id);
+    },
   },
 } satisfies Record<string, FaultDefinition>;

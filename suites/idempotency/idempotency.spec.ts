@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../harness/api-client.ts';
+import { answerClass } from '../../harness/answer-classes.ts';
 import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { carriesFinalStatus, type ReceivedCallback } from '../../harness/webhook-receiver.ts';
@@ -198,6 +199,21 @@ test.describe('4.6 rule 8 with 7.3: a safe retry while the first is in flight', 
     const later = await send(api, key, body);
     expect(later).toSucceed('IDEM-003: after the burst, the same request replays');
     expect(sorted(messageIdsOf(later)), 'IDEM-003: the later replay shows the one operation the burst queued').toEqual(ids);
+  });
+
+  test('a burst of identical refused sends with one key is refused every time', { tag: ['@IDEM-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+    // The sibling of the burst above: the first request is refused (rule 6, a recipient not in
+    // E.164), so the others wait on, or meet, a first attempt that stored no outcome. Each is
+    // answered as the refusal it is, or 409 while the first is in flight (7.3's conflict);
+    // never a 2xx, and never a 5xx, which sends the client to retry what can never succeed.
+    const key = newKey();
+    const body = { ...smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'burst-refused'), to: ['2025550100'] };
+    const answers = await Promise.all(Array.from({ length: BURST }, () => send(api, key, body)));
+    const statuses = answers.map((r) => r.status);
+    for (const res of answers) {
+      expect(['request-defect', 'conflict'], `IDEM-003: each of ${BURST} identical sends of a refused payload under one key is refused as a request defect, or 409 while the first is in flight; statuses ${statuses.join(', ')}`).toContain(answerClass(res.status));
+    }
+    expect(answers.some((res) => answerClass(res.status) === 'request-defect'), `IDEM-003: at least one of them is answered with the refusal itself; statuses ${statuses.join(', ')}`).toBe(true);
   });
 });
 

@@ -268,6 +268,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await send(s, body)).status === 400;
   },
   'send.limit-not-named': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { text: 'x'.repeat(1601) }))).body?.error?.details?.limit === 1600,
+  'idempotency.waiter-of-refused-fails': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId, { to: ['2025550100'] });
+    const answers = await Promise.all([send(s, body, key), send(s, body, key), send(s, body, key)]);
+    return answers.every((a) => a.status === 400 || a.status === 409);
+  },
   'send.rejected-still-queued': rejectedSendNeverReported,
   'send.rejected-reported-late': rejectedSendNeverReported,
   'send.partial-recipients-queued': (s) => refusedSendNeverReported(s, (numberId) => send(s, sendBody(numberId, { to: ['+12025550123', '2025550100'], externalReference: REFUSED_REFERENCE }))),
