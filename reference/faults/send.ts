@@ -301,6 +301,14 @@ export const SEND_FAULTS = {
     route: SEND,
     preValidation: filledIn('messageType', 'SMS'),
   },
+  'send.media-extra-member-accepted': {
+    breaks: ['SEND-203'],
+    description: 'a media item with a member the profile does not define (caption) is accepted, where the profile refuses unknown fields',
+    behaviour: ({ schemas }) => {
+      const media = (schemas.sendRequest.properties as Record<string, Schema>).media!;
+      return { schemas: withSendProperty(schemas, 'media', { items: { ...(media.items as Schema), additionalProperties: true } }) };
+    },
+  },
   'send.limit-not-named': {
     breaks: ['SEND-203'],
     description: 'a field over its limit is refused 400 INVALID_REQUEST, but error.details no longer names the limit',

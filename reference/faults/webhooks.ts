@@ -108,6 +108,22 @@ export const WEBHOOKS_FAULTS = {
       return headers;
     }),
   },
+  'webhooks.delivery-not-labelled-json': {
+    breaks: ['WH-201'],
+    description: 'delivery events are sent with no Content-Type (the body is still JSON)',
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, payload, nowMs) => {
+      const { 'content-type': type, ...headers } = signedHeaders(secret, webhookId, payload, nowMs);
+      return payload.includes('"message.delivery"') ? headers : { ...headers, 'content-type': type! };
+    }),
+  },
+  'webhooks.inbound-labelled-text': {
+    breaks: ['WH-203'],
+    description: 'inbound events are sent labelled Content-Type: text/plain (the body is still JSON)',
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, payload, nowMs) => {
+      const headers = signedHeaders(secret, webhookId, payload, nowMs);
+      return payload.includes('"message.inbound"') ? { ...headers, 'content-type': 'text/plain' } : headers;
+    }),
+  },
   'webhooks.inbound-unsigned': {
     breaks: ['WH-101'],
     description: 'inbound callbacks are sent without the webhook-signature header (delivery events are signed)',

@@ -21,6 +21,7 @@ export function signature(secret: string, webhookId: string, timestampSeconds: n
 export function signedHeaders(secret: string, webhookId: string, body: string, nowMs: number): Record<string, string> {
   const timestamp = Math.floor(nowMs / 1000);
   return {
+    // WH-201, WH-203: the profile's events are JSON POSTs, labelled as such.
     'content-type': 'application/json',
     'webhook-id': webhookId,
     'webhook-timestamp': String(timestamp),

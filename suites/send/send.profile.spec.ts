@@ -84,6 +84,7 @@ test.describe('profile send.media and send.limits: invalid sends are 400 INVALID
     ['a media item without url', [{ contentType: 'image/png' }]],
     ['a media item without contentType', [{ url: 'https://cdn.example.com/conformance/pixel.png' }]],
     ['a contentType that is not type/subtype', [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'png' }]],
+    ['a media item with a member the profile does not define', [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png', caption: 'hello' }]],
     ['an empty media array', []],
     ['eleven media items', Array.from({ length: 11 }, (_, i) => ({ url: `https://cdn.example.com/conformance/p${i}.png`, contentType: 'image/png' }))],
   ];

@@ -13,6 +13,12 @@ test.beforeEach(({ target }) => profileOnly(target));
 /** RFC 3339 date-time with a zone, as `timestamp` carries it. */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
+/** The profile's event is a POST of a JSON body, labelled as one (Standard Webhooks): a receiver that reads by media type reads it. */
+function expectJsonPost(event: ReceivedCallback, id: RequirementLabel, what: string): void {
+  expect(event.method, `${id}: ${what} is a POST`).toBe('POST');
+  expect((event.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(), `${id}: ${what} is labelled Content-Type: application/json; headers ${JSON.stringify(event.headers)}`).toBe('application/json');
+}
+
 /** The delivery event for `messageId`, once it arrives. */
 async function deliveryEventFor(channel: Parameters<typeof expectCallbacks>[0], messageId: string, id: RequirementLabel, timeoutMs: number): Promise<ReceivedCallback> {
   const [event] = await expectCallbacks(channel, id, `a delivery event with data.messageId ${messageId}`, (c) => c.json?.data?.messageId === messageId, { timeoutMs });
@@ -20,7 +26,7 @@ async function deliveryEventFor(channel: Parameters<typeof expectCallbacks>[0], 
 }
 
 test.describe('profile webhook.payload: delivery events', () => {
-  test('a delivery event is {type: message.delivery, timestamp, data: {messageId, status, to, sendFrom, externalReference}}, one per recipient', { tag: ['@WH-201'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  test('a delivery event is a JSON POST {type: message.delivery, timestamp, data: {messageId, status, to, sendFrom, externalReference}}, one per recipient', { tag: ['@WH-201'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('profile-delivery');
     await deliverTo(settings, numberId, channel.url, 'WH-201');
@@ -33,6 +39,7 @@ test.describe('profile webhook.payload: delivery events', () => {
       const messageId = byRecipient.get(recipient);
       expect(messageId, `WH-201: precondition: the send reports a messageId for ${recipient}`).toBeTruthy();
       const event = await deliveryEventFor(channel, messageId!, 'WH-201', target.webhooks.timeoutMs);
+      expectJsonPost(event, 'WH-201', `the delivery event for ${recipient}`);
       expect(event.json, `WH-201: the delivery event for ${recipient} has the profile's shape`).toEqual({
         type: 'message.delivery',
         timestamp: expect.stringMatching(RFC3339),
@@ -75,7 +82,7 @@ test.describe('profile message.testOutcomes', () => {
 });
 
 test.describe('profile webhook.payload: inbound events', () => {
-  test('an inbound event is {type: message.inbound, timestamp, data: {messageId, numberId, from, to, text}}', { tag: ['@WH-203'] }, async ({ knownNumbers, settings, webhooks, inbound, target }) => {
+  test('an inbound event is a JSON POST {type: message.inbound, timestamp, data: {messageId, numberId, from, to, text}}', { tag: ['@WH-203'] }, async ({ knownNumbers, settings, webhooks, inbound, target }) => {
     const { numberId } = inbound;
     const channel = webhooks.channel('profile-inbound');
     await inboundTo(settings, numberId, channel.url, 'WH-203');
@@ -86,6 +93,7 @@ test.describe('profile webhook.payload: inbound events', () => {
     });
     const phoneNumber = knownNumbers.all.find((n) => n.numberId === numberId)?.phoneNumber;
     const e164 = expect.stringMatching(/^\+[1-9]\d{1,14}$/);
+    expectJsonPost(event!, 'WH-203', 'the inbound event');
     expect(event!.json, "WH-203: the inbound event has the profile's shape").toEqual({
       type: 'message.inbound',
       timestamp: expect.stringMatching(RFC3339),

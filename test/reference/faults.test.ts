@@ -267,6 +267,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { messageType: _dropped, ...body } = sendBody(primaryNumber(s).numberId);
     return (await send(s, body)).status === 400;
   },
+  'send.media-extra-member-accepted': async (s) => {
+    const mms = s.client('primary').numbers.find((n) => n.mmsEnabled && n.campaignregId);
+    return (await send(s, sendBody(mms!.numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png', caption: 'hello' }] }))).status === 400;
+  },
   'send.limit-not-named': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { text: 'x'.repeat(1601) }))).body?.error?.details?.limit === 1600,
   'idempotency.waiter-of-refused-fails': async (s) => {
     const key = newKey();
@@ -843,6 +847,19 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { callback } = await deliveryCallback(s, (receiver) => clientWebhook(s, receiver));
     await clientWebhook(s, null);
     return callback !== undefined;
+  },
+  'webhooks.delivery-not-labelled-json': async (s) => (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['content-type'] === 'application/json',
+  'webhooks.inbound-labelled-text': async (s) => {
+    const override = await startReceiver();
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: override.url } });
+      await call(s, 'POST', '/_control/inbound', { token: s.app.reference.controlToken!, payload: { numberId: primaryNumber(s).numberId, from: '+12025550123', text: 'hello' } });
+      const [callback] = await override.waitFor(1, 2_000).catch(() => []);
+      return callback?.headers['content-type'] === 'application/json';
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: null } });
+      await override.close();
+    }
   },
   'webhooks.inbound-unsigned': async (s) => {
     const override = await startReceiver();
