@@ -16,7 +16,7 @@ import { freePort } from './free-port.ts';
 import { lockReportFolder } from './out-lock.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
-import { referenceArgs } from '../harness/embedded-reference.ts';
+import { REFERENCE_DID_NOT_START, referenceArgs } from '../harness/embedded-reference.ts';
 import { discover, DiscoveryError, openRoutes, routesOf } from '../harness/discovery.ts';
 import { chooseWorkers, freePortsFrom, timeExchange } from '../harness/workers.ts';
 import { workerReceiverPort } from '../harness/run-receiver.ts';
@@ -28,6 +28,7 @@ import {
   invocation,
   loadRunTarget,
   MAX_WORKERS,
+  referenceFixturesFile,
   REPO_ROOT,
   SETTINGS_ENV,
   settingsFromFlags,
@@ -273,7 +274,11 @@ process.on('SIGTERM', () => {
 let referenceLost: string | null = null;
 reference?.once('exit', (code, signal) => {
   if (interrupted || playwright.exitCode !== null) return;
-  referenceLost = `the bundled reference exited (${code ?? signal}) before the run ended; its errors, if any, are above`;
+  // It writes its fixtures once it listens: without them it never served anything.
+  const served = source.kind === 'reference' && existsSync(referenceFixturesFile(source));
+  referenceLost = served
+    ? `the bundled reference exited (${code ?? signal}) before the run ended; its errors, if any, are above`
+    : `${REFERENCE_DID_NOT_START}: it exited (${code ?? signal}) before it served; its errors, if any, are above`;
   playwright.kill('SIGTERM');
 });
 const run = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((done) => playwright.once('exit', (status, signal) => done({ status, signal })));

@@ -326,9 +326,11 @@ export function staleEntries(entries: readonly TriageEntry[], mutants: readonly 
  * What a mutant's certification came to. `killed`: a run ended NOT CONFORMANT. `survived`: the
  * full suite ran CONFORMANT against it. `no coverage`: no run of the unmutated suite ever reached
  * its code, so no run could tell (a survivor, not run). `harness error`: the run ended in a
- * harness error (exit 2), `timeout`: it did not end in time; neither is a kill.
+ * harness error (exit 2), `timeout`: it did not end in time; neither is a kill. `does not start`:
+ * the mutated reference exited before it served anything, so there was no server to certify:
+ * StrykerJS's own runtime error, which its score leaves out, and so does this one.
  */
-export type Outcome = 'killed' | 'survived' | 'no coverage' | 'harness error' | 'timeout';
+export type Outcome = 'killed' | 'survived' | 'no coverage' | 'harness error' | 'timeout' | 'does not start';
 
 export interface MutantResult {
   id: string;
@@ -340,7 +342,7 @@ export interface MutantResult {
 
 export interface Score {
   killed: number;
-  /** Mutants that count: every one with a result but those listed as equivalent that survived. */
+  /** Mutants that count: every one with a result but those listed as equivalent that survived, and those that do not start. */
   counted: number;
   equivalent: number;
   /** Listed as equivalent, yet killed: the triage entry is wrong (counted as killed). */
@@ -352,7 +354,7 @@ export interface Score {
 
 export function scoreOf(results: readonly MutantResult[], triage: readonly TriageEntry[]): Score {
   const listed = new Set(triage.map((e) => sameId(e.id)));
-  const byOutcome: Record<Outcome, number> = { killed: 0, survived: 0, 'no coverage': 0, 'harness error': 0, timeout: 0 };
+  const byOutcome: Record<Outcome, number> = { killed: 0, survived: 0, 'no coverage': 0, 'harness error': 0, timeout: 0, 'does not start': 0 };
   let killed = 0;
   let equivalent = 0;
   const listedButKilled: string[] = [];
@@ -365,11 +367,11 @@ export function scoreOf(results: readonly MutantResult[], triage: readonly Triag
       if (isListed) listedButKilled.push(r.id);
     } else if (isListed && (r.outcome === 'survived' || r.outcome === 'no coverage')) {
       equivalent++;
-    } else {
+    } else if (r.outcome !== 'does not start') {
       missed.push(r);
     }
   }
-  return { killed, counted: results.length - equivalent, equivalent, listedButKilled, byOutcome, missed };
+  return { killed, counted: results.length - equivalent - byOutcome['does not start'], equivalent, listedButKilled, byOutcome, missed };
 }
 
 /** The one line the command ends with. */

@@ -44,6 +44,7 @@ import {
 } from '@stryker-mutator/api/test-runner';
 import { entryFor } from './mutation-files.ts';
 import { KeptDeclarations, sameMutant, shortText, type Location, type Outcome } from './mutation-mutants.ts';
+import { REFERENCE_DID_NOT_START } from '../harness/embedded-reference.ts';
 
 /** What cli/mutation.ts tells the plugins (StrykerJS option `mutationCertify`). */
 export interface CertifyRunnerOptions {
@@ -191,7 +192,7 @@ export class CertifyTestRunner implements TestRunner {
       }
     }
     const last = runs[runs.length - 1]!;
-    const outcome: Outcome = last.timedOut ? 'timeout' : last.exit === 0 ? 'survived' : 'harness error';
+    const outcome: Outcome = last.timedOut ? 'timeout' : last.exit === 0 ? 'survived' : runs.some((r) => r.errors.some((e) => e.includes(REFERENCE_DID_NOT_START))) ? 'does not start' : 'harness error';
     this.logRun({ id: selected.id, runs, outcome });
     if (outcome === 'timeout') return { status: MutantRunStatus.Timeout, reason: describeRuns(runs) };
     if (outcome === 'survived') return { status: MutantRunStatus.Survived, nrOfTests: 1 };
@@ -270,6 +271,8 @@ export class CertifyTestRunner implements TestRunner {
           if (!timedOut && code !== 0 && code !== 1) run.errors = [lastLines(output)];
         }
         if (run.exit !== 0 && run.exit !== 1 && run.errors.length === 0) run.errors = [timedOut ? `stopped after ${this.settings.timeoutSeconds} s` : lastLines(output)];
+        // certify's word that the mutated reference never served, whatever report the stopped run left
+        if (run.exit === 2 && output.includes(REFERENCE_DID_NOT_START) && !run.errors.some((e) => e.includes(REFERENCE_DID_NOT_START))) run.errors.push(`${REFERENCE_DID_NOT_START} (certify)`);
         rmSync(out, { recursive: true, force: true });
         done(run);
       });
@@ -330,7 +333,8 @@ export function outcomeOf(status: string, reason: string | undefined): Outcome |
       return 'timeout';
     case 'RuntimeError':
     case 'CompileError':
-      return reason === NOT_SELECTED ? null : 'harness error';
+      if (reason === NOT_SELECTED) return null;
+      return reason?.includes(REFERENCE_DID_NOT_START) ? 'does not start' : 'harness error';
     default:
       return null;
   }

@@ -160,6 +160,9 @@ test('the score counts kills of the mutants that count; listed survivors are equ
   expect(scoreLine(scoreOf([{ id: 'k', outcome: 'killed', detail: '', seconds: 1 }, { id: 'a', outcome: 'timeout', detail: '', seconds: 1 }, { id: 'b', outcome: 'survived', detail: '', seconds: 1 }], []))).toBe('mutation score: 33.3% (1 killed of 3; 0 listed as equivalent)');
   // StrykerJS's statuses: a run error is a harness error, never a kill
   expect(outcomeOf('RuntimeError', 'suites errors: HARNESS ERROR (exit 2)')).toBe('harness error');
+  expect(outcomeOf('RuntimeError', 'full suite: HARNESS ERROR (exit 2) in 3.1 s; the bundled reference did not start (certify)')).toBe('does not start');
+  // A mutant with which the reference never serves is outside the score, as StrykerJS leaves its runtime errors out.
+  expect(scoreLine(scoreOf([{ id: 'k', outcome: 'killed', detail: '', seconds: 1 }, { id: 'd', outcome: 'does not start', detail: '', seconds: 1 }, { id: 's', outcome: 'survived', detail: '', seconds: 1 }], []))).toBe('mutation score: 50% (1 killed of 2; 0 listed as equivalent)');
   expect(outcomeOf('Timeout', undefined)).toBe('timeout');
   expect(outcomeOf('Ignored', undefined)).toBeNull();
 });
