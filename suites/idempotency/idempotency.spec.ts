@@ -229,6 +229,12 @@ test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft
     const to = deliveredRecipients(target);
     const primaryBody = smsPayload(smsNumber(knownNumbers), to, 'scope-primary');
     const mine = expectQueuedFor(await send(api, key, primaryBody), 'IDEM-005, IDEM-103', "the primary client's send");
+    // The control: the retry replays before another client touches the key. A server whose
+    // replays are wrong anyway fails IDEM-001, not the key's scope.
+    const before = await send(api, key, primaryBody);
+    if (before.status < 200 || before.status >= 300 || sorted(messageIdsOf(before)).join() !== sorted(mine).join()) {
+      notTestable(`the primary client's retry does not replay its send even before another client uses the key (${before.describe()}): IDEM-001 judges replays`);
+    }
     // A different payload under the same key: were keys global, this would be an unsafe retry.
     const theirs = await send(api, key, smsPayload(theirNumber, to, 'scope-secondary'), 'secondary');
     const theirIds = expectQueued(theirs, 'IDEM-005, IDEM-103: the second client sends under the same key as a first attempt');
