@@ -195,6 +195,14 @@ export const WEBHOOKS_FAULTS = {
     description: "the receiver's Retry-After is not read: the next attempt follows the server's own backoff, however long the receiver asked it to wait",
     behaviour: replaceMember('webhooks', 'retryDelayMs', (retryDelayMs) => (attempt, _retryAfterSeconds, random, baseMs) => retryDelayMs(attempt, undefined, random, baseMs)),
   },
+  'webhooks.retry-after-date-ignored': {
+    breaks: ['WH-106'],
+    description: "a Retry-After given as an HTTP date is not read (only delta-seconds are): the next attempt follows the server's own backoff",
+    behaviour: replaceMember('webhooks', 'parseRetryAfter', (parseRetryAfter) => (value, nowMs) => {
+      const text = Array.isArray(value) ? value[0] : value;
+      return text !== undefined && /^\s*\d+\s*$/.test(text) ? parseRetryAfter(value, nowMs) : undefined;
+    }),
+  },
 } satisfies Record<string, FaultDefinition>;
 
 /**

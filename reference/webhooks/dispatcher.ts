@@ -7,7 +7,7 @@ import { untilCommitted } from '../store/untilCommitted.ts';
 import type { Writes } from '../store/writes.ts';
 import type { WebhookPolicy } from './policy.ts';
 import { TargetRefused, type WebhookTargets } from './targets.ts';
-import { WEBHOOK_BACKOFF_BASE_IN_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS, parseRetryAfter } from './retryPolicy.ts';
+import { WEBHOOK_BACKOFF_BASE_IN_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_IN_MS } from './retryPolicy.ts';
 
 interface AttemptResult {
   status?: number;
@@ -54,7 +54,7 @@ export class WebhookDispatcher {
     private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
-    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'retried' | 'gone' | 'retryDelayMs'>,
+    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter'>,
     targets: WebhookTargets,
     private readonly retryBaseMs: number = WEBHOOK_BACKOFF_BASE_IN_MS,
   ) {
@@ -126,7 +126,7 @@ export class WebhookDispatcher {
         bodyTimeout: WEBHOOK_TIMEOUT_IN_MS,
       });
       await response.body.dump();
-      return { status: response.statusCode, retryAfterSeconds: parseRetryAfter(response.headers['retry-after'], Date.now()) };
+      return { status: response.statusCode, retryAfterSeconds: this.policy.parseRetryAfter(response.headers['retry-after'], Date.now()) };
     } catch (error) {
       if (error instanceof TargetRefused) return { refused: error.message };
       return { error: (error as NodeJS.ErrnoException).code ?? (error as Error).message };

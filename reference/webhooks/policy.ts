@@ -1,7 +1,7 @@
 import type { ClientRecord } from '../store/clients.ts';
 import type { NumberRecord } from '../store/numbers.ts';
 import { deliveryEvent } from './events.ts';
-import { retryDelayMs } from './retryPolicy.ts';
+import { parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
 import { signedHeaders } from './sign.ts';
 
 /** Where callbacks go, what a delivery event says and how callbacks are signed. */
@@ -15,6 +15,8 @@ export interface WebhookPolicy {
   gone(attempt: FailedAttempt): boolean;
   /** How long to wait before the next attempt, the receiver's Retry-After honoured (WH-106). */
   retryDelayMs: typeof retryDelayMs;
+  /** The receiver's Retry-After, in seconds or as an HTTP date, as seconds from now (WH-106). */
+  parseRetryAfter: typeof parseRetryAfter;
 }
 
 /** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`). */
@@ -47,4 +49,4 @@ function gone(attempt: FailedAttempt): boolean {
   return attempt.status === 410;
 }
 
-export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, retried, gone, retryDelayMs };
+export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, retried, gone, retryDelayMs, parseRetryAfter };

@@ -1,3 +1,4 @@
+import { MALFORMED_JSON } from '../support/malformed-json.ts';
 import type { CallOptions } from '../../harness/api-client.ts';
 import { CORE_OPERATIONS, type CoreOperation, type RouteContext, noOpUpdate, requestFor, unknownNumberIdLike, unknownToken } from '../support/core-routes.ts';
 import { anyOwnNumber, deliveredRecipients, smsPayload } from '../support/sends.ts';
@@ -15,14 +16,6 @@ export interface ErrorProbe {
   build(ctx: RouteContext): Promise<CallOptions>;
 }
 
-/** A body that is not JSON although it says so: a JSON text cut short, or quoted wrongly. */
-export const MALFORMED_JSON: ReadonlyArray<{ name: string; spoil: (valid: string) => string }> = [
-  { name: 'JSON cut short', spoil: (valid) => valid.slice(0, -1) },
-  // A body with no string in it (an empty update, when the list shows no setting to repeat) has no quote to spoil.
-  { name: 'single-quoted JSON', spoil: (valid) => (valid.includes('"') ? valid : '{"note":"quoted"}').replace(/"/g, "'") },
-  { name: 'JSON with a trailing comma', spoil: (valid) => valid.replace(/}$/, ',}') },
-  { name: 'plain text labelled as JSON', spoil: () => 'this is not JSON' },
-];
 
 /**
  * The valid request to a body route with its JSON body spoiled: everything else (credentials,

@@ -1,6 +1,7 @@
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
 import { BODY_OPERATIONS } from '../support/core-routes.ts';
-import { ERROR_PROBES, MALFORMED_JSON, malformedRequest } from './error-probes.ts';
+import { MALFORMED_JSON } from '../support/malformed-json.ts';
+import { ERROR_PROBES, malformedRequest } from './error-probes.ts';
 
 // The reference profile's error format (spec/profile.yaml errors.format): malformed JSON is
 // 400 INVALID_REQUEST, and every CORE error repeats its requestId in x-request-id.

@@ -5,7 +5,8 @@ import { HarnessStop } from '../../harness/judgement.ts';
 import { scratchNumber } from '../support/settings.ts';
 import { ACCEPTED_BY, BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, noOpPatchOf, requestFor } from '../support/core-routes.ts';
 import { expectQueuedFor } from '../support/sends.ts';
-import { ERROR_PROBES, MALFORMED_JSON, malformedRequest } from './error-probes.ts';
+import { MALFORMED_JSON } from '../support/malformed-json.ts';
+import { ERROR_PROBES, malformedRequest } from './error-probes.ts';
 
 // Section 7.2 (the CORE wrapper and its status table) and 7.3 (malformed JSON is a request
 // defect), over errors provoked on every core route. Which 4xx a route picks where the

@@ -1,4 +1,5 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
+import { MALFORMED_JSON } from '../support/malformed-json.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { reasonFor } from '../../harness/plan.ts';
 import { LIFETIME_TOLERANCE_MS } from '../../harness/triggers.ts';
@@ -238,6 +239,21 @@ test.describe('7.1 Token endpoint errors', () => {
     const res = await api.call('token', { form: { grant_type: 'client_credentials', client_secret: 'something' } });
     expect(res).toBeOAuthError('invalid_request', 'TOKEN-009: a missing client_id is invalid_request');
   });
+
+  // Section 7.3 names malformed JSON a request defect; at the token endpoint, section 7.1's
+  // OAuth body says so. A server whose framework answers an unparsable body before its token
+  // handler runs gives that framework's error (or the CORE wrapper) instead.
+  for (const { name, spoil } of MALFORMED_JSON) {
+    test(`a token request of ${name} is a 4xx in the OAuth body`, { tag: ['@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
+      const { clientId, clientSecret } = target.clients.primary;
+      const body = spoil(JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }));
+      const res = await api.call('token', { body, headers: { 'content-type': 'application/json' } });
+      expect(res.status, `TOKEN-010: a token request of ${name} is a client error (4xx); got ${res.describe()}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `TOKEN-010: a token request of ${name} is a client error (4xx); got ${res.describe()}`).toBeLessThan(500);
+      expect(typeof res.body?.error, `TOKEN-006: the answer to ${name} is the OAuth body, error a string; got ${res.text.slice(0, 200)}`).toBe('string');
+      expect(res.body?.requestId, `TOKEN-006: no CORE requestId in the answer to ${name}`).toBeUndefined();
+    });
+  }
 
   test('token errors never use the CORE wrapper', { tag: ['@TOKEN-006'] }, async ({ api }) => {
     const res = await api.call('token', { json: { grant_type: 'client_credentials' } });
