@@ -309,6 +309,15 @@ export const SEND_FAULTS = {
       return { schemas: withSendProperty(schemas, 'media', { items: { ...(media.items as Schema), additionalProperties: true } }) };
     },
   },
+  'send.capability-refusal-unexplained': {
+    breaks: ['SEND-210'],
+    description: 'a send from a number whose smsEnabled or mmsEnabled is false is refused 400 INVALID_REQUEST with empty error.details',
+    route: SEND,
+    answer(answer) {
+      const details = answer.body.error?.details;
+      if (answer.status === 400 && details && typeof details === 'object' && 'setting' in details) answer.body.error.details = {};
+    },
+  },
   'send.limit-not-named': {
     breaks: ['SEND-203'],
     description: 'a field over its limit is refused 400 INVALID_REQUEST, but error.details no longer names the limit',

@@ -150,20 +150,22 @@ test.describe('profile send.replay: a rejected send does not claim its key', () 
 // profile send.numberCapability: smsEnabled and mmsEnabled are states of the number, like its
 // campaignregId (rule 5), so a send of a disabled type is a request defect.
 test.describe('profile send.numberCapability', () => {
-  test('an SMS from a number whose smsEnabled is false is 400 INVALID_REQUEST and queues nothing', { tag: ['@SEND-210'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+  test('an SMS from a number whose smsEnabled is false is 400 INVALID_REQUEST naming the setting, and queues nothing', { tag: ['@SEND-210'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     expect(await settings.change(numberId, { smsEnabled: false })).toSucceed(`SEND-210: precondition: setting smsEnabled of ${numberId} to false`);
     const res = await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'sms-disabled'));
     expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-210: an SMS from a number whose smsEnabled is false');
+    expect(res.body?.error?.details, 'SEND-210: error.details names the number and its setting').toEqual({ field: 'sendFrom', numberId, setting: 'smsEnabled' });
     expect(messageIdsOf(res), 'SEND-210: no message is reported accepted').toEqual([]);
   });
 
-  test('an MMS from a number whose mmsEnabled is false is 400 INVALID_REQUEST and queues nothing', { tag: ['@SEND-210'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+  test('an MMS from a number whose mmsEnabled is false is 400 INVALID_REQUEST naming the setting, and queues nothing', { tag: ['@SEND-210'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
     const numberId = knownNumbers.mms;
     if (!numberId) notTestable('needs an MMS-capable primary number with a campaignregId');
     expect(await settings.change(numberId!, { mmsEnabled: false })).toSucceed(`SEND-210: precondition: setting mmsEnabled of ${numberId} to false`);
     const res = await send(api, newKey(), { sendFrom: numberId, to: deliveredRecipients(target), messageType: 'MMS', media: target.mediaSample, externalReference: externalRef('mms-disabled') });
     expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-210: an MMS from a number whose mmsEnabled is false');
+    expect(res.body?.error?.details, 'SEND-210: error.details names the number and its setting').toEqual({ field: 'sendFrom', numberId, setting: 'mmsEnabled' });
     expect(messageIdsOf(res), 'SEND-210: no message is reported accepted').toEqual([]);
   });
 });

@@ -271,6 +271,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const mms = s.client('primary').numbers.find((n) => n.mmsEnabled && n.campaignregId);
     return (await send(s, sendBody(mms!.numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png', caption: 'hello' }] }))).status === 400;
   },
+  'send.capability-refusal-unexplained': async (s) => {
+    const { numberId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
+    try {
+      return (await send(s, sendBody(numberId))).body?.error?.details?.setting === 'smsEnabled';
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } });
+    }
+  },
   'send.limit-not-named': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { text: 'x'.repeat(1601) }))).body?.error?.details?.limit === 1600,
   'idempotency.waiter-of-refused-fails': async (s) => {
     const key = newKey();
