@@ -244,7 +244,7 @@ test.describe('7.1 Token endpoint errors', () => {
   // OAuth body says so. A server whose framework answers an unparsable body before its token
   // handler runs gives that framework's error (or the CORE wrapper) instead.
   for (const { name, spoil } of MALFORMED_JSON) {
-    test(`a token request of ${name} is a 4xx in the OAuth body`, { tag: ['@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
+    test(`a token request of ${name} is a 4xx in the OAuth body, invalid_request with 400`, { tag: ['@TOKEN-006', '@TOKEN-010', '@TOKEN-103'] }, async ({ api, target }) => {
       const { clientId, clientSecret } = target.clients.primary;
       const body = spoil(JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }));
       const res = await api.call('token', { body, headers: { 'content-type': 'application/json' } });
@@ -252,6 +252,9 @@ test.describe('7.1 Token endpoint errors', () => {
       expect(res.status, `TOKEN-010: a token request of ${name} is a client error (4xx); got ${res.describe()}`).toBeLessThan(500);
       expect(typeof res.body?.error, `TOKEN-006: the answer to ${name} is the OAuth body, error a string; got ${res.text.slice(0, 200)}`).toBe('string');
       expect(res.body?.requestId, `TOKEN-006: no CORE requestId in the answer to ${name}`).toBeUndefined();
+      // RFC 6749 5.2: a request "otherwise malformed" is invalid_request, answered 400.
+      expect(res).toBeOAuthError('invalid_request', `TOKEN-103: a token request of ${name} is invalid_request`);
+      expect(res.status, `TOKEN-103: invalid_request is answered 400; got ${res.describe()}`).toBe(400);
     });
   }
 
