@@ -100,6 +100,17 @@ export const TOKEN_FAULTS = {
       }
     },
   },
+  'token.malformed-json-core-wrapper': {
+    breaks: ['TOKEN-006'],
+    description: "a token request whose JSON body does not parse is answered by the framework's parser in the CORE wrapper, not the OAuth body",
+    route: TOKEN,
+    answer(answer) {
+      const code = (answer.error as { code?: unknown } | undefined)?.code;
+      if (answer.status === 400 && code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+        answer.body = coreErrorBody(new CoreError('INVALID_REQUEST', 'The body is not valid JSON.'), answer.request.id);
+      }
+    },
+  },
   'token.unsupported-grant-wrong-code': {
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',

@@ -280,6 +280,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } });
     }
   },
+  'token.malformed-json-core-wrapper': async (s) => {
+    const res = await s.app.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":"client_credentials"' });
+    return typeof JSON.parse(res.body).error === 'string';
+  },
   'send.limit-not-named': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { text: 'x'.repeat(1601) }))).body?.error?.details?.limit === 1600,
   'idempotency.waiter-of-refused-fails': async (s) => {
     const key = newKey();
