@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import ipaddr from 'ipaddr.js';
 import { ConfigError } from '../errors.ts';
 
 // Profile webhook.targets (OWASP API7, server-side request forgery): a webhook URL a client sets
@@ -67,22 +68,6 @@ const REFUSED_RANGES: ReadonlyArray<readonly [RefusalReason, string, number]> = 
 
 const familyOf = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
 
-/** The 16 bytes of an IPv6 address (with an embedded dotted quad, if any). */
-function ipv6Bytes(address: string): number[] {
-  let text = address.toLowerCase().replace(/%.*$/, '');
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
-  if (dotted) {
-    const [a, b, c, d] = dotted.split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, -dotted.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const groups = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
-  const front = groups(head);
-  const back = groups(tail);
-  const all = tail === undefined ? front : [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
-  return all.flatMap((group) => [group >> 8, group & 0xff]);
-}
-
 /**
  * The IPv4 address an IPv6 address carries, where a packet to it may end up at that IPv4
  * address: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and
@@ -90,7 +75,8 @@ function ipv6Bytes(address: string): number[] {
  */
 export function embeddedIpv4(address: string): string | undefined {
   if (isIP(address) !== 6) return undefined;
-  const bytes = ipv6Bytes(address);
+  // ipaddr.js reads every IPv6 spelling (::, an embedded dotted quad, a zone index).
+  const bytes = ipaddr.IPv6.parse(address).toByteArray();
   const zeros = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
   const quad = (at: number) => bytes.slice(at, at + 4).join('.');
   if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return quad(12);
