@@ -20,6 +20,8 @@ export const VIOLATION_RULES = {
   tokenNotServed: 'VER-001',
   /** A status the token operation does not allow. */
   tokenStatusNotAllowed: 'TOKEN-006',
+  /** A token answer with a 5xx status: token errors are client errors (section 7.1). */
+  tokenServerError: 'TOKEN-010',
   /** A status a core operation does not allow. */
   coreStatusNotAllowed: 'ERR-002',
   /** Not application/json, or a body that does not parse. */
@@ -105,7 +107,7 @@ export class ResponseValidator {
     if (operationId === 'token' && (response.status === 404 || response.status === 405)) {
       return [{ requirement: VIOLATION_RULES.tokenNotServed, message: `the token endpoint is not served here: status ${response.status}` }];
     }
-    const errorsReq = operationId === 'token' ? VIOLATION_RULES.tokenStatusNotAllowed : VIOLATION_RULES.coreStatusNotAllowed;
+    const errorsReq = operationId !== 'token' ? VIOLATION_RULES.coreStatusNotAllowed : response.status >= 500 ? VIOLATION_RULES.tokenServerError : VIOLATION_RULES.tokenStatusNotAllowed;
     if (!key) {
       return [{ requirement: errorsReq, message: `status ${response.status} is not one operation ${operationId} allows (allowed: ${Object.keys(responses).join(', ')})` }];
     }

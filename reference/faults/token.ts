@@ -111,6 +111,15 @@ export const TOKEN_FAULTS = {
       }
     },
   },
+  'token.undecodable-basic-crashes': {
+    breaks: ['TOKEN-010'],
+    description: 'Basic credentials whose form-encoding holds a broken percent escape make the decoder throw, and the token endpoint answers 500',
+    route: TOKEN,
+    preHandler(request) {
+      const match = /^Basic +(\S+)$/i.exec(request.headers.authorization ?? '');
+      if (match && /%(?![0-9A-Fa-f]{2})/.test(Buffer.from(match[1]!, 'base64').toString('utf8'))) decodeURIComponent('%');
+    },
+  },
   'token.unsupported-grant-wrong-code': {
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',

@@ -197,6 +197,24 @@ test.describe('7.1 Token endpoint errors', () => {
     expect(res).toBeOAuthError('invalid_client', 'TOKEN-007: wrong Basic credentials are invalid_client');
   });
 
+  // Basic credentials that do not decode: base64 of text without the colon that separates id
+  // and secret, a percent escape that is not one (RFC 6749 2.3.1 has both form-encoded), and
+  // text that is not base64. Client authentication fails on them: a 4xx in the OAuth body,
+  // never the 500 of a decoder's exception.
+  const UNDECODABLE_BASIC: ReadonlyArray<[string, string]> = [
+    ['no colon', `Basic ${Buffer.from('no-colon-here').toString('base64')}`],
+    ['a broken percent escape', `Basic ${Buffer.from('client%zz:secret%').toString('base64')}`],
+    ['not base64', 'Basic ***'],
+  ];
+  test('Basic credentials that do not decode are refused in the OAuth body, never 5xx', { tag: ['@TOKEN-006', '@TOKEN-010'] }, async ({ api }) => {
+    const answers = await Promise.all(UNDECODABLE_BASIC.map(async ([name, authorization]) => ({ name, res: await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization } }) })));
+    for (const { name, res } of answers) {
+      expect.soft(res.status, `TOKEN-010: Basic credentials with ${name} are refused with a 4xx; got ${res.describe()}`).toBeGreaterThanOrEqual(400);
+      expect.soft(res.status, `TOKEN-010: Basic credentials with ${name} are refused with a 4xx; got ${res.describe()}`).toBeLessThan(500);
+      expect.soft(typeof res.body?.error, `TOKEN-006: the refusal of Basic credentials with ${name} is the OAuth body; got ${res.text.slice(0, 200)}`).toBe('string');
+    }
+  });
+
   // A secret one character away from the real one is not the secret: a server that compares
   // only the stored secret's length of what it was given, or ignores case, takes it for the
   // secret. Six failed authentications, in two tests, each of a client failingClient() picks; a

@@ -280,6 +280,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } });
     }
   },
+  'token.undecodable-basic-crashes': async (s) => (await token(s, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from('client%zz:secret').toString('base64')}` })).status < 500,
   'token.malformed-json-core-wrapper': async (s) => {
     const res = await s.app.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":"client_credentials"' });
     return typeof JSON.parse(res.body).error === 'string';
