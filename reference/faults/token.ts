@@ -224,6 +224,14 @@ export const TOKEN_FAULTS = {
       },
     }),
   },
+  'token.basic-reports-default-lifetime': {
+    breaks: ['TOKEN-011'],
+    description: "a token issued to HTTP Basic client authentication reports expires_in 3600 (the server's default) while it lives its client's own, shorter lifetime",
+    route: TOKEN,
+    answer({ request, status, body }) {
+      if (status === 200 && typeof body.access_token === 'string' && /^Basic\s/i.test(request.headers.authorization ?? '')) body.expires_in = 3600;
+    },
+  },
   'token.secret-prefix-accepted': {
     breaks: ['TOKEN-007'],
     description: "a client secret is compared only over the stored secret's length, so the real secret followed by anything issues a token",

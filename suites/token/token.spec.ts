@@ -101,13 +101,15 @@ test.describe('4.1 Issue an access token', () => {
         return { how, token: String(res.body.access_token), requested, mustLiveMs: seconds * 1000 - LIFETIME_TOLERANCE_MS, seconds };
       }),
     );
-    const longest = Math.max(...watched.map((w) => w.mustLiveMs));
     if (watched.some((w) => !Number.isFinite(w.mustLiveMs))) notTestable(`a token of ${clientId} reports no usable expires_in`);
-    if (longest > trigger!.maxWaitSeconds * 1000) notTestable(`the tokens of ${clientId} report lifetimes longer than triggers.expireToken.maxWaitSeconds (${trigger!.maxWaitSeconds} s) lets the harness wait`);
+    // Each token is watched until its lifetime is out, or for as long as the trigger lets the
+    // harness wait: a token that reports a longer life than the others (an hour where the
+    // client's tokens live seconds) and is refused within that wait did not live as long as it said.
+    const watchMs = (w: (typeof watched)[number]) => Math.min(w.mustLiveMs, trigger!.maxWaitSeconds * 1000);
     const refused = new Map<string, number>();
     for (;;) {
       const now = Date.now();
-      const live = watched.filter((w) => !refused.has(w.how) && now - w.requested < w.mustLiveMs);
+      const live = watched.filter((w) => !refused.has(w.how) && now - w.requested < watchMs(w));
       if (live.length === 0) break;
       for (const w of live) {
         const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${w.token}` } });

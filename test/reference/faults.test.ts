@@ -499,6 +499,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     return (await call(s, 'GET', '/api/core/whoami', { token: issued.body.access_token })).status === 200;
   },
+  'token.basic-reports-default-lifetime': async (s) => {
+    const { clientId, clientSecret } = s.client('brief');
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    const issued = await token(s, 'grant_type=client_credentials', { authorization: basic });
+    return issued.body.expires_in !== 3600;
+  },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
