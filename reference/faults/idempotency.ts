@@ -63,6 +63,8 @@ const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 // The first body under each (client, key) with its whitespace removed, and the body itself, per server, under idempotency.fingerprint-without-whitespace.
 const strippedFirsts = new WeakMap<ReferenceContext, Map<string, { stripped: string; body: unknown }>>();
+// The first body under each (client, key) with its text's whitespace runs collapsed and trimmed, and the body itself, per server, under idempotency.fingerprint-text-collapsed.
+const collapsedFirsts = new WeakMap<ReferenceContext, Map<string, { collapsed: string; body: unknown }>>();
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
 // Sends that arrived while the first with their key held it, under idempotency.waiter-of-refused-fails.
@@ -199,6 +201,21 @@ export const IDEMPOTENCY_FAULTS = {
       const first = firsts.get(slot);
       if (earlier === undefined) firsts.set(slot, { stripped, body: request.body });
       else if (earlier === 'changed' && first !== undefined && first.stripped === stripped) request.body = first.body;
+    },
+  },
+  'idempotency.fingerprint-text-collapsed': {
+    breaks: ['IDEM-002'],
+    description: "a payload's text is fingerprinted with its runs of whitespace collapsed to one space and trimmed: the same key with a text whose space is doubled, or with a trailing space, replays the first send instead of being refused",
+    route: SEND,
+    preHandler(request, ctx) {
+      const firsts = ofServer(collapsedFirsts, ctx, () => new Map<string, { collapsed: string; body: unknown }>());
+      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const body = request.body as SendRequest;
+      const collapsed = canonicalJson({ ...body, ...(typeof body.text === 'string' && { text: body.text.replace(/\s+/g, ' ').trim() }) });
+      const earlier = earlierRecord(request, ctx);
+      const first = firsts.get(slot);
+      if (earlier === undefined) firsts.set(slot, { collapsed, body: request.body });
+      else if (earlier === 'changed' && first !== undefined && first.collapsed === collapsed) request.body = first.body;
     },
   },
   'idempotency.forgotten-after-outcome': {

@@ -120,7 +120,34 @@ const changes: Array<[string, Change]> = [
   ['a different sendFrom of the same client', (body, { otherNumber }) => (otherNumber === undefined ? undefined : { ...body, sendFrom: otherNumber })],
 ];
 
+// Siblings of the change of one space: a text is its characters, so a fingerprint that
+// normalises it (collapses or trims its spaces, folds its case) takes each of these for the
+// same payload. Each goes out on a key of its own, all at once.
+const textSiblings: Array<[string, (text: string) => string]> = [
+  ['a space doubled', (text) => text.replace(' ', '  ')],
+  ['a trailing space', (text) => `${text} `],
+  ['a leading space', (text) => ` ${text}`],
+  ['a tab for a space', (text) => text.replace(' ', '\t')],
+  ['its letters in upper case', (text) => text.toUpperCase()],
+];
+
 test.describe('4.6 rule 8: the unsafe retry', () => {
+  test('reusing a key with the text changed only in its spacing or letter case is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const [recipient] = deliveredRecipients(target);
+    await Promise.all(
+      textSiblings.map(async ([change, changeText]) => {
+        const key = newKey();
+        const body = smsPayload(smsNumber(knownNumbers), [recipient!], 'unsafe-text');
+        const changedBody = { ...body, text: changeText(String(body.text)) };
+        const first = expectQueuedFor(await send(api, key, body), 'IDEM-002', 'the first send');
+        const changed = await send(api, key, changedBody);
+        expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with the text changed by ${change} is refused as a request defect or 409 CONFLICT, never a 2xx`);
+        const replay = await send(api, key, body);
+        expect(sorted(messageIdsOf(replay)), `IDEM-002: after the unsafe retry with ${change}, the original payload still replays its first send`).toEqual(sorted(first));
+      }),
+    );
+  });
+
   for (const [change, changeIt] of changes) {
     test(`reusing a key with ${change} is rejected and queues nothing`, { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
       const delivered = deliveredRecipients(target, 2);

@@ -371,6 +371,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const second = await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550124'] }), `${stem}B`);
     return first.status === 202 && second.status === 202 && second.body.results[0].messageId !== first.body.results[0].messageId;
   },
+  'idempotency.fingerprint-text-collapsed': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s).numberId, { text: 'a b' }), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'a  b' }), key)).status === 409;
+  },
   'idempotency.fingerprint-without-whitespace': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId, { text: 'a b' }), key);
