@@ -25,6 +25,18 @@ export const NUMBERS_FAULTS = {
       if (number.webhookInboundOverride !== seededTarget) await writes.run({ op: 'updateNumber', apiClientId: number.apiClientId, numberId: number.numberId, changes: { webhookInboundOverride: seededTarget } });
     },
   },
+  'numbers.send-normalises-campaign': {
+    breaks: ['NUM-006'],
+    description: "a send from one of the client's numbers writes the number's campaignregId back trimmed and in upper case",
+    route: SEND,
+    async preHandler(request, { stores, writes }) {
+      const numberId = (request.body as { sendFrom?: unknown } | null)?.sendFrom;
+      const number = typeof numberId === 'string' ? stores.numbers.findOwned(callerOf(request).apiClientId, numberId) : undefined;
+      const campaign = number?.campaignregId;
+      if (!number || typeof campaign !== 'string' || campaign.trim().toUpperCase() === campaign) return;
+      await writes.run({ op: 'updateNumber', apiClientId: number.apiClientId, numberId: number.numberId, changes: { campaignregId: campaign.trim().toUpperCase() } });
+    },
+  },
   'numbers.list-leaks-other-clients': {
     breaks: ['NUM-003'],
     description: "the numbers list holds every client's numbers (the client filter is dropped)",

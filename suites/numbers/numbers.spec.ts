@@ -1,7 +1,8 @@
 import { itemsAt } from '../../harness/config.ts';
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { HOLDS_EVERY_NUMBER, expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { recordOf } from '../support/settings.ts';
 
 // Sections 1, 2 and 4.3: the numbers list. Its method and envelope are not shown: the api
 // client reads the items where the target's config says they are (routes.numbers.itemsPath).
@@ -105,6 +106,24 @@ test.describe('4.3 List active numbers', () => {
         expect.soft(foreign, `NUM-003: request ${i + 1} of ${roles.length} sent at once (burst ${round}), by ${who[as]}, lists none but the numbers it lists alone (${alone[as].join(', ') || 'none'})`).toEqual([]);
       }
     }
+  });
+
+  // Section 4.5: a number's settings change through the update, and only through it. A server
+  // that writes a registration back in its own spelling when it sends (trimmed, in upper case)
+  // is right on registrations already spelled so, and wrong on one that is not.
+  test('a send leaves a campaignregId the update set in other letter case as it was set', { tag: ['@NUM-006'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const current = (await recordOf(api, numberId, 'primary', 'NUM-006')).campaignregId;
+    if (typeof current !== 'string' || current.toLowerCase() === current.toUpperCase()) notTestable(`the campaignregId of ${numberId} (${JSON.stringify(current)}) has no letters whose case could change`);
+    const spelled = current!.toLowerCase() !== current ? current!.toLowerCase() : current!.toUpperCase();
+    const set = await settings.change(numberId, { campaignregId: spelled });
+    if (set.status < 200 || set.status >= 300) notTestable(`the update of ${numberId}'s campaignregId to ${JSON.stringify(spelled)} was refused (${set.status}): a server may take only the registrations it knows`);
+    const listed = (await recordOf(api, numberId, 'primary', 'NUM-006')).campaignregId;
+    if (listed !== spelled) notTestable(`after the update the list shows campaignregId ${JSON.stringify(listed)}, not ${JSON.stringify(spelled)}: UPD-001 judges that`);
+    // Accepted or refused (a server may not know the registration in this spelling), the send must not change the number.
+    const res = await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'num-006-spelling'));
+    const after = (await recordOf(api, numberId, 'primary', 'NUM-006')).campaignregId;
+    expect(after, `NUM-006: after a send from ${numberId} (answered ${res.status}), its campaignregId is still ${JSON.stringify(spelled)}, as the update set it`).toBe(spelled);
   });
 
   test('no numberId is an E.164 phone number', { tag: ['@NUM-004'] }, async ({ api, target }) => {

@@ -631,6 +631,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
     return after.webhookInboundOverride === 'https://hooks.example.com/inbound';
   },
+  'numbers.send-normalises-campaign': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: 'cmp-lower' } });
+    try {
+      await send(s, sendBody(numberId));
+      const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.find((n: { numberId: string }) => n.numberId === numberId);
+      return listed.campaignregId === 'cmp-lower';
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    }
+  },
   'numbers.list-leaks-other-clients': async (s) => {
     const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
     return !(await call(s, 'GET', '/api/core/numbers')).body.numbers.some((n: { numberId: string }) => theirs.has(n.numberId));
