@@ -24,6 +24,8 @@ export interface CallOptions {
   form?: Record<string, string> | string;
   /** Raw body text; pair it with a content-type header. */
   body?: string;
+  /** A query string to append to the path (the evidence shows a client_secret in it redacted). */
+  query?: Record<string, string>;
   /**
    * Who is calling. A role uses that client's managed token (refresh once, retry once);
    * 'none' sends no Authorization header unless `headers` carries one.
@@ -160,10 +162,12 @@ export class ApiClient {
     }
     if (authorization) headers.authorization = authorization;
     Object.assign(headers, options.headerNamesAsGiven ? options.headers : lowerCaseKeys(options.headers ?? {}));
-    const request = { method: route.method, url: target.baseUrl + path, headers, body };
+    const query = options.query === undefined ? '' : `?${new URLSearchParams(options.query).toString()}`;
+    const request = { method: route.method, url: target.baseUrl + path + query, headers, body };
+    const shownQuery = options.query === undefined ? '' : `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, k === 'client_secret' ? '[redacted]' : v])).toString()}`;
     const shown: Exchange['request'] = {
       method: request.method,
-      url: request.url,
+      url: target.baseUrl + path + shownQuery,
       headers: redactHeaders(headers),
       ...(body !== undefined && { body: redactBody(parseMaybe(body, headers['content-type'])) }),
     };

@@ -27,6 +27,7 @@ export const REQUIREMENT_IDS = [
   'TOKEN-111',
   'TOKEN-112',
   'TOKEN-201',
+  'TOKEN-203',
   'TOKEN-202',
   'AUTH-001',
   'AUTH-002',

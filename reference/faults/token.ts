@@ -120,6 +120,16 @@ export const TOKEN_FAULTS = {
       if (match && /%(?![0-9A-Fa-f]{2})/.test(Buffer.from(match[1]!, 'base64').toString('utf8'))) decodeURIComponent('%');
     },
   },
+  'token.uri-credentials-ignored': {
+    breaks: ['TOKEN-203'],
+    description: 'client credentials in the query string are ignored: a request whose body carries valid ones gets a token',
+    route: TOKEN,
+    preHandler(request) {
+      const query = request.query as Record<string, unknown>;
+      delete query.client_id;
+      delete query.client_secret;
+    },
+  },
   'token.unsupported-grant-wrong-code': {
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',

@@ -54,6 +54,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
 
   app.post(ctx.behaviour.paths.token, { bodyLimit: TOKEN_BODY_LIMIT_BYTES }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
+    // TOKEN-203 (profile token.credentialsInUri): credentials in the URI are refused.
     if ('client_secret' in query || 'client_id' in query) {
       throw new OAuthError('invalid_request', 'Client credentials must not be sent in the URI (RFC 6749 2.3.1).');
     }

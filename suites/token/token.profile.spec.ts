@@ -24,4 +24,19 @@ test.describe('profile: token endpoint', () => {
       expect(res.headers['pragma'] ?? '', `TOKEN-202: ${res.describe()} Pragma`).toMatch(/no-cache/i);
     }
   });
+
+  // The body carries valid credentials too: the query's copy alone must decide the refusal.
+  test('client credentials in the query string are 400 invalid_request, and no token is issued', { tag: ['@TOKEN-203'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const grant = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    const answers = await Promise.all([
+      api.call('token', { json: grant, query: { client_secret: clientSecret } }),
+      api.call('token', { form: grant, query: { client_id: clientId, client_secret: clientSecret } }),
+    ]);
+    for (const res of answers) {
+      expect(res).toBeOAuthError('invalid_request', `TOKEN-203: ${res.describe()}: credentials in the URI are invalid_request`);
+      expect(res.status, `TOKEN-203: ${res.describe()} is 400`).toBe(400);
+      expect(res.body?.access_token, `TOKEN-203: ${res.describe()} issues no token`).toBeUndefined();
+    }
+  });
 });

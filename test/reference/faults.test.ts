@@ -281,6 +281,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   'token.undecodable-basic-crashes': async (s) => (await token(s, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from('client%zz:secret').toString('base64')}` })).status < 500,
+  'token.uri-credentials-ignored': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const res = await s.app.inject({ method: 'POST', url: `/api/auth/token?client_secret=${encodeURIComponent(clientSecret)}`, payload: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    return res.statusCode === 400;
+  },
   'token.malformed-json-core-wrapper': async (s) => {
     const res = await s.app.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":"client_credentials"' });
     return typeof JSON.parse(res.body).error === 'string';
