@@ -348,7 +348,8 @@ export async function obtainToken(
     }
     if (status >= 300 && status < 400) throw new PreflightError(`the token endpoint redirects (${role} client)`, shown(answer), `baseUrl ${config}: the harness does not follow redirects (http or https, a missing path prefix?)`);
     if (answer.json === undefined) {
-      throw new PreflightError(`the token endpoint does not answer JSON (${role} client, ${by}): this is not the interface at this URL`, shown(answer), `baseUrl ${config} (${target.baseUrl}): it should point at the server, not at a web page or proxy`);
+      stopOrNote(new PreflightError(`the token endpoint does not answer JSON (${role} client, ${by}): this is not the interface at this URL`, shown(answer), `baseUrl ${config} (${target.baseUrl}): it should point at the server, not at a web page or proxy`), result, ownFixtures, 'TOKEN-002');
+      return null;
     }
     if (status === 404 || status === 405) return tokenEndpointMissing(target, role, answer, timeoutMs, config, result);
     if (status < 300) {
@@ -410,7 +411,10 @@ async function listNumbers(target: Target, role: ClientRole, token: string, time
     result.notes.push(`listing ${what}: ${shown(answer)}: the suites judge it (AUTH-005, NUM-001); tests that need the numbers are not testable`);
     return null;
   }
-  if (answer.json === undefined) throw new PreflightError(`listing ${what} does not answer JSON: this is not the interface at this URL`, shown(answer), `baseUrl and routes.numbers ${config}`);
+  if (answer.json === undefined) {
+    stopOrNote(new PreflightError(`listing ${what} does not answer JSON: this is not the interface at this URL`, shown(answer), `baseUrl and routes.numbers ${config}`), result, ownFixtures, 'NUM-001');
+    return null;
+  }
   if (status >= 300) {
     result.notes.push(`listing ${what} is refused: ${shown(answer)}: the suites judge it (NUM-001)`);
     return null;
