@@ -61,10 +61,23 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 // The body length of the first request under each (client, key), per server, under idempotency.raw-bytes-fingerprint.
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
-// The first body under each (client, key) with its whitespace removed, and the body itself, per server, under idempotency.fingerprint-without-whitespace.
-const strippedFirsts = new WeakMap<ReferenceContext, Map<string, { stripped: string; body: unknown }>>();
-// The first body under each (client, key) with its text's whitespace runs collapsed and trimmed, and the body itself, per server, under idempotency.fingerprint-text-collapsed.
-const collapsedFirsts = new WeakMap<ReferenceContext, Map<string, { collapsed: string; body: unknown }>>();
+/**
+ * A preHandler that fingerprints a payload as `normalise` reads it: a send whose key has a record
+ * for another payload, but whose normalised payload is that of the key's first send, is handed
+ * the first send's body, so it replays instead of being refused. One map per fault and server.
+ */
+function fingerprintedAs(normalise: (body: unknown) => string): NonNullable<FaultDefinition['preHandler']> {
+  const firstsByServer = new WeakMap<ReferenceContext, Map<string, { normalised: string; body: unknown }>>();
+  return (request, ctx) => {
+    const firsts = ofServer(firstsByServer, ctx, () => new Map<string, { normalised: string; body: unknown }>());
+    const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+    const normalised = normalise(request.body);
+    const earlier = earlierRecord(request, ctx);
+    const first = firsts.get(slot);
+    if (earlier === undefined) firsts.set(slot, { normalised, body: request.body });
+    else if (earlier === 'changed' && first !== undefined && first.normalised === normalised) request.body = first.body;
+  };
+}
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
 // Sends that arrived while the first with their key held it, under idempotency.waiter-of-refused-fails.
@@ -193,30 +206,16 @@ export const IDEMPOTENCY_FAULTS = {
     breaks: ['IDEM-002'],
     description: "a payload is fingerprinted with every whitespace character removed, inside strings too: the same key with a text that differs only in its spaces replays the first send instead of being refused",
     route: SEND,
-    preHandler(request, ctx) {
-      const firsts = ofServer(strippedFirsts, ctx, () => new Map<string, { stripped: string; body: unknown }>());
-      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
-      const stripped = canonicalJson(request.body).replace(/\s/g, '');
-      const earlier = earlierRecord(request, ctx);
-      const first = firsts.get(slot);
-      if (earlier === undefined) firsts.set(slot, { stripped, body: request.body });
-      else if (earlier === 'changed' && first !== undefined && first.stripped === stripped) request.body = first.body;
-    },
+    preHandler: fingerprintedAs((body) => canonicalJson(body).replace(/\s/g, '')),
   },
   'idempotency.fingerprint-text-collapsed': {
     breaks: ['IDEM-002'],
     description: "a payload's text is fingerprinted with its runs of whitespace collapsed to one space and trimmed: the same key with a text whose space is doubled, or with a trailing space, replays the first send instead of being refused",
     route: SEND,
-    preHandler(request, ctx) {
-      const firsts = ofServer(collapsedFirsts, ctx, () => new Map<string, { collapsed: string; body: unknown }>());
-      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
-      const body = request.body as SendRequest;
-      const collapsed = canonicalJson({ ...body, ...(typeof body.text === 'string' && { text: body.text.replace(/\s+/g, ' ').trim() }) });
-      const earlier = earlierRecord(request, ctx);
-      const first = firsts.get(slot);
-      if (earlier === undefined) firsts.set(slot, { collapsed, body: request.body });
-      else if (earlier === 'changed' && first !== undefined && first.collapsed === collapsed) request.body = first.body;
-    },
+    preHandler: fingerprintedAs((body) => {
+      const { text } = body as SendRequest;
+      return canonicalJson({ ...(body as SendRequest), ...(typeof text === 'string' && { text: text.replace(/\s+/g, ' ').trim() }) });
+    }),
   },
   'idempotency.forgotten-after-outcome': {
     breaks: ['IDEM-001'],
