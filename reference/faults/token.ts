@@ -130,6 +130,27 @@ export const TOKEN_FAULTS = {
       delete query.client_secret;
     },
   },
+  'token.405-without-allow': {
+    breaks: ['TOKEN-113'],
+    description: 'another method than POST at the token path is answered 405 without the Allow header',
+    // No route takes these requests: fastify names their route undefined, and the hook below picks the token path.
+    route: /^(GET|PUT|DELETE|PATCH) /,
+    answer(answer) {
+      if (answer.status === 405 && answer.request.url.split('?')[0] === TOKEN.split(' ')[1]) answer.reply.removeHeader('allow');
+    },
+  },
+  'token.other-method-not-found': {
+    breaks: ['TOKEN-204'],
+    description: 'another method than POST at the token path is answered 404 NOT_FOUND in the CORE wrapper, as an unknown route',
+    route: /^(GET|PUT|DELETE|PATCH) /,
+    answer(answer) {
+      if (answer.status !== 405 || answer.request.url.split('?')[0] !== TOKEN.split(' ')[1]) return;
+      const notFound = new CoreError('NOT_FOUND', 'No route matches this method and path.');
+      answer.status = notFound.status;
+      answer.body = coreErrorBody(notFound, answer.request.id);
+      answer.reply.removeHeader('allow');
+    },
+  },
   'token.unsupported-grant-wrong-code': {
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',

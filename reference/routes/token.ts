@@ -102,7 +102,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
 }
 
 /**
- * RFC 6749 3.2: the token request is a POST, so any other method on the token path, including
+ * TOKEN-113, TOKEN-204 (profile token.otherMethods). RFC 6749 3.2: the token request is a POST, so any other method on the token path, including
  * ones the router does not know (PROPFIND), is 405 with Allow: POST (RFC 9110 15.5.6) in the
  * OAuth body. A hook on every request, since a request no route takes is answered by the CORE
  * 404 handler, and its body would be parsed (and perhaps refused) before that.

@@ -39,4 +39,13 @@ test.describe('profile: token endpoint', () => {
       expect(res.body?.access_token, `TOKEN-203: ${res.describe()} issues no token`).toBeUndefined();
     }
   });
+
+  test('GET, PUT and DELETE at the token path are 405 invalid_request with Allow: POST', { tag: ['@TOKEN-204'] }, async ({ api }) => {
+    const answers = await Promise.all(['GET', 'PUT', 'DELETE'].map((method) => api.call('token', { method })));
+    for (const res of answers) {
+      expect(res).toBeOAuthError('invalid_request', 'TOKEN-204: another method at the token path is invalid_request');
+      expect(res.status, `TOKEN-204: ${res.describe()} is 405`).toBe(405);
+      expect(res.headers['allow'] ?? '', `TOKEN-204: ${res.describe()} carries Allow: POST`).toMatch(/^\s*POST\s*$/i);
+    }
+  });
 });

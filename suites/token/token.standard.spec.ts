@@ -101,3 +101,16 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     expect(res).toBeOAuthError('invalid_request', 'TOKEN-110: parameters must not repeat (RFC 6749 3.2)');
   });
 });
+
+test.describe('RFC 6749 3.2 and RFC 9110 15.5.6: the token endpoint takes POST only', () => {
+  test('another method at the token endpoint issues no token, and a 405 names POST in Allow', { tag: ['@TOKEN-113'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const answers = await Promise.all(
+      ['GET', 'PUT', 'DELETE'].map((method) => api.call('token', { method, ...(method === 'PUT' ? { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } } : {}) })),
+    );
+    for (const res of answers) {
+      expect.soft(res.body?.access_token, `TOKEN-113: ${res.describe()} issues no token`).toBeUndefined();
+      if (res.status === 405) expect.soft(res.headers['allow'] ?? '', `TOKEN-113: ${res.describe()} names POST in its Allow header`).toMatch(/(^|,)\s*POST\s*(,|$)/i);
+    }
+  });
+});

@@ -301,6 +301,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await s.app.inject({ method: 'POST', url: `/api/auth/token?client_secret=${encodeURIComponent(clientSecret)}`, payload: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
     return res.statusCode === 400;
   },
+  'token.405-without-allow': async (s) => (await s.app.inject({ method: 'GET', url: '/api/auth/token' })).headers.allow === 'POST',
+  'token.other-method-not-found': async (s) => (await s.app.inject({ method: 'DELETE', url: '/api/auth/token' })).statusCode === 405,
   'token.malformed-json-core-wrapper': async (s) => {
     const res = await s.app.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":"client_credentials"' });
     return typeof JSON.parse(res.body).error === 'string';
