@@ -326,7 +326,8 @@ export function staleEntries(entries: readonly TriageEntry[], mutants: readonly 
  * What a mutant's certification came to. `killed`: a run ended NOT CONFORMANT. `survived`: the
  * full suite ran CONFORMANT against it. `no coverage`: no run of the unmutated suite ever reached
  * its code, so no run could tell (a survivor, not run). `harness error`: the run ended in a
- * harness error (exit 2), `timeout`: it did not end in time; neither is a kill. `does not start`:
+ * harness error (exit 2): not a kill. `timeout`: it did not end in time: detected, as StrykerJS
+ * counts a timeout, and counted with the kills. `does not start`:
  * the mutated reference exited before it served anything, so there was no server to certify:
  * StrykerJS's own runtime error, which its score leaves out, and so does this one.
  */
@@ -362,7 +363,9 @@ export function scoreOf(results: readonly MutantResult[], triage: readonly Triag
   for (const r of results) {
     byOutcome[r.outcome]++;
     const isListed = listed.has(sameId(r.id));
-    if (r.outcome === 'killed') {
+    // A run that does not end is detected, as StrykerJS counts it: a certification that never
+    // ends gives no certificate, and a CI gate with a time limit fails it.
+    if (r.outcome === 'killed' || r.outcome === 'timeout') {
       killed++;
       if (isListed) listedButKilled.push(r.id);
     } else if (isListed && (r.outcome === 'survived' || r.outcome === 'no coverage')) {

@@ -286,8 +286,8 @@ function report(results: readonly MutantResult[], of: readonly MutantInfo[]): vo
     ...(seconds.length > 0 ? [`certify time per mutant: ${(seconds.reduce((s, r) => s + r.seconds, 0) / seconds.length).toFixed(1)} s on average (${seconds.length} mutants run; killed ${average(seconds.filter((r) => r.outcome === 'killed'))}, not killed ${average(seconds.filter((r) => r.outcome !== 'killed'))})`] : []),
     ...score.listedButKilled.map((id) => `listed as equivalent in ${triageFile}, but killed (remove the entry): ${id}`),
   ];
-  const byKind = (o: string) => (o === 'does not start' ? results.filter((r) => r.outcome === o) : score.missed.filter((r) => r.outcome === o));
-  for (const [kind, heading] of [['survived', 'survived (a missing check, unless equivalent)'], ['no coverage', 'no coverage (no run reaches this code)'], ['harness error', 'harness error (not a kill)'], ['timeout', 'timeout (not a kill)'], ['does not start', 'does not start (outside the score, as StrykerJS counts a runtime error: no server to certify)']] as const) {
+  const byKind = (o: string) => (o === 'does not start' || o === 'timeout' ? results.filter((r) => r.outcome === o) : score.missed.filter((r) => r.outcome === o));
+  for (const [kind, heading] of [['survived', 'survived (a missing check, unless equivalent)'], ['no coverage', 'no coverage (no run reaches this code)'], ['harness error', 'harness error (not a kill)'], ['timeout', 'timeout (counted as detected, as StrykerJS counts it: the certification never ends)'], ['does not start', 'does not start (outside the score, as StrykerJS counts a runtime error: no server to certify)']] as const) {
     const list = byKind(kind);
     if (list.length === 0) continue;
     lines.push(`${heading}: ${list.length}`);
