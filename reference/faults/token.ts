@@ -12,6 +12,8 @@ import type { Answer, FaultDefinition } from './fault.ts';
 
 const TOKEN = 'POST /api/auth/token';
 
+/** The last token issued to each client id under token.reissued-with-full-lifetime, and when. */
+const lastIssued = new Map<string, { token: string; at: number }>();
 /** Tokens issued to HTTP Basic under token.basic-lifetime-halved, and when each stops working. */
 const halvedTokens = new Map<string, number>();
 
@@ -261,6 +263,20 @@ export const TOKEN_FAULTS = {
     route: TOKEN,
     answer({ request, status, body }) {
       if (status === 200 && typeof body.access_token === 'string' && /^Basic\s/i.test(request.headers.authorization ?? '')) body.expires_in = 3600;
+    },
+  },
+  'token.reissued-with-full-lifetime': {
+    breaks: ['TOKEN-011'],
+    description: "a client that asks again within 3 s gets the token it was issued a moment ago, reported with a full expires_in although it expires when the first was due to",
+    route: TOKEN,
+    answer({ request, status, body }) {
+      if (status !== 200 || typeof body.access_token !== 'string') return;
+      const basic = parseBasicCredentials(request.headers.authorization);
+      const clientId = typeof basic === 'object' ? basic.clientId : parametersOf(request)?.clientId;
+      if (clientId === undefined) return;
+      const earlier = lastIssued.get(clientId);
+      if (earlier && Date.now() - earlier.at < 3_000) body.access_token = earlier.token;
+      else lastIssued.set(clientId, { token: body.access_token, at: Date.now() });
     },
   },
   'token.secret-prefix-accepted': {

@@ -24,6 +24,15 @@ const SETTABLE = ['campaignregId', 'smsEnabled', 'mmsEnabled', 'webhookInboundOv
 const unstoredFlags = new WeakMap<FastifyRequest, Update>();
 
 export const UPDATE_FAULTS = {
+  'update.campaign-stored-upper-case': {
+    breaks: ['UPD-001'],
+    description: 'a campaignregId given to the update is stored upper-cased, so the list shows another value than the one set (values already in upper case are right)',
+    route: UPDATE,
+    preValidation(request) {
+      const body = request.body as Record<string, unknown> | null;
+      if (body && typeof body.campaignregId === 'string') body.campaignregId = body.campaignregId.toUpperCase();
+    },
+  },
   'update.flags-not-persisted': {
     breaks: ['UPD-001'],
     description: 'an update of smsEnabled or mmsEnabled is answered with the new value but not stored',

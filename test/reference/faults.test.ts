@@ -532,6 +532,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const issued = await token(s, 'grant_type=client_credentials', { authorization: basic });
     return issued.body.expires_in !== 3600;
   },
+  'token.reissued-with-full-lifetime': async (s) => {
+    const { clientId, clientSecret } = s.client('brief');
+    const first = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+    const second = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+    return first.body.access_token !== second.body.access_token;
+  },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
@@ -679,6 +685,16 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'numbers.e164-number-ids': async (s) => (await listed(s)).every((n) => !/^\+?[1-9]\d{1,14}$/.test(String(n.numberId))),
   'numbers.campaign-field-misspelt': async (s) => (await listed(s)).every((n) => !('campaignRegId' in n)),
 
+  'update.campaign-stored-upper-case': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: 'cmp-lower' } });
+      const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.find((n: { numberId: string }) => n.numberId === numberId);
+      return listed.campaignregId === 'cmp-lower';
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    }
+  },
   'update.flags-not-persisted': async (s) => {
     const { numberId, mmsEnabled } = primaryNumber(s, 1);
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { mmsEnabled: !mmsEnabled } });
