@@ -90,6 +90,19 @@ export const WEBHOOKS_FAULTS = {
     description: "delivery events for a number without webhookDeliveryOverride are never sent to the client's delivery webhook",
     behaviour: replaceMember('webhooks', 'deliveryTarget', () => (_client, number) => number.webhookDeliveryOverride),
   },
+  'webhooks.outcome-falls-back-to-other-client': {
+    breaks: ['WH-002'],
+    description: "the outcome of a message from a number without an override, of a client without a delivery webhook, goes to the delivery webhook of the first seeded client that has one: another tenant's receiver",
+    behaviour: (behaviour, { stores, seeded }) => ({
+      webhooks: {
+        ...behaviour.webhooks,
+        deliveryTarget: (client, number) =>
+          behaviour.webhooks.deliveryTarget(client, number) ??
+          seeded.map(({ apiClientId }) => stores.clients.byApiClientId(apiClientId)?.deliveryWebhookUrl).find((url) => typeof url === 'string') ??
+          null,
+      },
+    }),
+  },
   'webhooks.inbound-override-ignored': {
     breaks: ['WH-004'],
     description: "inbound messages go to the client's inbound webhook even when the number has webhookInboundOverride set",

@@ -1,7 +1,5 @@
-import type { ApiClient } from '../../harness/api-client.ts';
 import { answerClass } from '../../harness/answer-classes.ts';
 import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
-import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { carriesFinalStatus, type ReceivedCallback } from '../../harness/webhook-receiver.ts';
 import { awaitCallback, deliverTo, expectCallbacks, expectNoStrayCallbacks, quietPeriod } from '../support/callbacks.ts';
 import {
@@ -14,6 +12,7 @@ import {
   NO_SECOND_SMS_NUMBER,
   secondSmsNumber,
   send,
+  sendableNumberOf,
   smsNumber,
   smsPayload,
   sorted,
@@ -301,17 +300,3 @@ test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft
   });
 });
 
-/**
- * A number of `role`'s own it can send an SMS from: `preferred` when its list shows it with a
- * campaignregId and SMS not turned off (or shows neither), else the first that is so; the test
- * is not testable when the list has none.
- */
-async function sendableNumberOf(api: ApiClient, role: 'secondary', preferred: string): Promise<string> {
-  const records = await readNumbers(api, role);
-  const sendable = (n: NumberRecord) => n.campaignregId !== null && n.campaignregId !== '' && n.smsEnabled !== false;
-  const mine = records.find((n) => n.numberId === preferred);
-  if (mine === undefined || sendable(mine)) return preferred;
-  const other = records.find(sendable);
-  if (!other) notTestable(`the ${role} client lists no number with a campaignregId and SMS on to send from (numbers.foreign, ${preferred}, has none)`);
-  return other.numberId;
-}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, ApiResponse, ClientRole } from '../../harness/api-client.ts';
 import type { Target } from '../../harness/config.ts';
-import type { KnownNumbers } from '../../harness/known-numbers.ts';
+import { readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
 import { runMark } from '../../harness/interference.ts';
 import { runSettings } from '../../harness/settings.ts';
@@ -134,4 +134,19 @@ export function mentions(value: unknown, needle: string): boolean {
   if (Array.isArray(value)) return value.some((v) => mentions(v, needle));
   if (value && typeof value === 'object') return Object.values(value).some((v) => mentions(v, needle));
   return false;
+}
+
+/**
+ * A number of `role`'s own it can send an SMS from: `preferred` when its list shows it with a
+ * campaignregId and SMS not turned off (or shows neither), else the first that is so; the test
+ * is not testable when the list has none.
+ */
+export async function sendableNumberOf(api: ApiClient, role: 'secondary', preferred: string): Promise<string> {
+  const records = await readNumbers(api, role);
+  const sendable = (n: NumberRecord) => n.campaignregId !== null && n.campaignregId !== '' && n.smsEnabled !== false;
+  const mine = records.find((n) => n.numberId === preferred);
+  if (mine === undefined || sendable(mine)) return preferred;
+  const other = records.find(sendable);
+  if (!other) notTestable(`the ${role} client lists no number with a campaignregId and SMS on to send from (numbers.foreign, ${preferred}, has none)`);
+  return other.numberId;
 }

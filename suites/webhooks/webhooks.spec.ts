@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueuedFor, externalRef, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
+import { deliveredRecipients, expectQueuedFor, externalRef, secondSmsNumber, send, sendableNumberOf, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 import { reasonFor } from '../../harness/plan.ts';
@@ -96,6 +96,29 @@ test.describe('6 delivery outcomes by webhook', () => {
       const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-client')), 'WH-002');
       const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-002');
       expect(callback.method, 'WH-002: the outcome is reported by a POST').toBe('POST');
+    });
+  });
+});
+
+test.describe("6 a client's outcomes are its own", () => {
+  // The sibling of the test above under another identity: a server that posts the outcomes of
+  // a client without a delivery webhook (or of any client) to another client's webhook leaks one
+  // tenant's messages to another. The primary's webhook must never see the second client's.
+  test("another client's outcomes never come to this client's delivery webhook", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, triggers, newKey, secondClient, lockHold }) => {
+    void secondClient; // the fixture reports the test not testable without a second client
+    if (!knownNumbers.foreign) notTestable('needs a number of the second client to send from (numbers.foreign in the target config)');
+    const theirNumber = await sendableNumberOf(api, 'secondary', knownNumbers.foreign!);
+    await lockHold.need([{ resource: numberResource('secondary', theirNumber), mode: 'shared' }]);
+    const numberId = smsNumber(knownNumbers);
+    await deliverTo(settings, numberId, null, 'WH-002');
+    await triggers.withClientWebhook('delivery', 'WH-002', async (channel) => {
+      const sent = Date.now();
+      const theirs = expectQueuedFor(await send(api, newKey(), smsPayload(theirNumber, deliveredRecipients(target), 'wh-other-client'), 'secondary'), 'WH-002', "the second client's send");
+      // A message of the primary's own after it: its outcome bounds the wait for a stray one.
+      const [mine] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-own-after')), 'WH-002');
+      await awaitCallback(channel, mine!, target.webhooks.timeoutMs, 'WH-002');
+      await quietPeriod(Date.now() - sent);
+      expect(channel.received.filter((c) => theirs.some((id) => c.text.includes(id))), "WH-002: no outcome of the second client's messages comes to the primary client's delivery webhook").toEqual([]);
     });
   });
 });
