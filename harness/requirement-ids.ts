@@ -106,6 +106,7 @@ export const REQUIREMENT_IDS = [
   'IDEM-105',
   'IDEM-201',
   'IDEM-202',
+  'IDEM-204',
   'IDEM-203',
   'WH-001',
   'WH-002',

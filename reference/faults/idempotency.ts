@@ -271,6 +271,14 @@ export const IDEMPOTENCY_FAULTS = {
       request.idempotencyKey = freshKey(request);
     }),
   },
+  'idempotency.in-flight-conflict': {
+    breaks: ['IDEM-204'],
+    description: "a send arriving while the first with its key is in flight is answered 409 CONFLICT at once (the draft's answer, legal at document level) instead of waiting for the first's answer, as the profile's send.inFlight says",
+    route: SEND,
+    preHandler: whileHeld(() => {
+      throw new CoreError('CONFLICT', 'A request with this Idempotency-Key is in progress; retry once it has been answered.', { header: 'Idempotency-Key' });
+    }),
+  },
   'idempotency.in-flight-invalid': {
     breaks: ['IDEM-104'],
     description: 'a send arriving while the first with its key is in flight is refused 400 INVALID_REQUEST instead of 409 or a replay (nothing is queued for it)',

@@ -42,7 +42,7 @@ function answerFromRecord(record: IdempotencyRecord, fingerprint: string, unsafe
  *
  * One send per (client, key) is in the writer at a time. A request with the key of a send that
  * is still in the writer waits for it, then is answered from its record like any later retry
- * (so 100 concurrent requests with one key create one message: IDEM-003), or, by the
+ * (so 100 concurrent requests with one key create one message: IDEM-003; profile send.inFlight, IDEM-204), or, by the
  * send.inFlight choice, is 409 CONFLICT at once (Idempotency-Key draft 2.7; IDEM-104). Were that send refused or
  * failed instead, the waiter starts over and may become the first itself. The writer's own
  * check-then-insert, in one transaction, would keep one message per key even without this.

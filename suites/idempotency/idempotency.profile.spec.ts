@@ -1,7 +1,7 @@
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueued, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { BURST, deliveredRecipients, expectQueued, expectQueuedFor, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
-// The reference profile's answers for rule 8 (spec/profile.yaml send.unsafeRetry, send.replay).
+// The reference profile's answers for rule 8 (spec/profile.yaml send.unsafeRetry, send.inFlight, send.replay).
 test.beforeEach(({ target }) => profileOnly(target));
 
 test.describe('profile send.unsafeRetry', () => {
@@ -11,6 +11,18 @@ test.describe('profile send.unsafeRetry', () => {
     expectQueuedFor(await send(api, key, body), 'IDEM-201', 'the first send');
     const changed = await send(api, key, { ...body, text: `${body.text} (changed)` });
     expect(changed).toBeCoreError(409, 'CONFLICT', 'IDEM-201: the same key with a changed payload is 409 CONFLICT');
+  });
+});
+
+test.describe('profile send.inFlight', () => {
+  test('identical sends with one key that arrive together all get the first answer, none 409', { tag: ['@IDEM-204'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'in-flight-wait');
+    const answers = await Promise.all(Array.from({ length: BURST }, () => send(api, key, body)));
+    const statuses = answers.map((r) => r.status);
+    for (const res of answers) expect(res.status, `IDEM-204: each of ${BURST} identical sends under one key waits for the first and is answered 2xx; statuses ${statuses.join(', ')}`).toBe(202);
+    const ids = sorted(messageIdsOf(answers[0]!));
+    for (const res of answers) expect(sorted(messageIdsOf(res)), 'IDEM-204: every answer names the first send\'s messageIds').toEqual(ids);
   });
 });
 

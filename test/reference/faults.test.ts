@@ -448,6 +448,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const answers = await Promise.all(Array.from({ length: 8 }, () => send(s, sendBody(primaryNumber(s).numberId), key, bearer)));
     return new Set(answers.filter((a) => a.status === 202).map((a) => a.body.results[0].messageId)).size === 1;
   },
+  'idempotency.in-flight-conflict': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    const answers = await Promise.all([send(s, body, key), send(s, body, key), send(s, body, key)]);
+    return answers.every((a) => a.status === 202);
+  },
   'idempotency.in-flight-invalid': async (s) => {
     const key = newKey();
     const bearer = await s.token();
