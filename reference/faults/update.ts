@@ -33,6 +33,20 @@ export const UPDATE_FAULTS = {
       if (body && typeof body.campaignregId === 'string') body.campaignregId = body.campaignregId.toUpperCase();
     },
   },
+  'update.trailing-slash-skips-owner': {
+    breaks: ['UPD-002'],
+    description: "a leftover handler takes the update's path with a slash after the numberId and applies the update to whichever client's number it names, without the owner check (the request is then answered as an unknown route)",
+    // No route takes the path with the slash: fastify names its route undefined.
+    route: /^PATCH /,
+    async preHandler(request, { stores, writes }) {
+      const match = /^\/api\/core\/numbers\/([^/?]+)\/(\?.*)?$/.exec(request.url);
+      const number = match ? stores.numbers.byId(decodeURIComponent(match[1]!)) : undefined;
+      const body = request.body as Record<string, unknown> | null;
+      if (!number || !body || typeof body !== 'object') return;
+      const changes = Object.fromEntries(Object.entries(body).filter(([field]) => ['campaignregId', 'smsEnabled', 'mmsEnabled', 'webhookInboundOverride', 'webhookDeliveryOverride'].includes(field)));
+      await writes.run({ op: 'updateNumber', apiClientId: number.apiClientId, numberId: number.numberId, changes });
+    },
+  },
   'update.flags-not-persisted': {
     breaks: ['UPD-001'],
     description: 'an update of smsEnabled or mmsEnabled is answered with the new value but not stored',

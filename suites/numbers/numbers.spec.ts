@@ -31,7 +31,7 @@ function typeOf(value: unknown): string {
 }
 
 test.describe('4.3 List active numbers', () => {
-  test('the list answers 2xx with the client\'s numbers, each carrying a numberId string', { tag: ['@NUM-001'] }, async ({ api, target }) => {
+  test('the list answers 2xx with the client\'s numbers, each carrying a numberId string, every one the config or the client context names among them', { tag: ['@NUM-001'] }, async ({ api, target }) => {
     const res = await api.call('numbers');
     expect(res).toSucceed('NUM-001: the numbers route answers 2xx');
     const path = target.routes.numbersItemsPath;
@@ -56,6 +56,16 @@ test.describe('4.3 List active numbers', () => {
       const theirs = (itemsAt(secondary.body, path) as Array<Record<string, unknown>> | undefined)?.map((item) => item?.numberId) ?? [];
       for (const id of pool.secondary) expect.soft(theirs, `NUM-001: the secondary client's pool number ${id} (numbers.pool.secondary) is listed`).toContain(id);
     }
+    // The client context's assignedNumbers is an object whose shape section 2 does not show. Where
+    // it names numberIds (an array of strings, one of them listed), it names the client's
+    // numbers, and the list holds every one: a list cut short (a page size left in a query) is
+    // right for a client with few numbers and wrong for one with more.
+    const context = await api.call('whoami');
+    const assigned: unknown = context.status >= 200 && context.status < 300 ? context.body?.assignedNumbers : undefined;
+    const named = assigned !== null && typeof assigned === 'object' && !Array.isArray(assigned)
+      ? Object.values(assigned).filter((v): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') && v.some((x) => ids.includes(x)))
+      : [];
+    for (const id of named.flat()) expect.soft(ids, `NUM-001: ${id}, which the client context names in assignedNumbers, is listed`).toContain(id);
   });
 
   test('every listed numberId with a campaignregId is accepted as sendFrom, for every client the config names', { tag: ['@NUM-002'], ...HOLDS_EVERY_NUMBER }, async ({ api, target, newKey }) => {

@@ -58,6 +58,11 @@ test.describe('4.5 Update number settings', () => {
         expect(recased.status >= 200 && recased.status < 300, `UPD-002: the ${actor} client updating the ${owner} client's number as ${swapped} (its numberId in other letter case) is refused; answered ${recased.status} ${recased.text.slice(0, 200)}`).toBe(false);
         expect(settableOf(await recordOf(api, numberId!, owner, 'UPD-002')), `UPD-002: the ${owner} client's number is unchanged after the update written as ${swapped}`).toEqual(settableOf(before));
       }
+      // The path with a slash after the numberId: whatever serves it (a leftover route, a router
+      // that ignores the slash), it must not change another client's number.
+      const slashed = `${encodeURIComponent(numberId!)}/`;
+      await api.call('update', { rawParams: { numberId: slashed }, json: patch, as: actor });
+      expect(settableOf(await recordOf(api, numberId!, owner, 'UPD-002')), `UPD-002: the ${owner} client's number is unchanged after the update written with a slash after its numberId`).toEqual(settableOf(before));
       // The number named by its phone number instead (a numberId is never one, section 1): a
       // server that also looks numbers up by phone number must not skip the ownership check there.
       const phone = (before as { phoneNumber?: unknown }).phoneNumber;

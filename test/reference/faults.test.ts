@@ -701,6 +701,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     }
   },
+  'update.trailing-slash-skips-owner': async (s) => {
+    const theirs = s.client('secondary').numbers[0]!;
+    await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}/`, { payload: { smsEnabled: !theirs.smsEnabled } });
+    const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === theirs.numberId);
+    await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: theirs.smsEnabled } });
+    return listed.smsEnabled === theirs.smsEnabled;
+  },
   'update.flags-not-persisted': async (s) => {
     const { numberId, mmsEnabled } = primaryNumber(s, 1);
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { mmsEnabled: !mmsEnabled } });
