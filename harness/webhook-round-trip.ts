@@ -64,9 +64,9 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
     return send(route, target.baseUrl + route.path.replace('{numberId}', encodeURIComponent(numberId)), { ...bearer, ...json }, JSON.stringify({ webhookDeliveryOverride: value }), timeoutMs);
   };
   /** One message from the number, whose externalReference carries the run's mark: what names it in a callback (that and its messageIds), or null when it was not accepted. */
-  const sendOne = async (what: string): Promise<string[] | null> => {
+  const sendOne = async (what: string, from: string = numberId): Promise<string[] | null> => {
     const reference = `conformance-${options.watch.mark()}-preflight-${randomUUID().slice(0, 8)}`;
-    const body = { sendFrom: numberId, to: [to], messageType: 'SMS', text: 'Conformance preflight: the webhook round trip', externalReference: reference };
+    const body = { sendFrom: from, to: [to], messageType: 'SMS', text: 'Conformance preflight: the webhook round trip', externalReference: reference };
     const answer = await send(target.routes.send, target.baseUrl + target.routes.send.path, { ...bearer, ...json, 'idempotency-key': randomUUID() }, JSON.stringify(body), timeoutMs);
     if (answer.status !== undefined && answer.status >= 200 && answer.status < 300) return [reference, ...acceptedMessageIds(answer.json)];
     result.notes.push(`the webhook round trip ${what}: the send was not accepted (${shown(answer)}); the suites judge it (SEND-008)`);
@@ -114,10 +114,15 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
     if (declared) {
       // The primary client's delivery webhook, declared to point at the run receiver: a message from a number without an override reports there.
       const hook = new RecordedChannel(target, options.runDir, 'primary', 'delivery');
-      const cleared = overridable && number.webhookDeliveryOverride !== null ? await update(null) : null;
+      // Another number that can send and shows no override, where there is one: the round trip
+      // above set and cleared this number's override, and a server that keeps a cleared override
+      // wrongly (WH-002) must not pass for a config whose client webhook is wrong.
+      const untouched = byOverride === undefined ? undefined : records.find((n) => n.numberId !== numberId && typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false && (n.webhookDeliveryOverride ?? null) === null);
+      const from = (untouched?.numberId as string | undefined) ?? numberId;
+      const cleared = untouched === undefined && overridable && number.webhookDeliveryOverride !== null ? await update(null) : null;
       try {
         const started = Date.now();
-        const names = await sendOne('by the client\'s delivery webhook');
+        const names = await sendOne('by the client\'s delivery webhook', from);
         if (names === null) return;
         const byClient = await arrives(hook, names);
         if (byClient && byOverride === false) {
@@ -147,7 +152,7 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
           // moved in the config only), or the target does not report to it.
           return stopOrNote(new PreflightError(
             `no callback came by the primary client's declared delivery webhook within ${Math.round(waitMs / 1000)} s, though one came by a number's override`,
-            `a message from ${numberId}, without an override, reports to the client's delivery webhook (section 6); it is declared (triggers.clientWebhooks) to point at ${hook.url}, where the run receiver listens on ${target.webhooks.listenHost}:${target.webhooks.listenPort}, and nothing arrived there`,
+            `a message from ${from}, without an override, reports to the client's delivery webhook (section 6); it is declared (triggers.clientWebhooks) to point at ${hook.url}, where the run receiver listens on ${target.webhooks.listenHost}:${target.webhooks.listenPort}, and nothing arrived there`,
             `the primary client's delivery webhook on your side: it must point at ${hook.url} for this config (webhooks.listenPort and webhooks.publicUrl ${config} decide that address; a second run needs its own). If it does, the target does not report outcomes to a client's webhook (WH-002): leave triggers.clientWebhooks out to run the rest`,
           ), result, options.ownFixtures, 'WH-002');
         }
