@@ -164,12 +164,12 @@ export class ApiClient {
     }
     if (authorization) headers.authorization = authorization;
     Object.assign(headers, options.headerNamesAsGiven ? options.headers : lowerCaseKeys(options.headers ?? {}));
-    const query = options.query === undefined ? '' : `?${new URLSearchParams(options.query).toString()}`;
-    const request = { method: options.method ?? route.method, url: target.baseUrl + path + query, headers, body };
-    const shownQuery = options.query === undefined ? '' : `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, k === 'client_secret' ? '[redacted]' : v])).toString()}`;
+    const query = options.query === undefined ? '' : new URLSearchParams(options.query).toString();
+    const request = { method: options.method ?? route.method, url: target.baseUrl + path + (query && `?${query}`), headers, body };
     const shown: Exchange['request'] = {
       method: request.method,
-      url: target.baseUrl + path + shownQuery,
+      // A query is form-encoded fields: redacted as a form body is.
+      url: target.baseUrl + path + (query && `?${redactBody(query) as string}`),
       headers: redactHeaders(headers),
       ...(body !== undefined && { body: redactBody(parseMaybe(body, headers['content-type'])) }),
     };

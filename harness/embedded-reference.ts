@@ -112,14 +112,14 @@ export function referenceCommand(source: ReferenceSource): string {
   return ['node', ...referenceArgs(source, REFERENCE_FROM_SOURCE)].map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
+/** How certify says the bundled reference exited before it ever served (mutation runs tell such a mutant apart by it). */
+export const REFERENCE_DID_NOT_START = 'the bundled reference did not start';
+
 /**
  * Resolves once the reference certify started has written its fixtures file, which it does
  * after it listens. Throws when that takes longer than `timeoutMs` (certify stops the run
  * sooner, with the reference's own error, when the reference exits).
  */
-/** How certify says the bundled reference exited before it ever served (mutation runs tell such a mutant apart by it). */
-export const REFERENCE_DID_NOT_START = 'the bundled reference did not start';
-
 export async function awaitReference(source: ReferenceSource, timeoutMs = REFERENCE_START_TIMEOUT_MS): Promise<void> {
   const file = referenceFixturesFile(source);
   const deadline = Date.now() + timeoutMs;

@@ -138,9 +138,6 @@ const base = playwrightTest.extend({
   _setupContextOptions: [async ({}, use: (r: void) => Promise<void>) => use(), { auto: 'all-hooks-included', box: 'self' }],
 } as Fixtures);
 
-// Test-scoped fixtures are boxed as 'self': Playwright records no step for their setup and
-// teardown. A step captures and source-maps a 50-frame stack trace, and every test sets up
-// several of these; the report's evidence already says what each test sent and received.
 /**
  * A configured client's credentials, in a JSON body, refused by the token endpoint during a test:
  * the server failed TOKEN-001 (valid credentials get a token) and TOKEN-003 (in a JSON body),
@@ -156,6 +153,9 @@ class TokenNotIssued extends Error implements Judged {
   }
 }
 
+// Test-scoped fixtures are boxed as 'self': Playwright records no step for their setup and
+// teardown. A step captures and source-maps a 50-frame stack trace, and every test sets up
+// several of these; the report's evidence already says what each test sent and received.
 export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   // An option fixture: the config's `use: { runSettings }` sets it; the default is this process's.
   runSettings: [async ({}, use) => use(runSettings()), { scope: 'worker', option: true }],

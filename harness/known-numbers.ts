@@ -12,6 +12,11 @@ export interface NumberRecord {
   [other: string]: unknown;
 }
 
+/** Whether a listed number can send an SMS as far as the list shows: a campaignregId (rule 5) and SMS not turned off. */
+export function canSendSms(n: { campaignregId?: unknown; smsEnabled?: unknown }): boolean {
+  return typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false;
+}
+
 /** The numbers the suites send from, chosen from the config or discovered from the list: a worker's share. */
 export interface KnownNumbers {
   /** The primary client's numbers this worker's tests use: its share of numbers.pool, or the whole list without one. */

@@ -14,7 +14,7 @@ import type { Capability, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
 import { runMark } from './interference.ts';
 import { HarnessStop } from './judgement.ts';
-import type { KnownNumbers, NumberRecord } from './known-numbers.ts';
+import { canSendSms, type KnownNumbers, type NumberRecord } from './known-numbers.ts';
 import { expect } from './matchers.ts';
 import { reachedBy, reasonFor } from './plan.ts';
 import { RecordedChannel, type ClientWebhookKind } from './run-receiver.ts';
@@ -338,7 +338,7 @@ export class TriggerSet {
     const { phoneNumber } = trigger.to;
     const numberId = trigger.to.numberId ?? known.all.find((n) => carries(n, phoneNumber))?.numberId;
     if (!numberId) notTestable(`no number in the primary client's numbers list carries ${phoneNumber} (triggers.inbound.to.phoneNumber; set to.numberId if the list does not show it)`);
-    const sender = [known.sms, ...known.primary.filter(canSend).map((n) => n.numberId)].find((id) => id !== undefined && id !== numberId);
+    const sender = [known.sms, ...known.primary.filter(canSendSms).map((n) => n.numberId)].find((id) => id !== undefined && id !== numberId);
     if (!sender) notTestable(`needs a second primary number with a campaignregId that can send SMS, to send to ${phoneNumber} (triggers.inbound)`);
     const senderRecord = known.primary.find((n) => n.numberId === sender);
     const from = typeof senderRecord?.phoneNumber === 'string' ? senderRecord.phoneNumber : undefined;
@@ -364,9 +364,6 @@ function carries(record: NumberRecord, phoneNumber: string): boolean {
   return Object.values(record).some((v) => v === phoneNumber);
 }
 
-function canSend(n: NumberRecord): boolean {
-  return typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false;
-}
 
 /**
  * How much sooner than its expires_in a token may stop working and still have lived as long as

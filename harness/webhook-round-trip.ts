@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { acceptedMessageIds } from '../generators/send-port.ts';
 import { isRequestDefectAnswer } from './answer-classes.ts';
 import type { Target } from './config.ts';
+import { canSendSms } from './known-numbers.ts';
 import { ControlClient } from './control.ts';
 import type { InterferenceWatch } from './interference.ts';
 import { PreflightError, send, shown, stopOrNote, type PreflightResult } from './preflight.ts';
@@ -46,7 +47,7 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
   const records = result.records?.primary ?? [];
   const number =
     records.find((n) => n.numberId === target.numbers.sms) ??
-    records.find((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false);
+    records.find(canSendSms);
   const to = target.recipients.delivered[0];
   if (token === undefined || number === undefined || to === undefined) {
     result.notes.push('the webhook round trip was not tried: it needs a token, a number with a campaignregId that can send SMS, and a recipient (recipients.delivered)');
@@ -117,7 +118,7 @@ export async function webhookRoundTrip(target: Target, result: PreflightResult, 
       // Another number that can send and shows no override, where there is one: the round trip
       // above set and cleared this number's override, and a server that keeps a cleared override
       // wrongly (WH-002) must not pass for a config whose client webhook is wrong.
-      const untouched = byOverride === undefined ? undefined : records.find((n) => n.numberId !== numberId && typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false && (n.webhookDeliveryOverride ?? null) === null);
+      const untouched = byOverride === undefined ? undefined : records.find((n) => n.numberId !== numberId && canSendSms(n) && (n.webhookDeliveryOverride ?? null) === null);
       const from = (untouched?.numberId as string | undefined) ?? numberId;
       const cleared = untouched === undefined && overridable && number.webhookDeliveryOverride !== null ? await update(null) : null;
       try {

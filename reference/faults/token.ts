@@ -4,7 +4,9 @@ import { FormParameters, readTokenParameters, type TokenParameters } from '../au
 import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
 import { TOKEN_CHALLENGE } from '../routes/token.ts';
 import { bearerToken, unauthorized } from '../auth/bearer.ts';
-import type { Answer, FaultDefinition } from './fault.ts';
+import type { ReferenceContext } from '../context.ts';
+import { onTokenPath } from '../http/rejections.ts';
+import { ofServer, type Answer, type FaultDefinition } from './fault.ts';
 
 // Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a
 // request the route accepts; one unwraps a parameter, and one cuts a secret short, before the
@@ -12,8 +14,8 @@ import type { Answer, FaultDefinition } from './fault.ts';
 
 const TOKEN = 'POST /api/auth/token';
 
-/** The last token issued to each client id under token.reissued-with-full-lifetime, and when. */
-const lastIssued = new Map<string, { token: string; at: number }>();
+/** The last token issued to each client id under token.reissued-with-full-lifetime, and when, per server. */
+const lastIssued = new WeakMap<ReferenceContext, Map<string, { token: string; at: number }>>();
 /** Tokens issued to HTTP Basic under token.basic-lifetime-halved, and when each stops working. */
 const halvedTokens = new Map<string, number>();
 
@@ -137,16 +139,16 @@ export const TOKEN_FAULTS = {
     description: 'another method than POST at the token path is answered 405 without the Allow header',
     // No route takes these requests: fastify names their route undefined, and the hook below picks the token path.
     route: /^(GET|PUT|DELETE|PATCH) /,
-    answer(answer) {
-      if (answer.status === 405 && answer.request.url.split('?')[0] === TOKEN.split(' ')[1]) answer.reply.removeHeader('allow');
+    answer(answer, ctx) {
+      if (answer.status === 405 && onTokenPath(answer.request.url, ctx.behaviour.paths.token)) answer.reply.removeHeader('allow');
     },
   },
   'token.other-method-not-found': {
     breaks: ['TOKEN-204'],
     description: 'another method than POST at the token path is answered 404 NOT_FOUND in the CORE wrapper, as an unknown route',
     route: /^(GET|PUT|DELETE|PATCH) /,
-    answer(answer) {
-      if (answer.status !== 405 || answer.request.url.split('?')[0] !== TOKEN.split(' ')[1]) return;
+    answer(answer, ctx) {
+      if (answer.status !== 405 || !onTokenPath(answer.request.url, ctx.behaviour.paths.token)) return;
       const notFound = new CoreError('NOT_FOUND', 'No route matches this method and path.');
       answer.status = notFound.status;
       answer.body = coreErrorBody(notFound, answer.request.id);
@@ -269,14 +271,15 @@ export const TOKEN_FAULTS = {
     breaks: ['TOKEN-011'],
     description: "a client that asks again within 3 s gets the token it was issued a moment ago, reported with a full expires_in although it expires when the first was due to",
     route: TOKEN,
-    answer({ request, status, body }) {
+    answer({ request, status, body }, ctx) {
       if (status !== 200 || typeof body.access_token !== 'string') return;
+      const issued = ofServer(lastIssued, ctx, () => new Map<string, { token: string; at: number }>());
       const basic = parseBasicCredentials(request.headers.authorization);
       const clientId = typeof basic === 'object' ? basic.clientId : parametersOf(request)?.clientId;
       if (clientId === undefined) return;
-      const earlier = lastIssued.get(clientId);
+      const earlier = issued.get(clientId);
       if (earlier && Date.now() - earlier.at < 3_000) body.access_token = earlier.token;
-      else lastIssued.set(clientId, { token: body.access_token, at: Date.now() });
+      else issued.set(clientId, { token: body.access_token, at: Date.now() });
     },
   },
   'token.secret-prefix-accepted': {

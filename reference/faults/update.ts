@@ -43,7 +43,7 @@ export const UPDATE_FAULTS = {
       const number = match ? stores.numbers.byId(decodeURIComponent(match[1]!)) : undefined;
       const body = request.body as Record<string, unknown> | null;
       if (!number || !body || typeof body !== 'object') return;
-      const changes = Object.fromEntries(Object.entries(body).filter(([field]) => ['campaignregId', 'smsEnabled', 'mmsEnabled', 'webhookInboundOverride', 'webhookDeliveryOverride'].includes(field)));
+      const changes = Object.fromEntries(Object.entries(body).filter(([field]) => SETTABLE.includes(field)));
       await writes.run({ op: 'updateNumber', apiClientId: number.apiClientId, numberId: number.numberId, changes });
     },
   },

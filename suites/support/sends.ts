@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, ApiResponse, ClientRole } from '../../harness/api-client.ts';
 import type { Target } from '../../harness/config.ts';
-import { readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
+import { canSendSms, readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
 import { runMark } from '../../harness/interference.ts';
 import { runSettings } from '../../harness/settings.ts';
@@ -32,7 +32,7 @@ export function smsNumber(known: KnownNumbers): string {
  * target with one sending number); the test that needs it says it is not testable.
  */
 export function secondSmsNumber(known: KnownNumbers): string | undefined {
-  return known.primary.find((n) => n.numberId !== known.sms && typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false)?.numberId;
+  return known.primary.find((n) => n.numberId !== known.sms && canSendSms(n))?.numberId;
 }
 
 /** Why a test that needs `secondSmsNumber` is not testable without one. */
