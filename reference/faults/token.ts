@@ -115,6 +115,14 @@ export const TOKEN_FAULTS = {
       }
     },
   },
+  'token.malformed-json-413': {
+    breaks: ['TOKEN-103'],
+    description: 'a token request whose JSON body does not parse is answered invalid_request in the OAuth body, with status 413 instead of 400',
+    route: TOKEN,
+    answer(answer) {
+      if (answer.status === 400 && (answer.error as { code?: unknown } | undefined)?.code === 'FST_ERR_CTP_INVALID_JSON_BODY') answer.status = 413;
+    },
+  },
   'token.undecodable-basic-crashes': {
     breaks: ['TOKEN-010'],
     description: 'Basic credentials whose form-encoding holds a broken percent escape make the decoder throw, and the token endpoint answers 500',

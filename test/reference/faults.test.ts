@@ -303,6 +303,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'token.405-without-allow': async (s) => (await s.app.inject({ method: 'GET', url: '/api/auth/token' })).headers.allow === 'POST',
   'token.other-method-not-found': async (s) => (await s.app.inject({ method: 'DELETE', url: '/api/auth/token' })).statusCode === 405,
+  'token.malformed-json-413': async (s) => (await s.app.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":"client_credentials"' })).statusCode === 400,
   'token.malformed-json-core-wrapper': async (s) => {
     const res = await s.app.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":"client_credentials"' });
     return typeof JSON.parse(res.body).error === 'string';
