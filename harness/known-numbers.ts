@@ -36,9 +36,9 @@ export interface KnownNumbers {
 }
 
 /** The numbers list of one client, through the target's envelope (routes.numbers.itemsPath). */
-export async function readNumbers(api: ApiClient, as: ClientRole = 'primary'): Promise<NumberRecord[]> {
-  const res = await api.call('numbers', { as });
-  if (res.status >= 300) throw new Error(`cannot list the ${as} client's numbers: ${res.describe()} ${res.text.slice(0, 200)}`);
+export async function readNumbers(api: ApiClient, as: ClientRole | { bearer: string; name: string } = 'primary'): Promise<NumberRecord[]> {
+  const res = await api.call('numbers', typeof as === 'string' ? { as } : { as: 'none', headers: { authorization: `Bearer ${as.bearer}` } });
+  if (res.status >= 300) throw new Error(`cannot list the ${typeof as === 'string' ? as : as.name} client's numbers: ${res.describe()} ${res.text.slice(0, 200)}`);
   const path = api.target.routes.numbersItemsPath;
   return itemsAt(res.body, path) as NumberRecord[];
 }

@@ -103,6 +103,20 @@ export const WEBHOOKS_FAULTS = {
       },
     }),
   },
+  'webhooks.outcome-falls-back-for-later-clients': {
+    breaks: ['WH-002'],
+    description: "the same fallback to another tenant's delivery webhook, only for the clients seeded after the first two (the special client, the short-lived-token client): the secondary's outcomes stay its own",
+    behaviour: (behaviour, { stores, seeded }) => ({
+      webhooks: {
+        ...behaviour.webhooks,
+        deliveryTarget: (client, number) => {
+          const own = behaviour.webhooks.deliveryTarget(client, number);
+          if (own !== null || seeded.findIndex(({ apiClientId }) => apiClientId === client.apiClientId) < 2) return own;
+          return seeded.map(({ apiClientId }) => stores.clients.byApiClientId(apiClientId)?.deliveryWebhookUrl).find((url) => typeof url === 'string') ?? null;
+        },
+      },
+    }),
+  },
   'webhooks.inbound-override-ignored': {
     breaks: ['WH-004'],
     description: "inbound messages go to the client's inbound webhook even when the number has webhookInboundOverride set",

@@ -150,3 +150,40 @@ export async function sendableNumberOf(api: ApiClient, role: 'secondary', prefer
   if (!other) notTestable(`the ${role} client lists no number with a campaignregId and SMS on to send from (numbers.foreign, ${preferred}, has none)`);
   return other.numberId;
 }
+
+/** A client the config names besides the primary and the secondary, ready to send from a number of its own. */
+export interface OtherSender {
+  /** Where the config names it: clients.special, triggers.expireToken.client. */
+  name: string;
+  numberId: string;
+  send(key: string, json: unknown): Promise<ApiResponse>;
+}
+
+/**
+ * The other clients the config names (the special client, the short-lived-token client of
+ * triggers.expireToken), each with a number its own list shows able to send an SMS: the senders
+ * of the cross-tenant checks, since a server may route a client's outcomes wrong only for a client
+ * that has no webhook of its own. A client that is the primary or the secondary again, whose token
+ * or list is refused, or that lists no such number is left out: its own checks judge those.
+ */
+export async function otherSenders(api: ApiClient, target: Target): Promise<OtherSender[]> {
+  const taken = new Set([target.clients.primary.clientId, target.clients.secondary?.clientId]);
+  const senders: OtherSender[] = [];
+  const special = target.clients.special;
+  if (special !== undefined && !taken.has(special.clientId)) {
+    taken.add(special.clientId);
+    const numberId = (await readNumbers(api, 'special').catch(() => [])).find(canSendSms)?.numberId;
+    if (numberId !== undefined) senders.push({ name: 'clients.special', numberId, send: (key, json) => send(api, key, json, 'special') });
+  }
+  const brief = target.triggers.expireToken;
+  if (brief?.kind === 'wait' && !taken.has(brief.client.clientId)) {
+    const issued = await api.call('token', { form: { grant_type: 'client_credentials', client_id: brief.client.clientId, client_secret: brief.client.clientSecret } });
+    const token: unknown = issued.body?.access_token;
+    if (issued.status < 300 && typeof token === 'string' && token !== '') {
+      const numberId = (await readNumbers(api, { bearer: token, name: 'triggers.expireToken' }).catch(() => [])).find(canSendSms)?.numberId;
+      const headers = (key: string) => ({ authorization: `Bearer ${token}`, 'idempotency-key': key });
+      if (numberId !== undefined) senders.push({ name: 'triggers.expireToken.client', numberId, send: (key, json) => api.call('send', { as: 'none', headers: headers(key), json }) });
+    }
+  }
+  return senders;
+}

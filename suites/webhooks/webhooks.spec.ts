@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueuedFor, externalRef, secondSmsNumber, send, sendableNumberOf, smsNumber, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, expectQueuedFor, externalRef, messageIdsOf, otherSenders, secondSmsNumber, send, sendableNumberOf, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 import { reasonFor } from '../../harness/plan.ts';
@@ -114,11 +114,19 @@ test.describe("6 a client's outcomes are its own", () => {
     await triggers.withClientWebhook('delivery', 'WH-002', async (channel) => {
       const sent = Date.now();
       const theirs = expectQueuedFor(await send(api, newKey(), smsPayload(theirNumber, deliveredRecipients(target), 'wh-other-client'), 'secondary'), 'WH-002', "the second client's send");
+      // The config's other clients too: a client without a webhook of its own is where a server
+      // most often falls back to another tenant's. Their sends not being accepted is no matter here.
+      const others = await Promise.all(
+        (await otherSenders(api, target)).map(async (other) => ({ other, ids: messageIdsOf(await other.send(newKey(), smsPayload(other.numberId, deliveredRecipients(target), 'wh-other-client'))) })),
+      );
       // A message of the primary's own after it: its outcome bounds the wait for a stray one.
       const [mine] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-own-after')), 'WH-002');
       await awaitCallback(channel, mine!, target.webhooks.timeoutMs, 'WH-002');
       await quietPeriod(Date.now() - sent);
       expect(channel.received.filter((c) => theirs.some((id) => c.text.includes(id))), "WH-002: no outcome of the second client's messages comes to the primary client's delivery webhook").toEqual([]);
+      for (const { other, ids } of others) {
+        expect(channel.received.filter((c) => ids.some((id) => c.text.includes(id))).map((c) => c.text.slice(0, 200)), `WH-002: no outcome of the messages of ${other.name} (sent from ${other.numberId}) comes to the primary client's delivery webhook`).toEqual([]);
+      }
     });
   });
 });

@@ -950,6 +950,20 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'webhooks.outcome-falls-back-for-later-clients': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await clientWebhook(s, receiver.url);
+      const theirs = s.client('brief').numbers.find((n) => n.campaignregId && n.smsEnabled && !n.webhookDeliveryOverride)!;
+      const sent = await send(s, sendBody(theirs.numberId), newKey(), await s.token('brief'));
+      const messageId: string = sent.body.results[0].messageId;
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      return !receiver.received.some((c) => c.body.includes(messageId));
+    } finally {
+      await clientWebhook(s, null);
+      await receiver.close();
+    }
+  },
   'webhooks.delivery-not-labelled-json': async (s) => (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['content-type'] === 'application/json',
   'webhooks.inbound-labelled-text': async (s) => (await inboundAtOverride(s))?.headers['content-type'] === 'application/json',
   'webhooks.inbound-unsigned': async (s) => typeof (await inboundAtOverride(s))?.headers['webhook-signature'] === 'string',
