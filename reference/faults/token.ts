@@ -14,8 +14,25 @@ import { ofServer, type Answer, type FaultDefinition } from './fault.ts';
 
 const TOKEN = 'POST /api/auth/token';
 
-/** The last token issued to each client id under token.reissued-with-full-lifetime, and when, per server. */
-const lastIssued = new WeakMap<ReferenceContext, Map<string, { token: string; at: number }>>();
+/**
+ * The answer of a fault that hands a client that asks again within `windowMs` (by a JSON body
+ * only, when `jsonOnly`) the token it was issued a moment ago, reported with a full expires_in.
+ * Each fault keeps the last token issued to each client id, and when, per server.
+ */
+function reissuedWithin(windowMs: number, jsonOnly: boolean): NonNullable<FaultDefinition['answer']> {
+  const lastIssued = new WeakMap<ReferenceContext, Map<string, { token: string; at: number }>>();
+  return ({ request, status, body }, ctx) => {
+    if (status !== 200 || typeof body.access_token !== 'string') return;
+    if (jsonOnly && !/json/i.test(request.headers['content-type'] ?? '')) return;
+    const issued = ofServer(lastIssued, ctx, () => new Map<string, { token: string; at: number }>());
+    const basic = parseBasicCredentials(request.headers.authorization);
+    const clientId = typeof basic === 'object' ? basic.clientId : parametersOf(request)?.clientId;
+    if (clientId === undefined) return;
+    const earlier = issued.get(clientId);
+    if (earlier && Date.now() - earlier.at < windowMs) body.access_token = earlier.token;
+    else issued.set(clientId, { token: body.access_token, at: Date.now() });
+  };
+}
 /** Tokens issued to HTTP Basic under token.basic-lifetime-halved, and when each stops working. */
 const halvedTokens = new Map<string, number>();
 
@@ -279,16 +296,13 @@ export const TOKEN_FAULTS = {
     breaks: ['TOKEN-011'],
     description: "a client that asks again within 3 s gets the token it was issued a moment ago, reported with a full expires_in although it expires when the first was due to",
     route: TOKEN,
-    answer({ request, status, body }, ctx) {
-      if (status !== 200 || typeof body.access_token !== 'string') return;
-      const issued = ofServer(lastIssued, ctx, () => new Map<string, { token: string; at: number }>());
-      const basic = parseBasicCredentials(request.headers.authorization);
-      const clientId = typeof basic === 'object' ? basic.clientId : parametersOf(request)?.clientId;
-      if (clientId === undefined) return;
-      const earlier = issued.get(clientId);
-      if (earlier && Date.now() - earlier.at < 3_000) body.access_token = earlier.token;
-      else issued.set(clientId, { token: body.access_token, at: Date.now() });
-    },
+    answer: reissuedWithin(3_000, false),
+  },
+  'token.reissued-to-json-within-2s': {
+    breaks: ['TOKEN-011'],
+    description: 'the same, within 2 s and only for requests with a JSON body: a token asked for twice that way, 1.75 s apart, comes back the same with a full expires_in both times',
+    route: TOKEN,
+    answer: reissuedWithin(2_000, true),
   },
   'token.secret-prefix-accepted': {
     breaks: ['TOKEN-007'],

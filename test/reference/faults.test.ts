@@ -545,6 +545,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const second = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
     return first.body.access_token !== second.body.access_token;
   },
+  'token.reissued-to-json-within-2s': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const first = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+    const second = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+    return first.body.access_token !== second.body.access_token;
+  },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
