@@ -137,6 +137,7 @@ export const REQUIREMENT_IDS = [
   'ERR-103',
   'ERR-101',
   'ERR-201',
+  'ERR-202',
   'VER-001',
   'VER-002',
 ] as const;

@@ -23,6 +23,22 @@ export const ERRORS_FAULTS = {
       }
     },
   },
+  'errors.forbidden-message-empty': {
+    breaks: ['ERR-202'],
+    description: 'a send from a number the client does not own is answered 403 FORBIDDEN with an empty error.message (every other error keeps its words)',
+    route: 'POST /api/core/messages/send',
+    answer({ status, body }) {
+      if (status === 403 && body.error?.code === 'FORBIDDEN') body.error = { ...body.error, message: '' };
+    },
+  },
+  'errors.grant-description-empty': {
+    breaks: ['ERR-202'],
+    description: 'a token request with another grant_type is answered unsupported_grant_type with an empty error_description',
+    route: 'POST /api/auth/token',
+    answer({ body }) {
+      if (body.error === 'unsupported_grant_type') body.error_description = '';
+    },
+  },
   'errors.flat-router-errors': {
     breaks: ['ERR-001'],
     description: "the router's own refusals (an over-long path parameter) are answered in fastify's flat body, not the CORE wrapper",

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { ApiResponse } from '../../harness/api-client.ts';
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
+import { anyOwnNumber, deliveredRecipients, smsPayload } from '../support/sends.ts';
 import { BODY_OPERATIONS } from '../support/core-routes.ts';
 import { MALFORMED_JSON } from '../support/malformed-json.ts';
 import { ERROR_PROBES, malformedRequest } from './error-probes.ts';
@@ -25,4 +28,54 @@ test.describe('profile: error format', () => {
       expect(res.headers['x-request-id'], `ERR-201: x-request-id repeats the body's requestId ${JSON.stringify(res.body?.requestId)}`).toBe(res.body?.requestId);
     });
   }
+});
+
+// The reference profile's words (spec/profile.yaml errors.format): every error says what is
+// wrong. Each request breaks one rule the document states, where the config gives what it
+// needs; an answer that is not an error is another requirement's concern and is left out here.
+test.describe('profile: every error says what is wrong', () => {
+  test.beforeEach(({ target }) => profileOnly(target));
+
+  test("each kind of CORE error carries a non-empty error.message", { tag: ['@ERR-202'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const own = anyOwnNumber(knownNumbers);
+    const to = deliveredRecipients(target);
+    const sendOf = (name: string, json: unknown): [string, () => Promise<ApiResponse>] => [name, () => api.call('send', { headers: { 'idempotency-key': newKey() }, json })];
+    const cases: Array<[string, () => Promise<ApiResponse>]> = [
+      ...ERROR_PROBES.map((probe): [string, () => Promise<ApiResponse>] => [probe.name, async () => api.call(probe.op, await probe.build({ api, target, knownNumbers, newKey }))]),
+      ['whoami with a bearer scheme and no token', () => api.call('whoami', { as: 'none', headers: { authorization: 'Bearer' } })],
+      ['whoami with another scheme', () => api.call('whoami', { as: 'none', headers: { authorization: 'Token abc' } })],
+      sendOf('an SMS with media', { ...smsPayload(own, to, 'err-words'), media: target.mediaSample }),
+      sendOf('an MMS without media', { ...smsPayload(own, to, 'err-words'), messageType: 'MMS' }),
+      sendOf('an invalid recipient', smsPayload(own, ['+1'], 'err-words')),
+      sendOf('an empty to', smsPayload(own, [], 'err-words')),
+      sendOf('a messageType other than SMS or MMS', { ...smsPayload(own, to, 'err-words'), messageType: 'FAX' }),
+      sendOf('no externalReference', { sendFrom: own, to, messageType: 'SMS', text: 'Conformance check err-words' }),
+      ['an update with smsEnabled of another type', async () => api.call('update', { params: { numberId: own }, json: { smsEnabled: 'yes' } })],
+      ...(knownNumbers.withoutCampaign !== undefined ? [sendOf('a sendFrom without a campaignregId', smsPayload(knownNumbers.withoutCampaign, to, 'err-words'))] : []),
+      ...(knownNumbers.foreign !== undefined
+        ? [sendOf("a sendFrom of another client's", smsPayload(knownNumbers.foreign, to, 'err-words')), ["an update of another client's number", () => api.call('update', { params: { numberId: knownNumbers.foreign! }, json: {} })] as [string, () => Promise<ApiResponse>]]
+        : []),
+    ];
+    const answers = await Promise.all(cases.map(async ([name, call]) => ({ name, res: await call() })));
+    for (const { name, res } of answers.filter(({ res }) => res.status >= 400)) {
+      const message: unknown = res.body?.error?.message;
+      expect.soft(typeof message === 'string' && message.trim() !== '', `ERR-202: ${name} is answered ${res.status} with error.message ${JSON.stringify(message)}: the profile says in words what is wrong`).toBe(true);
+    }
+  });
+
+  test('each kind of token error carries a non-empty error_description', { tag: ['@ERR-202'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const cases: Array<[string, Record<string, string>]> = [
+      ['an unknown client', { grant_type: 'client_credentials', client_id: `unknown-${randomUUID()}`, client_secret: clientSecret }],
+      ['another grant_type', { grant_type: 'password', client_id: clientId, client_secret: clientSecret }],
+      ['no client_id', { grant_type: 'client_credentials', client_secret: clientSecret }],
+      ['no client_secret', { grant_type: 'client_credentials', client_id: clientId }],
+      ['no grant_type', { client_id: clientId, client_secret: clientSecret }],
+    ];
+    const answers = await Promise.all(cases.map(async ([name, form]) => ({ name, res: await api.call('token', { form }) })));
+    for (const { name, res } of answers.filter(({ res }) => res.status >= 400)) {
+      const description: unknown = res.body?.error_description;
+      expect.soft(typeof description === 'string' && description.trim() !== '', `ERR-202: a token request with ${name} is answered ${res.status} with error_description ${JSON.stringify(description)}: the profile says in words what is wrong`).toBe(true);
+    }
+  });
 });
