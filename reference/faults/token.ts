@@ -304,6 +304,14 @@ export const TOKEN_FAULTS = {
     route: TOKEN,
     answer: reissuedWithin(2_000, true),
   },
+  'token.json-array-unwrapped': {
+    breaks: ['TOKEN-010'],
+    description: 'a JSON body that is an array is read as its first element, so credentials wrapped in an array issue a token',
+    route: TOKEN,
+    preHandler(request) {
+      if (Array.isArray(request.body)) request.body = request.body[0];
+    },
+  },
   'token.secret-prefix-accepted': {
     breaks: ['TOKEN-007'],
     description: "a client secret is compared only over the stored secret's length, so the real secret followed by anything issues a token",

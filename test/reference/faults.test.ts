@@ -553,6 +553,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const second = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
     return first.body.access_token !== second.body.access_token;
   },
+  'token.json-array-unwrapped': async (s) => (await call(s, 'POST', '/api/auth/token', { token: null, body: JSON.stringify([credentials(s)]) })).status === 400,
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
