@@ -33,6 +33,16 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.bearer-one-space-only': {
+    breaks: ['AUTH-106'],
+    description: "a bearer token two spaces after the scheme name is refused 401 as malformed (the header is split on one space)",
+    behaviour: ({ authenticate }) => ({
+      authenticate: async (request, reply) => {
+        if (/^bearer {2,}/i.test(request.headers.authorization ?? '')) throw unauthorized('The Authorization header is not a well-formed bearer token.', true);
+        return authenticate(request, reply);
+      },
+    }),
+  },
   'auth.expired-token-accepted': {
     breaks: ['AUTH-003'],
     description: 'an expired access token is still accepted',

@@ -312,6 +312,14 @@ export const TOKEN_FAULTS = {
       if (Array.isArray(request.body)) request.body = request.body[0];
     },
   },
+  'token.basic-double-padding-refused': {
+    breaks: ['TOKEN-114'],
+    description: "Basic credentials whose base64 ends in '==' are refused as undecodable (a hand-written decoder that takes one pad character)",
+    route: TOKEN,
+    preHandler(request) {
+      if (/^Basic\s+\S*==\s*$/i.test(request.headers.authorization ?? '')) request.headers.authorization = 'Basic !';
+    },
+  },
   'token.secret-prefix-accepted': {
     breaks: ['TOKEN-007'],
     description: "a client secret is compared only over the stored secret's length, so the real secret followed by anything issues a token",

@@ -124,6 +124,19 @@ test.describe('RFC 6750 3: a request using another authentication scheme lacks b
   }
 });
 
+test.describe('RFC 6750 2.1 / RFC 9110 11.4: the token follows the scheme name after one or more spaces', () => {
+  for (const op of CORE_OPERATIONS) {
+    test(`${op} accepts "Bearer" and the token two spaces apart`, { tag: ['@AUTH-106'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const { clientId, clientSecret } = target.clients.primary;
+      const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
+      const token = await issueToken(api, clientId, clientSecret, 'AUTH-106');
+      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer  ${token}` } });
+      expect(res.status, `AUTH-106: ${op} takes "Bearer  <token>" (1*SP) as a credential (any answer but 401); got ${res.describe()}`).not.toBe(401);
+      expect(res).toSucceed(`${ACCEPTED_BY[op]}: ${op} accepts a valid request carrying "Bearer  <token>"`);
+    });
+  }
+});
+
 test.describe('RFC 6750 2.1 / RFC 9110 11.1: the scheme name is case-insensitive', () => {
   for (const op of CORE_OPERATIONS) {
     for (const scheme of ['bearer', 'BEARER']) {

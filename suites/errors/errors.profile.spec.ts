@@ -36,7 +36,7 @@ test.describe('profile: error format', () => {
 test.describe('profile: every error says what is wrong', () => {
   test.beforeEach(({ target }) => profileOnly(target));
 
-  test("each kind of CORE error carries a non-empty error.message", { tag: ['@ERR-202'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test("each kind of CORE error carries a non-empty error.message", { tag: ['@ERR-202'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
     const own = anyOwnNumber(knownNumbers);
     const to = deliveredRecipients(target);
     const sendOf = (name: string, json: unknown): [string, () => Promise<ApiResponse>] => [name, () => api.call('send', { headers: { 'idempotency-key': newKey() }, json })];
@@ -57,6 +57,10 @@ test.describe('profile: every error says what is wrong', () => {
         : []),
     ];
     const answers = await Promise.all(cases.map(async ([name, call]) => ({ name, res: await call() })));
+    // And a number's own state (profile send.numberCapability): an SMS from a number with SMS off.
+    if ((await settings.change(own, { smsEnabled: false })).status < 300) {
+      answers.push({ name: 'an SMS from a number whose smsEnabled is false', res: await api.call('send', { headers: { 'idempotency-key': newKey() }, json: smsPayload(own, to, 'err-words') }) });
+    }
     for (const { name, res } of answers.filter(({ res }) => res.status >= 400)) {
       const message: unknown = res.body?.error?.message;
       expect.soft(typeof message === 'string' && message.trim() !== '', `ERR-202: ${name} is answered ${res.status} with error.message ${JSON.stringify(message)}: the profile says in words what is wrong`).toBe(true);

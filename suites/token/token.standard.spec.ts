@@ -83,6 +83,26 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     expect(res).toHaveStatus(200, 'TOKEN-107: form-urlencoded Basic credentials are decoded (RFC 6749 2.3.1)');
   });
 
+  // The same credentials, written another way (RFC 9110 11.4: the scheme, then 1*SP; RFC 6749
+  // 2.3.1: id and secret form-urlencoded, and a decoder reads any %XX): each percent-encoded
+  // character adds two to the encoded length, so none, one and two of them end the base64 in
+  // each kind of padding.
+  test('the same Basic credentials written another way each issue a token', { tag: ['@TOKEN-114'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const percent = (value: string, count: number) => [...value].map((c, i) => (i < count && /[A-Za-z0-9]/.test(c) ? `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : encodeURIComponent(c))).join('');
+    const basic = (id: string, secret: string, gap = ' ') => `Basic${gap}${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+    const ways: Array<[string, string]> = [
+      ['two spaces after the scheme name', basicCredentials(clientId, clientSecret).replace(/^Basic /, 'Basic  ')],
+      ...[0, 1, 2].map((count): [string, string] => {
+        const header = basic(percent(clientId, count), clientSecret);
+        return [`the client id with ${count} more character${count === 1 ? '' : 's'} percent-encoded (base64 ending ${/==$/.test(header) ? '"=="' : /=$/.test(header) ? '"="' : 'without padding'})`, header];
+      }),
+      ['every letter and digit of the secret percent-encoded', basic(encodeURIComponent(clientId), percent(clientSecret, clientSecret.length))],
+    ];
+    const answers = await Promise.all(ways.map(async ([how, authorization]) => ({ how, res: await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization } }) })));
+    for (const { how, res } of answers) expect.soft(res.status, `TOKEN-114: Basic credentials with ${how} are the client's own; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(200);
+  });
+
   test('an empty client_secret counts as absent: invalid_request', { tag: ['@TOKEN-108'] }, async ({ api, target }) => {
     const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId, client_secret: '' } });
     expect(res).toBeOAuthError('invalid_request', 'TOKEN-108: empty parameters count as absent (RFC 6749 3.2)');

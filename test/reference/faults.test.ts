@@ -554,6 +554,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return first.body.access_token !== second.body.access_token;
   },
   'token.json-array-unwrapped': async (s) => (await call(s, 'POST', '/api/auth/token', { token: null, body: JSON.stringify([credentials(s)]) })).status === 400,
+  'token.basic-double-padding-refused': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    // "%64" for the first "d" of demo-primary: two characters more, and the base64 ends in "==".
+    const id = `%${clientId.charCodeAt(0).toString(16)}${encodeURIComponent(clientId.slice(1))}`;
+    const authorization = `Basic ${Buffer.from(`${id}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    if (!authorization.endsWith('==')) throw new Error(`the probe's credentials must end in "==": ${authorization}`);
+    return (await token(s, 'grant_type=client_credentials', { authorization })).status === 200;
+  },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
@@ -567,6 +575,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'token.invalid-client-status-200': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).status === 401,
 
   'auth.malformed-bearer-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).status === 401,
+  'auth.bearer-one-space-only': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: `Bearer  ${await s.token()}` } })).status === 200,
   'auth.expired-token-accepted': async (s) => {
     const bearer = await s.token();
     await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
