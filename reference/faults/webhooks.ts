@@ -230,6 +230,19 @@ export const WEBHOOKS_FAULTS = {
       return text !== undefined && /^\s*\d+\s*$/.test(text) ? parseRetryAfter(value, nowMs) : undefined;
     }),
   },
+  'webhooks.retry-after-leading-zero-ignored': {
+    breaks: ['WH-106'],
+    description: "a Retry-After in seconds written with a leading zero (01) is not read (the parser wants /^[1-9][0-9]*$/): the next attempt follows the server's own backoff",
+    behaviour: replaceMember('webhooks', 'parseRetryAfter', (parseRetryAfter) => (value, nowMs) => {
+      const text = Array.isArray(value) ? value[0] : value;
+      return text !== undefined && /^\s*0\d+\s*$/.test(text) ? undefined : parseRetryAfter(value, nowMs);
+    }),
+  },
+  'webhooks.redirect-status-is-success': {
+    breaks: ['WH-103'],
+    description: 'a callback answered with a 3xx status is taken as delivered and not tried again (success is read as "below 400")',
+    behaviour: replaceMember('webhooks', 'retried', (retried) => (attempt) => !(attempt.status !== undefined && attempt.status >= 300 && attempt.status < 400) && retried(attempt)),
+  },
 } satisfies Record<string, FaultDefinition>;
 
 /**

@@ -1022,6 +1022,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   // 410 settles the callback: no second attempt within the 2 s the helper waits (a retry comes after 0.25-0.5 s)
   'webhooks.retried-after-gone': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(410).end())) === 1,
   // Retry-After 3 s: no second attempt within the helper's 2 s
+  'webhooks.retry-after-leading-zero-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '03' }).end())) === 1,
+  'webhooks.redirect-status-is-success': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(300).end())) >= 2,
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   'webhooks.signed-over-escaped-json': async (s) => {
