@@ -43,6 +43,18 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.dotted-token-500': {
+    breaks: ['AUTH-004'],
+    description: "a bearer token of three dot-separated parts is decoded as a JWT to find its client, and one whose parts are not base64 JSON is answered 500",
+    behaviour: ({ authenticate }) => ({
+      authenticate: async (request, reply) => {
+        const token = tokenOf(request);
+        const parts = token?.split('.');
+        if (parts?.length === 3) JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8'));
+        return authenticate(request, reply);
+      },
+    }),
+  },
   'auth.expired-token-accepted': {
     breaks: ['AUTH-003'],
     description: 'an expired access token is still accepted',

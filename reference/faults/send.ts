@@ -195,6 +195,15 @@ export const SEND_FAULTS = {
       if (/\\u002b/i.test(rawBodyOf(request) ?? '')) throw new CoreError('INVALID_REQUEST', 'A recipient is not an E.164 number.', { field: 'to' });
     },
   },
+  'send.escaped-surrogate-refused': {
+    breaks: ['ERR-007'],
+    description: 'a send whose body writes a character beyond the BMP as an escaped surrogate pair ("\\ud83d\\udce8") is refused 400 INVALID_REQUEST as invalid JSON; the same character written raw is accepted',
+    route: SEND,
+    rawBody: true,
+    preValidation(request) {
+      if (/\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}/.test(rawBodyOf(request) ?? '')) throw new CoreError('INVALID_REQUEST', 'The request body is not valid JSON.', { field: 'body' });
+    },
+  },
   'send.padded-own-phone-resolved': {
     breaks: ['SEND-006'],
     description: "a sendFrom that is one of the client's own phone numbers with whitespace around it is mapped to its numberId and accepted (the bare phone number is still refused)",

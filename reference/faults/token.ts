@@ -6,7 +6,7 @@ import { TOKEN_CHALLENGE } from '../routes/token.ts';
 import { bearerToken, unauthorized } from '../auth/bearer.ts';
 import type { ReferenceContext } from '../context.ts';
 import { onTokenPath } from '../http/rejections.ts';
-import { ofServer, type Answer, type FaultDefinition } from './fault.ts';
+import { ofServer, rawBodyOf, type Answer, type FaultDefinition } from './fault.ts';
 
 // Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a
 // request the route accepts; one unwraps a parameter, and one cuts a secret short, before the
@@ -318,6 +318,16 @@ export const TOKEN_FAULTS = {
     route: TOKEN,
     preHandler(request) {
       if (/^Basic\s+\S*==\s*$/i.test(request.headers.authorization ?? '')) request.headers.authorization = 'Basic !';
+    },
+  },
+  'token.form-plus-decoded-late': {
+    breaks: ['TOKEN-004'],
+    description: "form fields are percent-decoded first and '+' turned into a space after, so an encoded '%2B' in a client id or secret becomes a space (credentials without '+' still work)",
+    route: TOKEN,
+    rawBody: true,
+    preHandler(request) {
+      const raw = rawBodyOf(request);
+      if (raw !== undefined && /x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '') && /%2b/i.test(raw)) request.body = FormParameters.parse(raw.replace(/%2b/gi, '+'));
     },
   },
   'token.secret-prefix-accepted': {

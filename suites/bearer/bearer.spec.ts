@@ -1,7 +1,7 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { ACCEPTED_BY, CORE_OPERATIONS, acceptedRequestFor, caseSwappedToken, issueToken, requestFor, tamperedToken, tokenAlteredAt, unknownToken } from '../support/core-routes.ts';
+import { ACCEPTED_BY, CORE_OPERATIONS, acceptedRequestFor, caseSwappedToken, issueToken, requestFor, tamperedToken, tokenAlteredAt, unknownTokenShapes } from '../support/core-routes.ts';
 
 // Section 5 rules 2 and 3 (and the 7.2 row "invalid or missing bearer token gives 401
 // UNAUTHORIZED"): every /api/core route, one test per route per case, so a verdict names the
@@ -66,10 +66,12 @@ test.describe('5 rule 3: an expired token is 401 UNAUTHORIZED', () => {
 
 test.describe('7.2: a well-formed but unknown token is 401 UNAUTHORIZED', () => {
   for (const op of CORE_OPERATIONS) {
-    test(`${op} answers a token the server never issued with 401 UNAUTHORIZED`, { tag: ['@AUTH-004'] }, async ({ api, target, knownNumbers, newKey }) => {
+    test(`${op} answers a token the server never issued, in each shape tokens come in, with 401 UNAUTHORIZED`, { tag: ['@AUTH-004'] }, async ({ api, target, knownNumbers, newKey }) => {
       const request = await requestFor(op, { api, target, knownNumbers, newKey });
-      const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${unknownToken()}` } });
-      expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-004: ${op} with an unknown token`);
+      const answers = await Promise.all(
+        unknownTokenShapes(target.clients.primary.clientId).map(async ({ shape, token }) => ({ shape, res: await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${token}` } }) })),
+      );
+      for (const { shape, res } of answers) expect.soft(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-004: ${op} with an unknown token of ${shape}`);
     });
 
     test(`${op} answers the issued token altered in one character, lengthened, shortened, or in the case of its letters, with 401 UNAUTHORIZED`, { tag: ['@AUTH-004'] }, async ({ api, target, knownNumbers, newKey, tokens }) => {

@@ -75,17 +75,20 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
     const refusedBody = { ...smsPayload(sendFrom, to, 'invariance-refused'), to: [...to, '2025550100'] };
     const plainRefused = await jsonCall(api, 'send', refusedBody, PLAIN_SPELLING, { headers: { 'idempotency-key': newKey() } });
     expect(plainRefused).toBeRequestDefect('SEND-007: precondition: the plain send with one invalid recipient is refused');
+    // Text beyond ASCII, and beyond the BMP, so that a spelling with escapes writes a surrogate
+    // pair (RFC 8259 section 7: "\ud83d\udce8" is one character), and one without writes UTF-8.
+    const withText = (payload: ReturnType<typeof smsPayload>) => ({ ...payload, text: `${payload.text}: café ✓ 📨` });
     const property = fc.asyncProperty(respelling(), async (spelling) => {
       const how = describeSpelling(spelling);
       // A fresh payload and key per case: each is a first attempt.
-      const res = await jsonCall(api, 'send', smsPayload(sendFrom, to, 'invariance'), spelling, { headers: { 'idempotency-key': newKey() } });
+      const res = await jsonCall(api, 'send', withText(smsPayload(sendFrom, to, 'invariance')), spelling, { headers: { 'idempotency-key': newKey() } });
       if (!(res.status >= 200 && res.status < 300) || acceptedMessageIds(res.body).length === 0 || !reportsQueued(res.body)) {
         throw new Error(`ERR-007: a valid send written ${how} was not accepted with QUEUED and its messageIds (SEND-008)\n  answered: ${res.status} ${res.text.slice(0, 300)}`);
       }
       sameAnswer('SEND-007', plainRefused, await jsonCall(api, 'send', { ...refusedBody, externalReference: `${refusedBody.externalReference}-${newKey().slice(0, 8)}` }, spelling, { headers: { 'idempotency-key': newKey() } }), how, 'a send with one invalid recipient');
       // The same payload written plainly, retried under the key of the send above: the safe retry (IDEM-004).
       const key = newKey();
-      const payload = smsPayload(sendFrom, to, 'invariance-retry');
+      const payload = withText(smsPayload(sendFrom, to, 'invariance-retry'));
       const first = await jsonCall(api, 'send', payload, PLAIN_SPELLING, { headers: { 'idempotency-key': key } });
       const retry = await jsonCall(api, 'send', payload, spelling, { headers: { 'idempotency-key': key } });
       const [firstIds, retryIds] = [acceptedMessageIds(first.body), acceptedMessageIds(retry.body)];

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiClient, ApiResponse, CallOptions } from '../../harness/api-client.ts';
 import type { OperationId, Target } from '../../harness/config.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
@@ -131,6 +131,29 @@ export async function issueToken(api: ApiClient, clientId: string, clientSecret:
 /** A well-formed bearer token (RFC 6750 b64token, 43 base64url characters) the server never issued. */
 export function unknownToken(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Well-formed bearer tokens (RFC 6750 b64token) the server never issued, in the shapes tokens
+ * come in: each is a token like another to a server that only looks it up, and a server that
+ * decodes tokens of some shape (a JWT's three dotted parts) must still answer 401, never 5xx and
+ * never as the client the token's own claims name. `clientId` is the one an unsigned JWT claims.
+ */
+export function unknownTokenShapes(clientId: string): Array<{ shape: string; token: string }> {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const claims = { sub: clientId, client_id: clientId, exp: Math.floor(Date.now() / 1000) + 3600 };
+  return [
+    { shape: '43 base64url characters', token: unknownToken() },
+    { shape: 'a JWT signed with HS256 by a key the server never had', token: `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}.${randomBytes(32).toString('base64url')}` },
+    { shape: "an unsigned JWT (alg none) claiming the primary client's id", token: `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.` },
+    { shape: "three dotted parts that are not base64 JSON ('a.b.c')", token: 'a.b.c' },
+    { shape: "base64 with '+', '/' and '=' padding", token: `${randomBytes(31).toString('base64').replace(/=+$/, '')}+/==` },
+    { shape: 'every b64token punctuation character', token: `-._~+/${randomBytes(8).toString('hex')}` },
+    { shape: '64 hexadecimal digits', token: randomBytes(32).toString('hex') },
+    { shape: 'a UUID', token: randomUUID() },
+    { shape: 'one character', token: 'a' },
+    { shape: '1,024 characters', token: randomBytes(768).toString('base64url') },
+  ];
 }
 
 /**

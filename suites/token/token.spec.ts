@@ -217,6 +217,30 @@ test.describe('4.1 Issue an access token', () => {
     expect(res.body.access_token, 'TOKEN-004: a token is issued').toEqual(expect.stringMatching(/.+/));
   });
 
+  // The same two ways for every client the config names: an id or secret with characters a form
+  // must encode (the special client's ':', '+', '@') is read as written, in JSON as in a form
+  // body, where a server that decodes '+' after '%2B' (or not at all) fails only that client.
+  test("every configured client's credentials are accepted in a JSON body and in a form-encoded body", { tag: ['@TOKEN-003', '@TOKEN-004'] }, async ({ api, target }) => {
+    const { primary, secondary, special } = target.clients;
+    const brief = target.triggers.expireToken?.kind === 'wait' ? target.triggers.expireToken.client : undefined;
+    const clients = new Map<string, { name: string; clientId: string; clientSecret: string }>();
+    for (const [name, c] of [['clients.primary', primary], ['clients.secondary', secondary], ['clients.special', special], ['triggers.expireToken.client', brief]] as const) {
+      if (c && !clients.has(c.clientId)) clients.set(c.clientId, { name, clientId: c.clientId, clientSecret: c.clientSecret });
+    }
+    const answers = await Promise.all(
+      [...clients.values()].flatMap(({ name, clientId, clientSecret }) => {
+        const fields = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+        return [
+          api.call('token', { json: fields }).then((res) => ({ id: 'TOKEN-003', how: `${name} in a JSON body`, res })),
+          api.call('token', { form: fields }).then((res) => ({ id: 'TOKEN-004', how: `${name} in a form-encoded body`, res })),
+        ];
+      }),
+    );
+    for (const { id, how, res } of answers) {
+      expect.soft(res.status >= 200 && res.status < 300 && typeof res.body?.access_token === 'string', `${id}: the credentials of ${how} issue a token; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+    }
+  });
+
   test('accepts client credentials by HTTP Basic client authentication', { tag: ['@TOKEN-005'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
     const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } });

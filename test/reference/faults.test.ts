@@ -260,6 +260,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { to: ['+12025550123'] })).replace('"+1202', '"\\u002B1202');
     return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 202;
   },
+  'send.escaped-surrogate-refused': async (s) => {
+    const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { text: 'mail \u{1f4e8}' })).replace('\u{1f4e8}', '\\ud83d\\udce8');
+    if (!body.includes('\\ud83d\\udce8')) throw new Error(`the probe's body must hold the escaped pair: ${body}`);
+    return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 202;
+  },
   'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
   'send.last-result-dropped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.results.length === 2,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
@@ -562,6 +567,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     if (!authorization.endsWith('==')) throw new Error(`the probe's credentials must end in "==": ${authorization}`);
     return (await token(s, 'grant_type=client_credentials', { authorization })).status === 200;
   },
+  'token.form-plus-decoded-late': async (s) => {
+    const { clientId, clientSecret } = s.client('special');
+    return (await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString())).status === 200;
+  },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
@@ -576,6 +585,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
 
   'auth.malformed-bearer-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer two tokens' } })).status === 401,
   'auth.bearer-one-space-only': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: `Bearer  ${await s.token()}` } })).status === 200,
+  'auth.dotted-token-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer a.b.c' } })).status === 401,
   'auth.expired-token-accepted': async (s) => {
     const bearer = await s.token();
     await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
