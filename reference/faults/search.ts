@@ -7,6 +7,14 @@ import type { Answer, FaultDefinition } from './fault.ts';
 const SEARCH = 'POST /api/core/numbers/search';
 
 export const SEARCH_FAULTS = {
+  'search.quantity-missing-by-city': {
+    breaks: ['SEARCH-001'],
+    description: 'a search that names a city is answered without requestedQuantity (a search by any other field has it)',
+    route: SEARCH,
+    answer({ request, status, body }) {
+      if (status === 200 && (request.body as { city?: unknown } | null)?.city !== undefined) delete body.requestedQuantity;
+    },
+  },
   'search.number-field-coerced': {
     breaks: ['SEARCH-003'],
     description: 'a search field given as a JSON number (npa: 202) is read as its string and searched',

@@ -30,6 +30,23 @@ test.describe('4.4 Search available numbers', () => {
     expect(typeof res.body.requestedQuantity, `SEARCH-001: requestedQuantity is a number; body ${res.text.slice(0, 200)}`).toBe('number');
   });
 
+  // Siblings of the accepted search: which fields a search needs is not shown, so any of these
+  // may be refused; one that is answered 2xx answers all three fields (section 4.4) whichever
+  // criteria it named. Each field alone, every pair, all of them and none.
+  test('a search naming any field, any pair of fields, all or none, when accepted, answers groups, providerResultCount and requestedQuantity', { tag: ['@SEARCH-001'] }, async ({ api }) => {
+    const fields = SEARCH_CANDIDATES.at(-2)!;
+    const names = Object.keys(fields);
+    const pick = (chosen: string[]) => Object.fromEntries(chosen.map((k) => [k, fields[k]!]));
+    const bodies = [{}, pick(names), ...names.map((k) => pick([k])), ...names.flatMap((a, i) => names.slice(i + 1).map((b) => pick([a, b])))];
+    const answers = await Promise.all(bodies.map(async (body) => ({ body, res: await api.call('search', { json: body }) })));
+    const accepted = answers.filter(({ res }) => res.status >= 200 && res.status < 300);
+    if (accepted.length === 0) notTestable('the target accepted none of these searches (SEARCH-001 reports the accepted search it needs)');
+    for (const { body, res } of accepted) {
+      const b = res.body ?? {};
+      expect.soft(Array.isArray(b.groups) && typeof b.providerResultCount === 'number' && typeof b.requestedQuantity === 'number', `SEARCH-001: the search ${JSON.stringify(body)} was answered ${res.status} with groups ${JSON.stringify(b.groups)?.slice(0, 40)}, providerResultCount ${JSON.stringify(b.providerResultCount)}, requestedQuantity ${JSON.stringify(b.requestedQuantity)}`).toBe(true);
+    }
+  });
+
   // The sibling of a search that finds numbers: one that finds none. groups is still an array
   // (an empty one), not null or absent: a server right on the first can be wrong on this.
   test('a search that finds nothing answers groups as an array too', { tag: ['@SEARCH-001'] }, async ({ api }) => {

@@ -260,6 +260,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { to: ['+12025550123'] })).replace('"+1202', '"\\u002B1202');
     return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 202;
   },
+  'search.quantity-missing-by-city': async (s) => typeof (await call(s, 'POST', '/api/core/numbers/search', { payload: { city: 'Washington' } })).body.requestedQuantity === 'number',
   'send.escaped-surrogate-refused': async (s) => {
     const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { text: 'mail \u{1f4e8}' })).replace('\u{1f4e8}', '\\ud83d\\udce8');
     if (!body.includes('\\ud83d\\udce8')) throw new Error(`the probe's body must hold the escaped pair: ${body}`);
