@@ -11,7 +11,7 @@ import { parseCommandLine } from '../../reference/cli/args.ts';
 import { ConfigError } from '../../reference/errors.ts';
 import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults/index.ts';
 import { faultTable } from '../../reference/faults/table.ts';
-import { test, expect, sendBody, startReceiver, type TestServer } from './helpers.ts';
+import { test, expect, sendBody, startReceiver, type Role, type TestServer } from './helpers.ts';
 import { verifyWebhook } from '../../harness/webhook-signature.ts';
 import { runServer } from './serverProcess.ts';
 
@@ -58,6 +58,22 @@ function token(server: TestServer, payload: Record<string, unknown> | string, he
 }
 
 /** The first delivery callback for a send from the primary's first number, with `setup` pointing the webhooks. */
+/** Whether a message `role` sends, from a number without an override, reaches the primary client's delivery webhook. */
+async function outcomeReachesPrimary(s: TestServer, role: Role): Promise<boolean> {
+  const receiver = await startReceiver();
+  try {
+    await clientWebhook(s, receiver.url);
+    const theirs = s.client(role).numbers.find((n) => n.campaignregId && n.smsEnabled && !n.webhookDeliveryOverride)!;
+    const sent = await send(s, sendBody(theirs.numberId), newKey(), await s.token(role));
+    const messageId: string = sent.body.results[0].messageId;
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    return receiver.received.some((c) => c.body.includes(messageId));
+  } finally {
+    await clientWebhook(s, null);
+    await receiver.close();
+  }
+}
+
 async function deliveryCallback(server: TestServer, setup: (override: string, client: string) => Promise<void>) {
   const override = await startReceiver();
   const clientHook = await startReceiver();
@@ -965,34 +981,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await clientWebhook(s, null);
     return callback !== undefined;
   },
-  'webhooks.outcome-falls-back-to-other-client': async (s) => {
-    const receiver = await startReceiver();
-    try {
-      await clientWebhook(s, receiver.url);
-      const theirs = s.client('secondary').numbers.find((n) => n.campaignregId && n.smsEnabled && !n.webhookDeliveryOverride)!;
-      const sent = await send(s, sendBody(theirs.numberId), newKey(), await s.token('secondary'));
-      const messageId: string = sent.body.results[0].messageId;
-      await new Promise((resolve) => setTimeout(resolve, 800));
-      return !receiver.received.some((c) => c.body.includes(messageId));
-    } finally {
-      await clientWebhook(s, null);
-      await receiver.close();
-    }
-  },
-  'webhooks.outcome-falls-back-for-later-clients': async (s) => {
-    const receiver = await startReceiver();
-    try {
-      await clientWebhook(s, receiver.url);
-      const theirs = s.client('brief').numbers.find((n) => n.campaignregId && n.smsEnabled && !n.webhookDeliveryOverride)!;
-      const sent = await send(s, sendBody(theirs.numberId), newKey(), await s.token('brief'));
-      const messageId: string = sent.body.results[0].messageId;
-      await new Promise((resolve) => setTimeout(resolve, 800));
-      return !receiver.received.some((c) => c.body.includes(messageId));
-    } finally {
-      await clientWebhook(s, null);
-      await receiver.close();
-    }
-  },
+  'webhooks.outcome-falls-back-to-other-client': async (s) => !(await outcomeReachesPrimary(s, 'secondary')),
+  'webhooks.outcome-falls-back-for-later-clients': async (s) => !(await outcomeReachesPrimary(s, 'brief')),
   'webhooks.delivery-not-labelled-json': async (s) => (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['content-type'] === 'application/json',
   'webhooks.inbound-labelled-text': async (s) => (await inboundAtOverride(s))?.headers['content-type'] === 'application/json',
   'webhooks.inbound-unsigned': async (s) => typeof (await inboundAtOverride(s))?.headers['webhook-signature'] === 'string',
