@@ -204,6 +204,15 @@ export const SEND_FAULTS = {
       if (/\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}/.test(rawBodyOf(request) ?? '')) throw new CoreError('INVALID_REQUEST', 'The request body is not valid JSON.', { field: 'body' });
     },
   },
+  'send.campaign-rule-sms-only': {
+    breaks: ['SEND-005'],
+    description: 'rule 5 is checked for SMS only: an MMS from a number of the client without a campaignregId is accepted (where the number has MMS on)',
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const own = request.messageType === 'MMS' ? numbers.findOwned(client.apiClientId, request.sendFrom) : undefined;
+      if (own && (own.campaignregId === null || own.campaignregId === '')) return own;
+      return resolveSendFrom(request, client, numbers);
+    }),
+  },
   'send.padded-own-phone-resolved': {
     breaks: ['SEND-006'],
     description: "a sendFrom that is one of the client's own phone numbers with whitespace around it is mapped to its numberId and accepted (the bare phone number is still refused)",

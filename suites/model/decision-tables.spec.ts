@@ -69,6 +69,12 @@ interface SendContext {
   /** numberIds by the sendFrom condition they stand for, for each message type (an MMS comes from an MMS-capable number). */
   owned: { SMS: string; MMS?: string };
   unregistered?: string;
+  /**
+   * For each message type, a number without a campaignregId whose list shows that type on, where
+   * the client has one: rule 5 then decides alone, where a number with the type off may be refused
+   * for that (section 2 does not say what the setting changes) by a server that skips rule 5 there.
+   */
+  unregisteredFor: { SMS?: string; MMS?: string };
   foreign?: string;
   ownPhone: string;
   recipients: string[];
@@ -87,7 +93,7 @@ function sendRequest(row: SendRow, ctx: SendContext, variant: number): { body: R
       break;
     case 'unregistered':
       if (!ctx.unregistered) return { skip: 'no primary number without a campaignregId, and none whose registration could be cleared' };
-      sendFrom = ctx.unregistered;
+      sendFrom = ctx.unregisteredFor[type] ?? ctx.unregistered;
       break;
     case 'foreign':
       if (!ctx.foreign) return { skip: 'no second client with a number' };
@@ -150,10 +156,12 @@ test.describe('4.6 as a decision table', () => {
         }
       }
       const ownPhone = knownNumbers.primary.flatMap(({ numberId: _, ...fields }) => Object.values(fields)).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v)) ?? '+12025550199';
-      const ctx: SendContext = { owned: { SMS: sms, ...(knownNumbers.mms && { MMS: knownNumbers.mms }) }, ...(unregistered && { unregistered }), ...(knownNumbers.foreign && { foreign: knownNumbers.foreign }), ownPhone, recipients, media: target.mediaSample, records };
+      const unregisteredWith = (field: 'smsEnabled' | 'mmsEnabled') => knownNumbers.primary.find((n) => n.campaignregId === null && n[field] === true)?.numberId;
+      const unregisteredFor = { ...(unregisteredWith('smsEnabled') && { SMS: unregisteredWith('smsEnabled') }), ...(unregisteredWith('mmsEnabled') && { MMS: unregisteredWith('mmsEnabled') }) };
+      const ctx: SendContext = { owned: { SMS: sms, ...(knownNumbers.mms && { MMS: knownNumbers.mms }) }, ...(unregistered && { unregistered }), unregisteredFor, ...(knownNumbers.foreign && { foreign: knownNumbers.foreign }), ownPhone, recipients, media: target.mediaSample, records };
       // Every number a row sends from reports to one channel, so a refused send that was queued shows there.
       const channel = webhooks.channel('decision-table');
-      for (const numberId of new Set([sms, knownNumbers.mms, unregistered].filter((n): n is string => n !== undefined))) await deliverTo(settings, numberId, channel.url, 'SEND-015');
+      for (const numberId of new Set([sms, knownNumbers.mms, unregistered, unregisteredFor.SMS, unregisteredFor.MMS].filter((n): n is string => n !== undefined))) await deliverTo(settings, numberId, channel.url, 'SEND-015');
       if (knownNumbers.foreign && target.clients.secondary) {
         const set = await settings.change(knownNumbers.foreign, { webhookDeliveryOverride: channel.url }, 'secondary');
         expect(set).toSucceed(`UPD-001: precondition: the second client points its number ${knownNumbers.foreign}'s delivery callbacks at the harness`);

@@ -115,6 +115,23 @@ test.describe('4.6 rule 5: sendFrom needs a campaignregId', () => {
   });
 });
 
+test.describe('4.6 rule 5 for each message type', () => {
+  // The sibling of the SMS above: rule 5 names no message type. An MMS from a number without a
+  // campaignregId whose MMS is on (the client's own, or the MMS number with its registration
+  // cleared by the settings fixture, which puts it back), so that rule 5 alone decides.
+  test('an MMS from a sendFrom with no campaignregId is 400 INVALID_REQUEST', { tag: ['@SEND-005'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    let sendFrom = knownNumbers.primary.find((n) => n.campaignregId === null && n.mmsEnabled === true)?.numberId;
+    if (!sendFrom) {
+      if (!knownNumbers.mms) notTestable('needs a primary number that can send MMS (numbers.mms in the target config), or one without a campaignregId that has MMS on');
+      sendFrom = knownNumbers.mms!;
+      expect(await settings.change(sendFrom, { campaignregId: null })).toSucceed('SEND-005: precondition: clearing campaignregId through the update route');
+    }
+    const mms = { sendFrom, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check no-campaign-mms', media: target.mediaSample, externalReference: externalRef('no-campaign-mms') };
+    const res = await send(api, newKey(), mms);
+    expect(res).toBeCoreError(400, 'INVALID_REQUEST', `SEND-005: an MMS from ${sendFrom}, which has no campaignregId, is 400 INVALID_REQUEST`);
+  });
+});
+
 test.describe('4.6 rule 5, live: clearing campaignregId', () => {
   test('a number whose campaignregId was just cleared is refused as sendFrom with 400 INVALID_REQUEST', { tag: ['@SEND-005'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
     // The registration is read when the send is made, not cached from an earlier state.

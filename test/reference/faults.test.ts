@@ -277,6 +277,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 202;
   },
   'search.quantity-missing-by-city': async (s) => typeof (await call(s, 'POST', '/api/core/numbers/search', { payload: { city: 'Washington' } })).body.requestedQuantity === 'number',
+  'send.campaign-rule-sms-only': async (s) => {
+    const { numberId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
+    try {
+      return (await send(s, sendBody(numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: primaryNumber(s).campaignregId } });
+    }
+  },
   'send.escaped-surrogate-refused': async (s) => {
     const body = JSON.stringify(sendBody(primaryNumber(s).numberId, { text: 'mail \u{1f4e8}' })).replace('\u{1f4e8}', '\\ud83d\\udce8');
     if (!body.includes('\\ud83d\\udce8')) throw new Error(`the probe's body must hold the escaped pair: ${body}`);
