@@ -16,7 +16,7 @@ import { freePort } from './free-port.ts';
 import { lockReportFolder } from './out-lock.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
-import { REFERENCE_DID_NOT_START, referenceArgs } from '../harness/embedded-reference.ts';
+import { REFERENCE_DID_NOT_START, REFERENCE_EXITED, referenceArgs } from '../harness/embedded-reference.ts';
 import { discover, DiscoveryError, openRoutes, routesOf } from '../harness/discovery.ts';
 import { chooseWorkers, freePortsFrom, timeExchange } from '../harness/workers.ts';
 import { workerReceiverPort } from '../harness/run-receiver.ts';
@@ -277,7 +277,7 @@ reference?.once('exit', (code, signal) => {
   // It writes its fixtures once it listens: without them it never served anything.
   const served = source.kind === 'reference' && existsSync(referenceFixturesFile(source));
   referenceLost = served
-    ? `the bundled reference exited (${code ?? signal}) before the run ended; its errors, if any, are above`
+    ? `${REFERENCE_EXITED} (${code ?? signal}) before the run ended; its errors, if any, are above`
     : `${REFERENCE_DID_NOT_START}: it exited (${code ?? signal}) before it served; its errors, if any, are above`;
   playwright.kill('SIGTERM');
 });

@@ -5,7 +5,10 @@
 //   against each mutant, with --strict: the reference claims the standards' rules as well as the
 //   document's and its profile's, so a failure at any level fails the run, as the kill matrix
 //   counts a non-strict failure caught. The mutant is killed when a run ends NOT CONFORMANT
-//   (exit 1). A run that ends in a harness error (exit 2) or does not end in time is not a kill.
+//   (exit 1), or when the mutated reference, having served, ends with an exit code of its own
+//   before the run does (it crashed, and certify stops the run saying so: as with StrykerJS's
+//   command runner, a server under test that dies has been noticed). Any other harness error
+//   (exit 2), or a run that does not end in time, is not a kill.
 // - ignorer `mutation-kept`: leaves the limits cli/mutation-files.ts keeps unmutated.
 // - reporter `mutation-results`: writes each mutant's outcome, under its stable id, to the
 //   results file of the run, as soon as it is known (a chunk interrupted keeps what it finished).
@@ -44,7 +47,7 @@ import {
 } from '@stryker-mutator/api/test-runner';
 import { entryFor } from './mutation-files.ts';
 import { KeptDeclarations, sameMutant, shortText, type Location, type Outcome } from './mutation-mutants.ts';
-import { REFERENCE_DID_NOT_START } from '../harness/embedded-reference.ts';
+import { REFERENCE_DID_NOT_START, REFERENCE_EXITED } from '../harness/embedded-reference.ts';
 
 /** What cli/mutation.ts tells the plugins (StrykerJS option `mutationCertify`). */
 export interface CertifyRunnerOptions {
@@ -132,6 +135,8 @@ export interface CertifyRun {
   nonStrict: string[];
   /** The report's harness errors, or what ended the run without a report. */
   errors: string[];
+  /** The reference served, then ended with an exit code of its own before the run did: a kill (certify stopped the run naming the crash). */
+  crashed?: boolean;
 }
 
 type Report = { verdict?: string; requirements?: Array<{ id: string; verdict: string }>; run?: { errors?: string[] } };
@@ -186,7 +191,7 @@ export class CertifyTestRunner implements TestRunner {
     for (const suites of plan) {
       const run = await this.certify(suites, { mutant: activeMutant.id });
       runs.push(run);
-      if (run.exit === 1) {
+      if (run.exit === 1 || run.crashed) {
         this.logRun({ id: selected.id, runs, outcome: 'killed' });
         return { status: MutantRunStatus.Killed, killedBy: [CERTIFY_TEST], failureMessage: describeRuns(runs), nrOfTests: 1 };
       }
@@ -273,6 +278,12 @@ export class CertifyTestRunner implements TestRunner {
         if (run.exit !== 0 && run.exit !== 1 && run.errors.length === 0) run.errors = [timedOut ? `stopped after ${this.settings.timeoutSeconds} s` : lastLines(output)];
         // certify's word that the mutated reference never served, whatever report the stopped run left
         if (run.exit === 2 && output.includes(REFERENCE_DID_NOT_START) && !run.errors.some((e) => e.includes(REFERENCE_DID_NOT_START))) run.errors.push(`${REFERENCE_DID_NOT_START} (certify)`);
+        // ...or that it served and then failed on its own (an exit code, not a signal): the run saw the mutant crash the server
+        const crash = run.exit === 2 ? new RegExp(`${REFERENCE_EXITED} \\((\\d+)\\) before the run ended`).exec(output) : null;
+        if (crash) {
+          run.crashed = true;
+          run.errors.push(`${REFERENCE_EXITED} (${crash[1]}) during the run: the mutant crashed the server, and certify stopped the run naming it`);
+        }
         rmSync(out, { recursive: true, force: true });
         done(run);
       });

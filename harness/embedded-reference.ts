@@ -116,6 +116,13 @@ export function referenceCommand(source: ReferenceSource): string {
 export const REFERENCE_DID_NOT_START = 'the bundled reference did not start';
 
 /**
+ * How certify says the bundled reference, having served, ended on its own before the run did:
+ * followed by its exit code (a number: it failed; a signal: something stopped it) and why the run
+ * stops. Mutation runs count a mutant whose reference ended with an exit code as caught.
+ */
+export const REFERENCE_EXITED = 'the bundled reference exited';
+
+/**
  * Resolves once the reference certify started has written its fixtures file, which it does
  * after it listens. Throws when that takes longer than `timeoutMs` (certify stops the run
  * sooner, with the reference's own error, when the reference exits).
