@@ -7,38 +7,16 @@ import { failingClient } from './failing-clients.ts';
 
 /**
  * How long after the first token the second is asked for: more than the lifetime tolerance
- * (LIFETIME_TOLERANCE_MS), or a token handed out again with a full expires_in would still pass.
- * The same token in both answers is judged from the answers themselves (sameTokenDisagrees),
- * where our own clock is the only one, so a quarter second over the tolerance is enough. A server
- * that hands the same token out again only within a shorter window is not seen.
+ * (LIFETIME_TOLERANCE_MS) and the watch's poll (WATCH_POLL_MS), or a token handed out again with
+ * a full expires_in would still pass. A server that hands the same token out again only within a
+ * shorter window is not seen. Two answers that hand out one token cannot be judged from the
+ * answers alone: a server may move a token's expiry when it hands it out again, and then both
+ * answers were true; only watching the token shows whether it lived as long as the later said.
  */
-const STAGGER_MS = LIFETIME_TOLERANCE_MS + 250;
+const STAGGER_MS = LIFETIME_TOLERANCE_MS + 500;
 
-/** One token answer as the harness saw it: when it was asked for and came, and what it said. */
-interface Issued {
-  how: string;
-  token: string;
-  requested: number;
-  received: number;
-  seconds: number;
-}
-
-/**
- * When two answers hand out the same token, what they say of its one lifetime, or null when they
- * agree: each claims it expires expires_in after the server made the answer, some moment between
- * the request and the answer; claims further apart than LIFETIME_TOLERANCE_MS (whole seconds
- * on each side) cannot both be true, so one expires_in is not the token's lifetime (TOKEN-011).
- */
-function sameTokenDisagrees(a: Issued, b: Issued): string | null {
-  if (a.token !== b.token || !Number.isFinite(a.seconds) || !Number.isFinite(b.seconds)) return null;
-  const [first, second] = a.requested <= b.requested ? [a, b] : [b, a];
-  // The widest apart the two claimed expiries can be, either way, from what the harness saw.
-  const laterBy = second.requested + second.seconds * 1000 - (first.received + first.seconds * 1000);
-  const soonerBy = first.requested + first.seconds * 1000 - (second.received + second.seconds * 1000);
-  const apart = Math.max(laterBy, soonerBy);
-  if (apart <= LIFETIME_TOLERANCE_MS) return null;
-  return `the same token came by ${first.how} with expires_in ${first.seconds} s and, ${((second.requested - first.received) / 1000).toFixed(1)} s later, by ${second.how} with expires_in ${second.seconds} s: the two cannot both be its lifetime (at least ${(apart / 1000).toFixed(1)} s apart)`;
-}
+/** How often the watched tokens are presented: a refusal is seen at most this late. */
+const WATCH_POLL_MS = 200;
 
 /** How old the worker's token is, at least, when the client obtains new ones (TOKEN-011's later moment). */
 const OLDER_THAN_MS = 4_000;
@@ -127,31 +105,15 @@ test.describe('4.1 Issue an access token', () => {
       ['form fields', () => api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } })],
       ['HTTP Basic', () => api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } })],
     ];
-    // The second is asked for STAGGER_MS after the first: a server that hands a client the token it
-    // issued a moment ago again, reporting a full lifetime, gives a token that dies early.
-    const staggered = async (client: string, list: Array<[string, () => ReturnType<typeof api.call>]>) => {
-      const issued: Issued[] = [];
-      for (const [how, issue] of list) {
-        const last = issued.at(-1);
-        if (last) await new Promise((resolve) => setTimeout(resolve, Math.max(0, last.received + STAGGER_MS - Date.now())));
-        const requested = Date.now();
-        const res = await issue();
-        expect(res).toSucceed(`TOKEN-001: precondition: ${client} obtains a token by ${how}`);
-        issued.push({ how, token: String(res.body.access_token), requested, received: Date.now(), seconds: Number(res.body?.expires_in) });
-      }
-      return issued;
-    };
-    // The primary client's long-lived tokens alongside, asked for the same way STAGGER_MS apart:
-    // no watch can wait out an hour's token, but the same token handed out again says what it is.
-    const primary = target.clients.primary;
-    const primaryWays: Array<[string, () => ReturnType<typeof api.call>]> = [
-      ['a JSON body', () => api.call('token', { json: { grant_type: 'client_credentials', client_id: primary.clientId, client_secret: primary.clientSecret } })],
-      ['a JSON body again', () => api.call('token', { json: { grant_type: 'client_credentials', client_id: primary.clientId, client_secret: primary.clientSecret } })],
-    ];
-    const [issued, primaryIssued] = await Promise.all([staggered(clientId, ways), primary.clientId === clientId ? Promise.resolve([]) : staggered(primary.clientId, primaryWays)]);
-    for (const [list, whose] of [[issued, clientId], [primaryIssued, primary.clientId]] as const) {
-      const disagreement = list.length === 2 ? sameTokenDisagrees(list[0]!, list[1]!) : null;
-      expect.soft(disagreement, `TOKEN-011: for ${whose}, ${disagreement}`).toBeNull();
+    // The second is asked for STAGGER_MS after the first came: a server that hands a client the
+    // token it issued a moment ago again, reporting a full lifetime, gives a token that dies early.
+    const issued: Array<{ how: string; token: string; requested: number; seconds: number }> = [];
+    for (const [how, issue] of ways) {
+      if (issued.length > 0) await new Promise((resolve) => setTimeout(resolve, STAGGER_MS));
+      const requested = Date.now();
+      const res = await issue();
+      expect(res).toSucceed(`TOKEN-001: precondition: ${clientId} obtains a token by ${how}`);
+      issued.push({ how, token: String(res.body.access_token), requested, seconds: Number(res.body?.expires_in) });
     }
     const watched = issued.map((w) => ({ ...w, mustLiveMs: w.seconds * 1000 - LIFETIME_TOLERANCE_MS }));
     if (watched.some((w) => !Number.isFinite(w.mustLiveMs))) notTestable(`a token of ${clientId} reports no usable expires_in`);
@@ -168,7 +130,7 @@ test.describe('4.1 Issue an access token', () => {
         const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${w.token}` } });
         if (res.status === 401 && Date.now() - w.requested < w.mustLiveMs) refused.set(w.how, Date.now() - w.requested);
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, WATCH_POLL_MS));
     }
     for (const w of watched) {
       expect.soft(

@@ -578,12 +578,6 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const second = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
     return first.body.access_token !== second.body.access_token;
   },
-  'token.reissued-to-json-within-2s': async (s) => {
-    const { clientId, clientSecret } = s.client('primary');
-    const first = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
-    const second = await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
-    return first.body.access_token !== second.body.access_token;
-  },
   'token.json-array-unwrapped': async (s) => (await call(s, 'POST', '/api/auth/token', { token: null, body: JSON.stringify([credentials(s)]) })).status === 400,
   'token.basic-double-padding-refused': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
