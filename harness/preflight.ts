@@ -346,12 +346,15 @@ export async function obtainToken(
       stopOrNote(new PreflightError(`the token endpoint fails (${role} client, ${by})`, shown(answer), 'the server and its logs; the run can only start once it answers'), result, ownFixtures, 'TOKEN-001');
       return null;
     }
-    if (status >= 300 && status < 400) throw new PreflightError(`the token endpoint redirects (${role} client)`, shown(answer), `baseUrl ${config}: the harness does not follow redirects (http or https, a missing path prefix?)`);
+    if (status >= 300 && status < 400) {
+      stopOrNote(new PreflightError(`the token endpoint redirects (${role} client)`, shown(answer), `baseUrl ${config}: the harness does not follow redirects (http or https, a missing path prefix?)`), result, ownFixtures, 'TOKEN-001');
+      return null;
+    }
     if (answer.json === undefined) {
       stopOrNote(new PreflightError(`the token endpoint does not answer JSON (${role} client, ${by}): this is not the interface at this URL`, shown(answer), `baseUrl ${config} (${target.baseUrl}): it should point at the server, not at a web page or proxy`), result, ownFixtures, 'TOKEN-002');
       return null;
     }
-    if (status === 404 || status === 405) return tokenEndpointMissing(target, role, answer, timeoutMs, config, result);
+    if (status === 404 || status === 405) return tokenEndpointMissing(target, role, answer, timeoutMs, config, result, ownFixtures);
     if (status < 300) {
       const accessToken = (answer.json as { access_token?: unknown } | null)?.access_token;
       if (typeof accessToken === 'string' && accessToken !== '') {
@@ -382,13 +385,14 @@ export async function obtainToken(
  * the token endpoint elsewhere (VER-001). A core route that answers tells them apart: then the
  * base URL is right and the suites judge the server.
  */
-async function tokenEndpointMissing(target: Target, role: string, answer: Answer, timeoutMs: number, config: string, result: PreflightResult): Promise<null> {
+async function tokenEndpointMissing(target: Target, role: string, answer: Answer, timeoutMs: number, config: string, result: PreflightResult, ownFixtures: boolean | undefined): Promise<null> {
   const probe = await send(target.routes.whoami, target.baseUrl + target.routes.whoami.path, {}, undefined, timeoutMs);
   if (probe.status === 401 || probe.status === 403) {
     result.notes.push(`the token endpoint is not served at ${answer.request} (${answer.status}) although ${probe.request} answers ${probe.status}: tests that need a token will fail on VER-001`);
     return null;
   }
-  throw new PreflightError(`nothing serves the token endpoint at the document's path (${role} client)`, `${shown(answer)}; and ${shown(probe)}`, `baseUrl ${config} (${target.baseUrl}): the interface's paths (/api/auth/token, /api/core/…) are appended to it`);
+  stopOrNote(new PreflightError(`nothing serves the token endpoint at the document's path (${role} client)`, `${shown(answer)}; and ${shown(probe)}`, `baseUrl ${config} (${target.baseUrl}): the interface's paths (/api/auth/token, /api/core/…) are appended to it`), result, ownFixtures, 'VER-001');
+  return null;
 }
 
 async function listNumbers(target: Target, role: ClientRole, token: string, timeoutMs: number, config: string, result: PreflightResult, ownFixtures?: boolean): Promise<Array<Record<string, unknown>> | null> {
@@ -404,7 +408,10 @@ async function listNumbers(target: Target, role: ClientRole, token: string, time
   }
   // The document fixes the path (4.3) and leaves the method open: a method the target does not
   // take, where the config left it to the profile, is the config's gap.
-  if (status === 405 && !named) throw new PreflightError(`listing ${what}: the target does not take ${route.method} ${route.path}`, shown(answer), `routes.numbers ${config}: the document leaves its method open; set it to your server's`);
+  if (status === 405 && !named) {
+    stopOrNote(new PreflightError(`listing ${what}: the target does not take ${route.method} ${route.path}`, shown(answer), `routes.numbers ${config}: the document leaves its method open; set it to your server's`), result, ownFixtures, 'NUM-001');
+    return null;
+  }
   // A token the server has just issued and now refuses, or its own documented path unserved: the
   // server's failure, which the suites judge (AUTH-005, NUM-001), not the config's.
   if (status === 401 || status === 403 || status === 404 || status === 405) {
@@ -431,11 +438,17 @@ async function listNumbers(target: Target, role: ClientRole, token: string, time
       return null;
     }
     if (elsewhere.length > 0) {
-      throw new PreflightError(
-        `listing ${what}: the list is not where the config says (${itemsPath === null ? 'the answer itself' : `property "${itemsPath}"`})`,
-        shown(answer),
-        `routes.numbers.itemsPath ${config} (the answer holds a list of numbers at: ${elsewhere.map((p) => (p === null ? 'the answer itself: itemsPath: null' : p)).join(', ')})`,
+      stopOrNote(
+        new PreflightError(
+          `listing ${what}: the list is not where the config says (${itemsPath === null ? 'the answer itself' : `property "${itemsPath}"`})`,
+          shown(answer),
+          `routes.numbers.itemsPath ${config} (the answer holds a list of numbers at: ${elsewhere.map((p) => (p === null ? 'the answer itself: itemsPath: null' : p)).join(', ')})`,
+        ),
+        result,
+        ownFixtures,
+        'NUM-001',
       );
+      return null;
     }
     result.notes.push(`listing ${what}: the answer holds no list of numbers (${shown(answer)}): the suites judge it (NUM-001)`);
     return null;
