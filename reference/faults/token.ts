@@ -44,6 +44,19 @@ function parametersOf(request: FastifyRequest): TokenParameters | undefined {
   }
 }
 
+/** Makes the request present `client`'s real secret where it presented another (HTTP Basic or body). */
+function presentRealSecret(request: FastifyRequest, client: { clientId: string; clientSecret: string }): void {
+  const basic = parseBasicCredentials(request.headers.authorization);
+  if (basic !== undefined && basic !== 'malformed') {
+    const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+    request.headers.authorization = `Basic ${Buffer.from(`${encode(client.clientId)}:${encode(client.clientSecret)}`).toString('base64')}`;
+  } else if (request.body instanceof FormParameters) {
+    request.body = new FormParameters(new Map([...request.body.values, ['client_secret', [client.clientSecret]]]));
+  } else {
+    (request.body as Record<string, unknown>).client_secret = client.clientSecret;
+  }
+}
+
 function namesCredentials(request: FastifyRequest): boolean {
   const parameters = parametersOf(request);
   return parameters?.clientId !== undefined || parameters?.clientSecret !== undefined;
@@ -333,14 +346,28 @@ export const TOKEN_FAULTS = {
       const given = basic !== undefined && basic !== 'malformed' ? basic : bodyCredentials(request);
       const client = seeded.find((c) => c.clientId === given?.clientId);
       if (!client || !given?.clientSecret?.startsWith(client.clientSecret) || given.clientSecret === client.clientSecret) return;
-      if (basic !== undefined && basic !== 'malformed') {
-        const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
-        request.headers.authorization = `Basic ${Buffer.from(`${encode(client.clientId)}:${encode(client.clientSecret)}`).toString('base64')}`;
-      } else if (request.body instanceof FormParameters) {
-        request.body = new FormParameters(new Map([...request.body.values, ['client_secret', [client.clientSecret]]]));
-      } else {
-        (request.body as Record<string, unknown>).client_secret = client.clientSecret;
-      }
+      presentRealSecret(request, client);
+    },
+  },
+  'token.any-known-secret': {
+    breaks: ['TOKEN-007'],
+    description: "a client secret is accepted when it is the secret of any client: a client's id with another client's secret issues a token for the named client",
+    route: TOKEN,
+    preHandler(request, { seeded }) {
+      const basic = parseBasicCredentials(request.headers.authorization);
+      const given = basic !== undefined && basic !== 'malformed' ? basic : bodyCredentials(request);
+      const client = seeded.find((c) => c.clientId === given?.clientId);
+      if (!client || given?.clientSecret === client.clientSecret || !seeded.some((c) => c.clientSecret === given?.clientSecret)) return;
+      presentRealSecret(request, client);
+    },
+  },
+  'token.empty-param-second-method': {
+    breaks: ['TOKEN-108'],
+    description: 'an empty client_id or client_secret in the body beside HTTP Basic is counted as a second authentication method: 400 invalid_request',
+    route: TOKEN,
+    preHandler(request) {
+      if (!/^Basic\s/i.test(request.headers.authorization ?? '') || !(request.body instanceof FormParameters)) return;
+      if (request.body.values.has('client_id') || request.body.values.has('client_secret')) throw new OAuthError('invalid_request', 'Use one client authentication method.');
     },
   },
   'token.invalid-client-status-200': {

@@ -279,6 +279,26 @@ test.describe('7.1 Token endpoint errors', () => {
     });
   }
 
+  // Another identity's secret: the secret of another configured client is a wrong secret for
+  // this one. A server that checks the secret against every client's, not the named client's own,
+  // takes it (and a server that finds the client by its secret issues the other client's token).
+  // Each pair of configured clients once, each way round, as failingClient spreads the failures.
+  test("a client's id with another configured client's secret is invalid_client, by body and by HTTP Basic", { tag: ['@TOKEN-007'] }, async ({ api, target }) => {
+    const clients = [target.clients.primary, target.clients.secondary, target.clients.special].filter((c): c is NonNullable<typeof c> => c !== undefined);
+    if (clients.length < 2) notTestable('needs a second configured client, whose secret is another client\'s (clients.secondary or clients.special in the target config)');
+    const pairs = clients.flatMap((a, i) => clients.filter((_, j) => j !== i && a.clientSecret !== clients[j]!.clientSecret).map((b) => [a, b] as const));
+    const answers = await Promise.all(
+      pairs.map(async ([a, b], i) => {
+        const basic = i % 2 === 1;
+        const res = basic
+          ? await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(a.clientId, b.clientSecret) } })
+          : await api.call('token', { form: { grant_type: 'client_credentials', client_id: a.clientId, client_secret: b.clientSecret } });
+        return { res, name: `${a.clientId} with the secret of ${b.clientId} (${basic ? 'HTTP Basic' : 'form body'})` };
+      }),
+    );
+    for (const { res, name } of answers) expect.soft(res).toBeOAuthError('invalid_client', `TOKEN-007: ${name} fails client authentication: invalid_client`);
+  });
+
   // Beside other grants, client_credentials in other letter cases: section 4.1 says the value
   // must be client_credentials, and OAuth's values are compared as strings (RFC 6749 4.4.2).
   for (const grant of ['password', 'authorization_code', 'refresh_token', 'urn:example:custom-grant', 'Client_Credentials', 'CLIENT_CREDENTIALS']) {

@@ -108,6 +108,16 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     expect(res).toBeOAuthError('invalid_request', 'TOKEN-108: empty parameters count as absent (RFC 6749 3.2)');
   });
 
+  // The other side of the same rule: an empty client_id or client_secret beside HTTP Basic is no
+  // second authentication method (TOKEN-106), since it counts as absent; the Basic credentials alone decide.
+  test('an empty client_id or client_secret beside HTTP Basic counts as absent: a token is issued', { tag: ['@TOKEN-108'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const answers = await Promise.all(
+      ['client_id', 'client_secret'].map(async (empty) => ({ empty, res: await api.call('token', { form: `grant_type=client_credentials&${empty}=`, headers: { authorization: basicCredentials(clientId, clientSecret) } }) })),
+    );
+    for (const { empty, res } of answers) expect.soft(res.status, `TOKEN-108: HTTP Basic with an empty ${empty} in the body is one method (the empty parameter is absent, RFC 6749 3.2); got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(200);
+  });
+
   test('unknown parameters are ignored', { tag: ['@TOKEN-109'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
     const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, colour: 'blue' } });
