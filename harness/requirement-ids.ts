@@ -124,6 +124,7 @@ export const REQUIREMENT_IDS = [
   'WH-103',
   'WH-104',
   'WH-105',
+  'WH-107',
   'WH-106',
   'WH-201',
   'WH-202',

@@ -238,6 +238,11 @@ export const WEBHOOKS_FAULTS = {
       return text !== undefined && /^\s*0\d+\s*$/.test(text) ? undefined : parseRetryAfter(value, nowMs);
     }),
   },
+  'webhooks.only-200-delivers': {
+    breaks: ['WH-107'],
+    description: 'only 200 counts as delivered: a callback answered 204 (or any other 2xx) is tried again',
+    behaviour: replaceMember('webhooks', 'delivered', () => (attempt) => attempt.status === 200),
+  },
   'webhooks.redirect-status-is-success': {
     breaks: ['WH-103'],
     description: 'a callback answered with a 3xx status is taken as delivered and not tried again (success is read as "below 400")',

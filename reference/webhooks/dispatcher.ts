@@ -54,7 +54,7 @@ export class WebhookDispatcher {
     private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
-    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter'>,
+    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'delivered' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter'>,
     targets: WebhookTargets,
     private readonly retryBaseMs: number = WEBHOOK_BACKOFF_BASE_IN_MS,
   ) {
@@ -154,7 +154,7 @@ export class WebhookDispatcher {
       // Not retried: the target is not one the server calls (profile webhook.targets).
       this.logger.warn({ webhookId, lastResult }, 'webhook not sent: its target is refused');
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'refused', attempts, lastResult, nowMs: now });
-    } else if (result.status !== undefined && result.status >= 200 && result.status < 300) {
+    } else if (this.policy.delivered(result)) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'delivered', attempts, lastResult, nowMs: now });
     } else if (this.policy.gone(result)) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'gone', attempts, lastResult, nowMs: now });

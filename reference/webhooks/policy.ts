@@ -10,6 +10,8 @@ export interface WebhookPolicy {
   inboundTarget(client: ClientRecord, number: NumberRecord): string | null;
   deliveryEvent: typeof deliveryEvent;
   signedHeaders: typeof signedHeaders;
+  /** Whether an answer delivers the callback, so it is not tried again: any 2xx (Standard Webhooks; WH-103, WH-107). */
+  delivered(attempt: FailedAttempt): boolean;
   retried(attempt: FailedAttempt): boolean;
   /** Whether an answer tells the server the receiver is gone, so the callback is not tried again (WH-105). */
   gone(attempt: FailedAttempt): boolean;
@@ -44,9 +46,14 @@ function retried(_attempt: FailedAttempt): boolean {
   return true;
 }
 
+/** Any 2xx is success, and only a 2xx (Standard Webhooks: a 3xx is a failure too). */
+function delivered(attempt: FailedAttempt): boolean {
+  return attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300;
+}
+
 /** 410 Gone stops the retries of a callback (Standard Webhooks; WH-105). */
 function gone(attempt: FailedAttempt): boolean {
   return attempt.status === 410;
 }
 
-export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, retried, gone, retryDelayMs, parseRetryAfter };
+export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, delivered, retried, gone, retryDelayMs, parseRetryAfter };

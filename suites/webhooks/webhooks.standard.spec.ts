@@ -161,7 +161,7 @@ type Fixtures = Parameters<Parameters<typeof test>[2]>[0];
  */
 async function failOwnCallback(
   { api, target, knownNumbers, settings, webhooks, newKey }: Pick<Fixtures, 'api' | 'target' | 'knownNumbers' | 'settings' | 'webhooks' | 'newKey'>,
-  id: 'WH-105' | 'WH-106',
+  id: 'WH-105' | 'WH-106' | 'WH-107',
   label: string,
   attemptAnswer: (attempt: number) => CallbackAnswer,
   numberId: string = smsNumber(knownNumbers),
@@ -197,6 +197,26 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
     await new Promise((resolve) => setTimeout(resolve, Math.max(1_000, 4 * gap)));
     const after = channel.received.filter((c) => c.headers['webhook-id'] === webhookId);
     expect(after.length, `WH-105: no attempt of ${webhookId} follows its 410 within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms)`).toBe(2);
+  });
+
+  // The other side of WH-103: any 2xx is success (Standard Webhooks, "Delivery success and
+  // failure"), not only 200. The first attempt is answered 500 and its retry the 2xx, so the gap
+  // says how soon this server tries again; a sender that took the 2xx for a failure tries again
+  // within four times that. Both statuses at once, each on a number of its own where there are two.
+  test('a callback answered 200 or 204 is delivered: it is not tried again', { tag: ['@WH-107'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const second = secondSmsNumber(knownNumbers);
+    const check = async (status: 200 | 204, numberId: string) => {
+      const { channel, webhookId } = await failOwnCallback({ api, target, knownNumbers, settings, webhooks, newKey }, 'WH-107', `delivered-${status}`, (attempt) => (attempt === 0 ? 500 : status), numberId);
+      const attempts = await channel.waitFor(`a retry of ${webhookId}`, (c) => c.headers['webhook-id'] === webhookId, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
+      if (attempts === null) notTestable(`the callback answered 500 was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms; WH-103), so how soon an attempt could follow the ${status} is not known`);
+      expect(attempts[1]!.answered, `WH-107: precondition: the retry was answered ${status}`).toBe(status);
+      const gap = attempts[1]!.receivedAt - attempts[0]!.receivedAt;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1_000, 4 * gap)));
+      const after = channel.received.filter((c) => c.headers['webhook-id'] === webhookId);
+      expect(after.length, `WH-107: no attempt of ${webhookId} follows its ${status} within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms): a 2xx is success`).toBe(2);
+    };
+    if (second !== undefined) await Promise.all([check(200, smsNumber(knownNumbers)), check(204, second)]);
+    else for (const status of [200, 204] as const) await check(status, smsNumber(knownNumbers));
   });
 
   test('a callback answered 429 with Retry-After, in seconds or as an HTTP date, is not tried again before that time', { tag: ['@WH-106'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {

@@ -1033,6 +1033,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.retried-after-gone': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(410).end())) === 1,
   // Retry-After 3 s: no second attempt within the helper's 2 s
   'webhooks.retry-after-leading-zero-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '03' }).end())) === 1,
+  'webhooks.only-200-delivers': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(204).end())) === 1,
   'webhooks.redirect-status-is-success': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(300).end())) >= 2,
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
