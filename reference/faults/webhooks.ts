@@ -188,6 +188,14 @@ export const WEBHOOKS_FAULTS = {
       return signedHeaders(secret, webhookId, escaped, nowMs);
     }),
   },
+  'webhooks.failed-signed-reserialized': {
+    breaks: ['WH-101'],
+    description: 'the event of a FAILED outcome is signed over its body written again with spaces, while the body sent is compact (a DELIVERED event verifies)',
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, body, nowMs) => {
+      const failed = (JSON.parse(body) as { data?: { status?: unknown } }).data?.status === 'FAILED';
+      return signedHeaders(secret, webhookId, failed ? JSON.stringify(JSON.parse(body), null, 1) : body, nowMs);
+    }),
+  },
   'webhooks.retry-signed-with-first-timestamp': {
     breaks: ['WH-101'],
     description: "a retried callback carries a new webhook-timestamp but the first attempt's signature (a callback sent once verifies)",

@@ -3,7 +3,7 @@ import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webho
 import { deliveredRecipients, expectQueuedFor, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo } from './webhook-support.ts';
-import type { CallbackAnswer, ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { carriesFinalStatus, type CallbackAnswer, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { randomUUID } from 'node:crypto';
 
 // What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
@@ -23,20 +23,30 @@ test.describe('Standard Webhooks: signature', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('signed');
     await deliverTo(settings, numberId, channel.url, 'WH-101');
-    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-signed')), 'WH-101');
-    const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-101');
-    for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
-      expect(callback.headers[header], `WH-101: the callback carries ${header}`).toBeTruthy();
+    // A delivered message, and where the target declares one, a message the sandbox fails: a
+    // server may build the failure's event on another path, and sign what it did not send.
+    const failing = target.triggers.failedDelivery?.recipients[0];
+    const outcomes = [['delivered', deliveredRecipients(target)], ...(failing ? [['failed', [failing]] as const] : [])] as const;
+    for (const [outcome, to] of outcomes) {
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, [...to], `wh-signed-${outcome}`)), 'WH-101');
+      // The event of its final outcome where the config names the final statuses, else its first.
+      const finalStatuses = target.webhooks.finalStatuses;
+      const callback = finalStatuses
+        ? (await expectCallbacks(channel, 'WH-101', `the callback of the ${outcome} message's final outcome`, (c) => c.text.includes(messageId!) && carriesFinalStatus(c, finalStatuses), { timeoutMs: target.webhooks.timeoutMs }))[0]!
+        : await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-101');
+      for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+        expect(callback.headers[header], `WH-101: the callback of a ${outcome} message carries ${header}`).toBeTruthy();
+      }
+      expect(callback.headers['webhook-signature'], `WH-101: webhook-signature of a ${outcome} message holds a v1 signature`).toMatch(/(^|\s)v1,[A-Za-z0-9+/]+={0,2}(\s|$)/);
+      // The receiver's clock is the one the standard asks to check against: verify at arrival.
+      let problem = '';
+      try {
+        verifyWebhook(secret!, callback.headers, callback.text, callback.receivedAt / 1000);
+      } catch (e) {
+        problem = (e as Error).message;
+      }
+      expect(problem, `WH-101: the v1 signature of the callback of a ${outcome} message verifies with the client secret (empty means verified)`).toBe('');
     }
-    expect(callback.headers['webhook-signature'], 'WH-101: webhook-signature holds a v1 signature').toMatch(/(^|\s)v1,[A-Za-z0-9+/]+={0,2}(\s|$)/);
-    // The receiver's clock is the one the standard asks to check against: verify at arrival.
-    let problem = '';
-    try {
-      verifyWebhook(secret!, callback.headers, callback.text, callback.receivedAt / 1000);
-    } catch (e) {
-      problem = (e as Error).message;
-    }
-    expect(problem, 'WH-101: the v1 signature verifies with the client secret (empty means verified)').toBe('');
   });
 
   // The other kind of callback: a server that signs its delivery events and not its inbound

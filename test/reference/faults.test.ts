@@ -1037,6 +1037,22 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.redirect-status-is-success': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(300).end())) >= 2,
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
+  'webhooks.failed-signed-reserialized': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550155'] }));
+      const [callback] = await receiver.waitFor(1, 2_000);
+      if (!callback!.body.includes('FAILED')) throw new Error(`the probe's message must end FAILED: ${callback!.body}`);
+      verifyWebhook(s.client('primary').webhookSecret, callback!.headers as Record<string, string>, callback!.body);
+      return true;
+    } catch (e) {
+      if ((e as Error).message.startsWith("the probe's")) throw e;
+      return false;
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.signed-over-escaped-json': async (s) => {
     const receiver = await startReceiver();
     try {
