@@ -44,6 +44,12 @@ function parametersOf(request: FastifyRequest): TokenParameters | undefined {
   }
 }
 
+/** The client id and secret a request presents: its HTTP Basic credentials, else its body's. */
+function presentedCredentials(request: FastifyRequest): { clientId?: string | undefined; clientSecret?: string | undefined } | undefined {
+  const basic = parseBasicCredentials(request.headers.authorization);
+  return basic !== undefined && basic !== 'malformed' ? basic : bodyCredentials(request);
+}
+
 /** Makes the request present `client`'s real secret where it presented another (HTTP Basic or body). */
 function presentRealSecret(request: FastifyRequest, client: { clientId: string; clientSecret: string }): void {
   const basic = parseBasicCredentials(request.headers.authorization);
@@ -342,8 +348,7 @@ export const TOKEN_FAULTS = {
     route: TOKEN,
     // What the client sent is cut to the length of the real secret before the route reads it.
     preHandler(request, { seeded }) {
-      const basic = parseBasicCredentials(request.headers.authorization);
-      const given = basic !== undefined && basic !== 'malformed' ? basic : bodyCredentials(request);
+      const given = presentedCredentials(request);
       const client = seeded.find((c) => c.clientId === given?.clientId);
       if (!client || !given?.clientSecret?.startsWith(client.clientSecret) || given.clientSecret === client.clientSecret) return;
       presentRealSecret(request, client);
@@ -354,8 +359,7 @@ export const TOKEN_FAULTS = {
     description: "a client secret is accepted when it is the secret of any client: a client's id with another client's secret issues a token for the named client",
     route: TOKEN,
     preHandler(request, { seeded }) {
-      const basic = parseBasicCredentials(request.headers.authorization);
-      const given = basic !== undefined && basic !== 'malformed' ? basic : bodyCredentials(request);
+      const given = presentedCredentials(request);
       const client = seeded.find((c) => c.clientId === given?.clientId);
       if (!client || given?.clientSecret === client.clientSecret || !seeded.some((c) => c.clientSecret === given?.clientSecret)) return;
       presentRealSecret(request, client);
