@@ -109,6 +109,7 @@ export const REQUIREMENT_IDS = [
   'IDEM-201',
   'IDEM-202',
   'IDEM-204',
+  'IDEM-205',
   'IDEM-203',
   'WH-001',
   'WH-002',

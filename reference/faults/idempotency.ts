@@ -106,6 +106,18 @@ function whileHeld(meanwhile: (request: FastifyRequest) => void): (request: Fast
 }
 
 export const IDEMPOTENCY_FAULTS = {
+  'idempotency.repeated-key-first-wins': {
+    breaks: ['IDEM-205'],
+    description: 'of an Idempotency-Key header given twice, the first line is taken as the key and the send is accepted',
+    route: 'POST /api/core/messages/send',
+    onRequest(request) {
+      const raw = request.raw.rawHeaders;
+      const lines = raw.flatMap((name, i) => (i % 2 === 0 && name.toLowerCase() === 'idempotency-key' ? [i] : []));
+      if (lines.length < 2) return;
+      request.raw.rawHeaders = raw.filter((_, i) => !lines.slice(1).some((line) => i === line || i === line + 1));
+      request.headers['idempotency-key'] = raw[lines[0]! + 1]!;
+    },
+  },
   'idempotency.replay-creates-new': {
     breaks: ['IDEM-001'],
     description: 'a retry with the same key and payload queues new messages instead of replaying',

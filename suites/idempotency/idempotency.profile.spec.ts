@@ -48,3 +48,14 @@ test.describe('profile send.replay', () => {
     expect(corrected.headers['idempotent-replayed'], 'IDEM-202: the corrected send is a first answer, with no Idempotent-Replayed header').toBeUndefined();
   });
 });
+
+test.describe('profile errors.format: one Idempotency-Key', () => {
+  // Two header lines are two keys, whatever the case of their names (RFC 9110 5.1): a server that
+  // joins them (Node writes "a, b") or takes the first cannot tell which operation was meant.
+  test('a send with the Idempotency-Key header given twice is 400 INVALID_REQUEST and queues nothing', { tag: ['@IDEM-205'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'two-keys');
+    const res = await api.call('send', { json: body, headers: { 'Idempotency-Key': newKey(), 'idempotency-key': newKey() }, headerNamesAsGiven: true });
+    expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'IDEM-205: a send with two Idempotency-Key header lines');
+    expect(messageIdsOf(res), 'IDEM-205: no message is reported accepted').toEqual([]);
+  });
+});

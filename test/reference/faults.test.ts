@@ -291,6 +291,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     if (!body.includes('\\ud83d\\udce8')) throw new Error(`the probe's body must hold the escaped pair: ${body}`);
     return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 202;
   },
+  'idempotency.repeated-key-first-wins': async (s) => {
+    const res = await s.app.inject({
+      method: 'POST',
+      url: '/api/core/messages/send',
+      headers: { authorization: `Bearer ${await s.token()}`, 'content-type': 'application/json', 'idempotency-key': [newKey(), newKey()] },
+      payload: JSON.stringify(sendBody(primaryNumber(s).numberId)),
+    });
+    return res.statusCode === 400;
+  },
   'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
   'send.last-result-dropped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.results.length === 2,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
