@@ -28,7 +28,10 @@ export interface CoreErrorBody {
   requestId: string;
 }
 
-/** A failure that a /api/core route (or the control plane) answers in the CORE wrapper. */
+/**
+ * A failure that a /api/core route (or the control plane) answers in the CORE wrapper. Its
+ * message says in words what is wrong, never empty (ERR-202).
+ */
 export class CoreError extends Error {
   readonly code: CoreErrorCode;
   readonly status: number;
@@ -69,6 +72,7 @@ export const OAUTH_ERRORS = {
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERRORS;
 
+/** A token endpoint refusal in the OAuth body; its error_description says in words what is wrong (ERR-202). */
 export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
   readonly status: number;

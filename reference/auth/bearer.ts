@@ -11,7 +11,7 @@ declare module 'fastify' {
   }
 }
 
-// RFC 6750 2.1: b64token; the scheme name in any case (AUTH-104).
+// RFC 6750 2.1: b64token; the scheme name in any case (AUTH-104), then one or more spaces (AUTH-106).
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 // The scheme of an Authorization header: its first token (RFC 9110 11.4).

@@ -16,7 +16,7 @@ const MAX_KEY_LENGTH = 255;
  */
 export function requireIdempotencyKey(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   // Node joins repeated headers with ", ", which would make two keys one key "a, b". A repeated
-  // key is a defect of the request: the server cannot tell which operation the client meant.
+  // key is a defect of the request: the server cannot tell which operation the client meant (IDEM-205).
   const { rawHeaders } = request.raw;
   let given = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') given += 1;
