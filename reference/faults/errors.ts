@@ -39,6 +39,14 @@ export const ERRORS_FAULTS = {
       if (body.error === 'unsupported_grant_type') body.error_description = '';
     },
   },
+  'errors.body-limit-code-empty': {
+    breaks: ['ERR-202'],
+    description: 'a body over the size limit is answered 413 in the CORE wrapper with an empty error.code',
+    route: ANY_CORE_ROUTE,
+    answer({ status, body }) {
+      if (status === 413 && body.error) body.error = { ...body.error, code: '' };
+    },
+  },
   'errors.flat-router-errors': {
     breaks: ['ERR-001'],
     description: "the router's own refusals (an over-long path parameter) are answered in fastify's flat body, not the CORE wrapper",

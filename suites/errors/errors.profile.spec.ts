@@ -51,6 +51,8 @@ test.describe('profile: every error says what is wrong', () => {
       sendOf('a messageType other than SMS or MMS', { ...smsPayload(own, to, 'err-words'), messageType: 'FAX' }),
       sendOf('no externalReference', { sendFrom: own, to, messageType: 'SMS', text: 'Conformance check err-words' }),
       ['an update with smsEnabled of another type', async () => api.call('update', { params: { numberId: own }, json: { smsEnabled: 'yes' } })],
+      // Over the profile's 256 KiB body limit: refused before any route reads it (413).
+      ['an update whose body is over 256 KiB', async () => api.call('update', { params: { numberId: own }, json: { campaignregId: 'x'.repeat(300 * 1024) } })],
       ...(knownNumbers.withoutCampaign !== undefined ? [sendOf('a sendFrom without a campaignregId', smsPayload(knownNumbers.withoutCampaign, to, 'err-words'))] : []),
       ...(knownNumbers.foreign !== undefined
         ? [sendOf("a sendFrom of another client's", smsPayload(knownNumbers.foreign, to, 'err-words')), ["an update of another client's number", () => api.call('update', { params: { numberId: knownNumbers.foreign! }, json: {} })] as [string, () => Promise<ApiResponse>]]
@@ -64,6 +66,7 @@ test.describe('profile: every error says what is wrong', () => {
     for (const { name, res } of answers.filter(({ res }) => res.status >= 400)) {
       const message: unknown = res.body?.error?.message;
       expect.soft(typeof message === 'string' && message.trim() !== '', `ERR-202: ${name} is answered ${res.status} with error.message ${JSON.stringify(message)}: the profile says in words what is wrong`).toBe(true);
+      expect.soft(res.body?.error?.code, `ERR-202: ${name} is answered ${res.status} with an error.code`).toEqual(expect.stringMatching(/\S/));
     }
   });
 

@@ -515,6 +515,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'errors.request-id-missing': async (s) => typeof (await routerRefusal(s)).body.requestId === 'string',
   'errors.forbidden-message-empty': async (s) => (await send(s, sendBody('num_0000000000000000000000000000dead'))).body.error.message !== '',
   'errors.grant-description-empty': async (s) => (await token(s, { ...credentials(s), grant_type: 'password' })).body.error_description !== '',
+  'errors.body-limit-code-empty': async (s) => {
+    const res = await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: JSON.stringify({ campaignregId: 'x'.repeat(300 * 1024) }) });
+    return res.status === 413 && typeof res.body.error.code === 'string' && res.body.error.code !== '';
+  },
   'errors.forbidden-as-not-found': async (s) => {
     const res = await send(s, sendBody('num_0000000000000000000000000000dead'));
     return res.status === 403 && res.body.error.code === 'FORBIDDEN';
