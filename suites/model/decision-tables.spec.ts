@@ -157,7 +157,8 @@ test.describe('4.6 as a decision table', () => {
       }
       const ownPhone = knownNumbers.primary.flatMap(({ numberId: _, ...fields }) => Object.values(fields)).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v)) ?? '+12025550199';
       const unregisteredWith = (field: 'smsEnabled' | 'mmsEnabled') => knownNumbers.primary.find((n) => n.campaignregId === null && n[field] === true)?.numberId;
-      const unregisteredFor = { ...(unregisteredWith('smsEnabled') && { SMS: unregisteredWith('smsEnabled') }), ...(unregisteredWith('mmsEnabled') && { MMS: unregisteredWith('mmsEnabled') }) };
+      const [unregisteredSms, unregisteredMms] = [unregisteredWith('smsEnabled'), unregisteredWith('mmsEnabled')];
+      const unregisteredFor = { ...(unregisteredSms && { SMS: unregisteredSms }), ...(unregisteredMms && { MMS: unregisteredMms }) };
       const ctx: SendContext = { owned: { SMS: sms, ...(knownNumbers.mms && { MMS: knownNumbers.mms }) }, ...(unregistered && { unregistered }), unregisteredFor, ...(knownNumbers.foreign && { foreign: knownNumbers.foreign }), ownPhone, recipients, media: target.mediaSample, records };
       // Every number a row sends from reports to one channel, so a refused send that was queued shows there.
       const channel = webhooks.channel('decision-table');
