@@ -60,7 +60,6 @@ export const MUTATION_ENTRIES: readonly MutationEntry[] = [
   { path: 'reference/upstream/client.ts', mutate: true, why: 'the search\'s call to the inventory provider and its failures as 502 UPSTREAM_ERROR (SEARCH-002); the wait for one of the client\'s share of provider connections (reference/upstream/slots.ts, out) is kept', keep: ['release'], suites: ['search'] },
 
   // ---- out: not rule code ------------------------------------------------------------------
-  { path: 'reference/faults/', mutate: false, why: 'the kill matrix\'s deliberate faults: never mutated, they are off in every certification run' },
   { path: 'reference/send/rateLimit.ts', mutate: false, why: 'the send rate limit of each client (profile send.rateLimit): a defence of the reference\'s own (README, Limits and defenses)' },
   { path: 'reference/buckets.ts', mutate: false, why: 'the token buckets of the rate limits (token endpoint, sends): limits of the reference\'s own' },
   { path: 'reference/auth/tokenGuard.ts', mutate: false, why: 'rate limiting of the token endpoint: a defence of the reference\'s own (README, Limits and defenses), lifted in certification runs' },
@@ -76,7 +75,9 @@ export const MUTATION_ENTRIES: readonly MutationEntry[] = [
   { path: 'reference/spec/', mutate: false, why: 'ajv set-up (plumbing); the request schemas are in, above' },
   { path: 'reference/cli/', mutate: false, why: 'command-line parsing of the server\'s flags' },
   { path: 'reference/app.ts', mutate: false, why: 'assembly: fastify, database, writer and plugins wired together' },
-  { path: 'reference/main.ts', mutate: false, why: 'the entry that listens and writes the fixtures file' },
+  { path: 'reference/main.ts', mutate: false, why: 'the entry: it runs the command line' },
+  { path: 'reference/serve.ts', mutate: false, why: 'the command line run: it listens and writes the fixtures file' },
+  { path: 'reference/extension.ts', mutate: false, why: 'the way in for code from outside (the kill matrix\'s faults): a certification run has no extension, and the behaviour passes unchanged' },
   { path: 'reference/context.ts', mutate: false, why: 'types only' },
   { path: 'reference/options.ts', mutate: false, why: 'operator defaults and the table of open choices (which answer is the profile\'s is the reference\'s own choice; certification runs set the flags that matter)' },
   { path: 'reference/log.ts', mutate: false, why: 'logging and its redaction' },

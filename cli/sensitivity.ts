@@ -11,13 +11,13 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from './free-port.ts';
 import { inTurns } from './pool.ts';
-import { FAULTS, type FaultName } from '../reference/faults/index.ts';
+import { FAULTS, type FaultName } from '../faults/index.ts';
 import { encodeSettings, REPO_ROOT, referenceSettings, SETTINGS_ENV, userDirectory } from '../harness/settings.ts';
 import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
 const USAGE = `Usage: npm run sensitivity -- [--only a,b] [--parallel N] [--full] [--out FILE]
 
-  --only a,b     run these faults only (names in reference/README.md, Faults; defined in reference/faults/)
+  --only a,b     run these faults only (names in faults/README.md; defined in faults/)
   --parallel N   faults run at once (default 2)
   --full         run every suite for each fault, not only the tests tagged with what it breaks
   --out FILE     also write the matrix as JSON (default reports/out/sensitivity.json)`;
@@ -71,7 +71,9 @@ interface RunResult {
 /** One certification of the reference with the given faults; returns the failing requirement IDs. */
 async function certify(faults: string[], grep: string | undefined): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sensitivity-'));
-  const base = referenceSettings({ port: await freePort(), dir, faults, outDir: join(dir, 'out'), label: `reference with ${faults.join(',') || 'no fault'}` });
+  // The faulty server is the reference started by faults/main.ts, which hands it the faults as its extension.
+  const entry = faults.length > 0 ? { path: 'faults/main.ts', args: ['--faults', faults.join(',')] } : undefined;
+  const base = referenceSettings({ port: await freePort(), dir, ...(entry && { entry }), outDir: join(dir, 'out'), label: `reference with ${faults.join(',') || 'no fault'}` });
   const settings = { ...base, output: { ...base.output, quiet: true }, selection: { ...base.selection, grep: grep ?? null } };
   const env = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
   const args = [...PLAYWRIGHT_NODE_ARGS, 'test', '-c', 'playwright.config.ts'];

@@ -8,27 +8,30 @@
 // playwright.config.ts's webServer starts the same command, from the TypeScript sources.
 import { buildSync } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { referenceDatabase, referenceFixturesFile, REPO_ROOT, type TargetSource } from './settings.ts';
+import { REFERENCE_ENTRY, referenceDatabase, referenceFixturesFile, REPO_ROOT, type TargetSource } from './settings.ts';
 
 type ReferenceSource = Extract<TargetSource, { kind: 'reference' }>;
 
 /** How long the global setup waits for a reference certify started (it is usually up in 2 s). */
 export const REFERENCE_START_TIMEOUT_MS = 60_000;
 
-/** `node` runs the reference's TypeScript sources through tsx's loader, as `npm run serve` does. */
-export const REFERENCE_FROM_SOURCE: readonly string[] = ['--import', 'tsx', 'reference/main.ts'];
+/** `node` runs an entry's TypeScript sources through tsx's loader, as `npm run serve` does. */
+export const fromSource = (entry: string): readonly string[] => ['--import', 'tsx', entry];
+
+/** The reference's sources, run as `npm run serve` runs them. */
+export const REFERENCE_FROM_SOURCE = fromSource(REFERENCE_ENTRY);
 
 /**
- * Where `compiledReference` writes the server: inside the harness, one folder below reference/
- * like the sources' own folders, so that what its modules find from import.meta.url
- * (spec/openapi.yaml, the writer thread's module) and its packages (node_modules) resolve as
- * they do from the sources.
+ * Where `compiledReference` writes an entry's server: inside the harness, one folder below the
+ * entry's (reference/.compiled/) like the sources' own folders, so that what its modules find
+ * from import.meta.url (spec/openapi.yaml, the writer thread's module) and its packages
+ * (node_modules) resolve as they do from the sources.
  */
-export const COMPILED_REFERENCE_DIR = join(REPO_ROOT, 'reference', '.compiled');
+export const compiledDir = (entry: string): string => join(REPO_ROOT, dirname(entry), '.compiled');
 
-let compiled: readonly string[] | undefined;
+const compiled = new Map<string, readonly string[]>();
 
 /**
  * `node` arguments that run the reference compiled: its TypeScript (not its packages) in one
@@ -40,17 +43,17 @@ let compiled: readonly string[] | undefined;
  * a read-only place) the reference runs from its sources as before: the same server, slower to
  * start.
  */
-export function compiledReference(): readonly string[] {
-  compiled ??= compileReference();
-  return compiled;
+export function compiledReference(entry = REFERENCE_ENTRY): readonly string[] {
+  if (!compiled.has(entry)) compiled.set(entry, compileReference(entry));
+  return compiled.get(entry)!;
 }
 
-/** Compiles the reference into `dir` (tests give another); the sources' arguments when it cannot. */
-export function compileReference(dir = COMPILED_REFERENCE_DIR): readonly string[] {
+/** Compiles `entry` into `dir` (tests give another); the sources' arguments when it cannot. */
+export function compileReference(entry = REFERENCE_ENTRY, dir = compiledDir(entry)): readonly string[] {
   try {
     const { outputFiles } = buildSync({
       absWorkingDir: REPO_ROOT,
-      entryPoints: ['reference/main.ts', 'reference/db/writerThread.ts'],
+      entryPoints: [entry, 'reference/db/writerThread.ts'],
       bundle: true,
       packages: 'external',
       platform: 'node',
@@ -72,14 +75,16 @@ export function compileReference(dir = COMPILED_REFERENCE_DIR): readonly string[
     }
     return ['--enable-source-maps', relative(REPO_ROOT, join(dir, 'main.mjs'))];
   } catch {
-    return REFERENCE_FROM_SOURCE;
+    return fromSource(entry);
   }
 }
 
 /** `node` arguments that start the bundled reference for a run, run from REPO_ROOT. */
-export function referenceArgs(source: ReferenceSource, entry: readonly string[] = compiledReference()): string[] {
+export function referenceArgs(source: ReferenceSource, entry: readonly string[] = compiledReference(source.entry)): string[] {
   return [
     ...entry,
+    // What the entry adds of its own (none for the reference's).
+    ...source.entryArgs,
     '--host', '127.0.0.1',
     '--port', String(source.port),
     '--db', referenceDatabase(source),
@@ -98,8 +103,6 @@ export function referenceArgs(source: ReferenceSource, entry: readonly string[] 
     // property cases at once): far above what it needs, so that a run never waits out a 429 of
     // the send rate limit (tested in test/reference/send-rate.test.ts).
     '--send-messages-per-second', '1000000',
-    // Faults are only ever asked for by the kill matrix (cli/sensitivity.ts).
-    ...(source.faults.length > 0 ? ['--faults', source.faults.join(',')] : []),
     '--fixtures-out', referenceFixturesFile(source),
   ];
 }
@@ -109,7 +112,7 @@ export function referenceArgs(source: ReferenceSource, entry: readonly string[] 
  * holds it is loaded by every worker too, and none of them should write the compiled server.
  */
 export function referenceCommand(source: ReferenceSource): string {
-  return ['node', ...referenceArgs(source, REFERENCE_FROM_SOURCE)].map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return ['node', ...referenceArgs(source, fromSource(source.entry))].map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
 /** How certify says the bundled reference exited before it ever served (mutation runs tell such a mutant apart by it). */

@@ -38,7 +38,18 @@ export type TargetSource =
    * by certify, beside Playwright's own start, or by playwright.config.ts's webServer when
    * Playwright runs without certify.
    */
-  | { kind: 'reference'; port: number; dir: string; faults: string[]; startedBy: 'certify' | 'webServer' };
+  | {
+      kind: 'reference';
+      port: number;
+      dir: string;
+      /**
+       * The server's entry, from the project's root: the reference's own (reference/main.ts), or
+       * one a tool of the project runs that wraps it, with the options it adds (`entryArgs`).
+       */
+      entry: string;
+      entryArgs: string[];
+      startedBy: 'certify' | 'webServer';
+    };
 
 export type ConformanceDepth = 'quick' | 'deep';
 
@@ -107,11 +118,14 @@ export const NO_SELECTION: Selection = { grep: null, requirements: null, shard: 
 
 export const REFERENCE_LABEL = 'bundled reference server';
 
+/** The reference's own entry, as `npm run serve` runs it, from the project's root. */
+export const REFERENCE_ENTRY = 'reference/main.ts';
+
 /** The most workers a run takes (harness/run-lock.ts). */
 export const MAX_WORKERS = 4;
 
 /** Settings that certify the bundled reference, with a fresh database in `dir`, on `port`. */
-export function referenceSettings(options: { port: number; dir: string; faults?: string[]; outDir: string; label?: string }): RunSettings {
+export function referenceSettings(options: { port: number; dir: string; entry?: { path: string; args: string[] }; outDir: string; label?: string }): RunSettings {
   return {
     format: 1,
     target: referenceTarget(options),
@@ -130,9 +144,10 @@ export function referenceSettings(options: { port: number; dir: string; faults?:
 }
 
 /** The bundled reference as the target of a run: where it listens and keeps its database. */
-function referenceTarget(options: { port: number; dir: string; faults?: string[]; label?: string; startedBy?: 'certify' | 'webServer' }): RunSettings['target'] {
+function referenceTarget(options: { port: number; dir: string; entry?: { path: string; args: string[] }; label?: string; startedBy?: 'certify' | 'webServer' }): RunSettings['target'] {
+  const entry = options.entry ?? { path: REFERENCE_ENTRY, args: [] };
   return {
-    source: { kind: 'reference', port: options.port, dir: options.dir, faults: options.faults ?? [], startedBy: options.startedBy ?? 'webServer' },
+    source: { kind: 'reference', port: options.port, dir: options.dir, entry: entry.path, entryArgs: entry.args, startedBy: options.startedBy ?? 'webServer' },
     description: { label: options.label ?? REFERENCE_LABEL, baseUrl: `http://127.0.0.1:${options.port}`, profile: 'reference' },
   };
 }
@@ -220,12 +235,13 @@ export const SETTINGS_SCHEMA = {
             {
               type: 'object',
               additionalProperties: false,
-              required: ['kind', 'port', 'dir', 'faults', 'startedBy'],
+              required: ['kind', 'port', 'dir', 'entry', 'entryArgs', 'startedBy'],
               properties: {
                 kind: { const: 'reference' },
                 port: { type: 'integer', minimum: 1, maximum: 65535 },
                 dir: { type: 'string' },
-                faults: { type: 'array', items: { type: 'string' } },
+                entry: { type: 'string', minLength: 1 },
+                entryArgs: { type: 'array', items: { type: 'string' } },
                 startedBy: { enum: ['certify', 'webServer'] },
               },
             },

@@ -8,8 +8,7 @@ import { startWriter, type Writer } from './db/writer.ts';
 import { SimulatedCarrier } from './delivery/carrier.ts';
 import { TokenGuard } from './auth/tokenGuard.ts';
 import { referenceBehaviour } from './behaviour.ts';
-import { assertKnownFaults, type FaultName } from './faults/index.ts';
-import { behaviourWith, registerFaultHooks } from './faults/inject.ts';
+import { extendedBehaviour, type ReferenceExtension } from './extension.ts';
 import { withClientWebhooks } from './fixtures/clientWebhooks.ts';
 import { DEMO_FIXTURES } from './fixtures/demo.ts';
 import { describeTarget, type TargetDescription } from './fixtures/out.ts';
@@ -51,9 +50,13 @@ declare module 'fastify' {
   }
 }
 
-export type BuildOptions = Partial<ReferenceOptions>;
+/**
+ * The options, each defaulted, and the extensions: code from outside that changes the server
+ * (reference/extension.ts), applied in order; none as shipped.
+ */
+export type BuildOptions = Partial<ReferenceOptions> & { extensions?: readonly ReferenceExtension[] };
 
-function withDefaults(options: BuildOptions): ReferenceOptions {
+function withDefaults({ extensions: _, ...options }: BuildOptions): ReferenceOptions {
   return {
     dbPath: ':memory:',
     fresh: false,
@@ -75,7 +78,6 @@ function withDefaults(options: BuildOptions): ReferenceOptions {
     allowWebhookHosts: [],
     clientWebhooks: [],
     logger: pino({ level: 'silent' }),
-    faults: new Set<FaultName>(),
     wire: PROFILE_WIRE_CHOICES,
     ...options,
   };
@@ -97,10 +99,11 @@ function withControlToken(options: ReferenceOptions): ReferenceOptions {
  */
 export async function buildApp(buildOptions: BuildOptions = {}): Promise<FastifyInstance> {
   const options = withControlToken(withDefaults(buildOptions));
+  const extensions = buildOptions.extensions ?? [];
   const { logger } = options;
-  assertKnownFaults(options.faults);
-  if (options.faults.size > 0) {
-    logger.warn({ faults: [...options.faults] }, `FAULTS INJECTED: this server is deliberately broken (${[...options.faults].join(', ')}); never certify against it`);
+  if (extensions.length > 0) {
+    const names = extensions.map((extension) => extension.name);
+    logger.warn({ extensions: names }, `EXTENDED: this server's behaviour is changed by ${names.join(', ')}; it is not the reference as shipped`);
   }
   const webhookTargets = new WebhookTargets(options.allowWebhookHosts);
   const fixtures = await withClientWebhooks(options.fixtures ?? DEMO_FIXTURES, options.clientWebhooks, webhookTargets);
@@ -126,7 +129,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
     const writes = new Writes(writer, stores);
     simulator = options.upstreamUrl === undefined ? await startUpstreamSimulator() : undefined;
     const upstreamUrl = options.upstreamUrl ?? simulator!.url;
-    const behaviour = behaviourWith(options.faults, referenceBehaviour(stores, webhookTargets), { stores, seeded });
+    const behaviour = extendedBehaviour(extensions, referenceBehaviour(stores, webhookTargets), { stores, seeded });
     const ctx: ReferenceContext = {
       options,
       behaviour,
@@ -143,7 +146,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       sendRateLimit: new SendRateLimit(options.sendMessagesPerSecond),
       carrier: new SimulatedCarrier(writes, stores.messages, logger),
     };
-    return await assemble(ctx, upstreamUrl, simulator, lock);
+    return await assemble(ctx, extensions, upstreamUrl, simulator, lock);
   } catch (error) {
     await simulator?.close();
     await writer?.close();
@@ -153,7 +156,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
   }
 }
 
-async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: UpstreamSimulator | undefined, lock: DatabaseLock | undefined): Promise<FastifyInstance> {
+async function assemble(ctx: ReferenceContext, extensions: readonly ReferenceExtension[], upstreamUrl: string, simulator: UpstreamSimulator | undefined, lock: DatabaseLock | undefined): Promise<FastifyInstance> {
   const pathsInFlight: PathsInFlight = new WeakMap();
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
@@ -195,7 +198,7 @@ async function assemble(ctx: ReferenceContext, upstreamUrl: string, simulator: U
 
   registerEdgeHooks(app);
   limitRequestsPerSource(app, ctx.options.maxRequestsPerSource);
-  registerFaultHooks(app, ctx);
+  for (const extension of extensions) extension.register?.(app, ctx);
   // What no route's own handler answers (a request no route takes, the hooks that run before
   // routing) is in the contract of its path too: the OAuth body on the token path as the router
   // reads it (percent-encoded or not), the CORE wrapper elsewhere.

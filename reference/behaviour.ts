@@ -1,4 +1,4 @@
-// The decisions of the reference server that a kill-matrix fault (reference/faults/) may take
+// The decisions of the reference server that an extension (reference/extension.ts; the kill matrix's faults/) may take
 // differently. buildApp builds this object once: referenceBehaviour() is what the reference
 // does, and all an ordinary start ever runs; an active fault replaces one member of it. The
 // routes, services and dispatcher read these members and know nothing of faults.

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { FaultName } from './faults/index.ts';
 import type { TokenLimits } from './auth/tokenGuard.ts';
 import type { ClientWebhookSetting } from './fixtures/clientWebhooks.ts';
 import type { FixtureSet } from './fixtures/schema.ts';
@@ -52,8 +51,6 @@ export interface ReferenceOptions {
   /** SQLite `synchronous` level; FULL (an fsync per commit) unless a caller knowingly trades durability. */
   synchronous: 'FULL' | 'NORMAL';
   logger: Logger;
-  /** Deliberate misbehaviours for the kill matrix (reference/faults/); empty except with --faults. */
-  faults: ReadonlySet<FaultName>;
   /** The answers to the document's open choices a client sees (WIRE_CHOICES); the reference profile's by default. */
   wire: WireChoices;
 }

@@ -56,6 +56,9 @@ took "pack ($tarball, $(du -k "$WORK/$tarball" | cut -f1) KiB)"
 # A clone's own runs and keys never ship: reports/out/, databases, *.pem.
 leaked=$(tar tzf "$WORK/$tarball" | grep -E '^package/(reports/out/|.*\.(db|db-wal|db-shm|pem)$)' || true)
 [ -z "$leaked" ] || fail "the tarball carries files of local runs or keys: $leaked"
+# Nor the kill matrix's faults: the shipped server cannot be broken.
+faulty=$(tar tzf "$WORK/$tarball" | grep -E '^package/(faults/|cli/sensitivity)' || true)
+[ -z "$faulty" ] || fail "the tarball carries the kill matrix's faults: $faulty"
 
 step "install into an empty directory"
 USER_DIR="$WORK/user"
@@ -130,7 +133,9 @@ grep -q 'absent.yaml: no such file' "$WORK/last.log" || fail "a missing config i
 expect_exit 2 env TARGET_SECRET=wrong npx --no-install messaging-conformance certify --config target.yaml --grep @SEND-004 --out wrong-secret
 
 step "a failure's stack points at the line of the .ts source"
-"$BIN" serve --port 0 --fresh --db "$WORK/faulty.db" --log-level warn --faults auth.malformed-bearer-500 --fixtures-out "$WORK/faulty.json" >"$WORK/faulty-serve.log" 2>&1 &
+# The faulty target is the clone's (the package ships no faults); the harness is the installed one.
+expect_exit 2 timeout 60 "$BIN" serve --port 0 --fresh --db "$WORK/faulty.db" --faults auth.malformed-bearer-500
+(cd "$HARNESS" && exec node --import tsx faults/main.ts --faults auth.malformed-bearer-500 --port 0 --fresh --db "$WORK/faulty.db" --log-level warn --fixtures-out "$WORK/faulty.json") >"$WORK/faulty-serve.log" 2>&1 &
 FAULTY_PID=$!
 for _ in $(seq 1 100); do [ -s "$WORK/faulty.json" ] && break; sleep 0.2; done
 [ -s "$WORK/faulty.json" ] || { kill "$FAULTY_PID"; cat "$WORK/faulty-serve.log" >&2; fail "the faulty reference wrote no fixtures file"; }

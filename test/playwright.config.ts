@@ -7,7 +7,7 @@ import { defineConfig } from '@playwright/test';
 // the machine has cores. `integration` (npm run test:integration, in .ci/run after npm test):
 // the tests that run whole certifications, each starting a reference and a certify run (the
 // command line's stops, preflight, plan, triggers, rate limits, signals, paths, init), a sharded
-// conformance run, and the fault probes (a reference started per fault of reference/faults/);
+// conformance run, and the fault probes (a reference started per fault of faults/);
 // they take minutes, and two of them at once on a 2-core machine fight for the cores their runs time.
 // `npx playwright test -c test/playwright.config.ts` runs both.
 const INTEGRATION = [

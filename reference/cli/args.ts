@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.ts';
-import { parseFaults, type FaultName } from '../faults/index.ts';
 import { CLIENT_WEBHOOK_KINDS, type ClientWebhookSetting } from '../fixtures/clientWebhooks.ts';
 import { DEFAULTS, parseWireChoice, PROFILE_WIRE_CHOICES, WIRE_CHOICES, type ReferenceOptions, type WireChoiceName, type WireChoices } from '../options.ts';
 import { parseAllowedHost } from '../webhooks/targets.ts';
@@ -56,8 +55,6 @@ Options:
   --choice NAME=VALUE         answer an open choice of the document otherwise than the reference profile, as
                               another vendor may (repeatable; the first value is the default):
 ${Object.entries(WIRE_CHOICES).map(([name, values]) => `                                ${name}: ${values.map((v) => (v.includes(' ') ? `"${v}"` : v)).join(' | ')}`).join('\n')}
-  --faults NAME[,NAME]        DELIBERATELY BREAK the server with these faults of reference/faults/, for the
-                              kill matrix (npm run sensitivity) only; an unknown name lists the known ones
   --help                      show this help
 `;
 
@@ -93,8 +90,6 @@ export interface CliOptions
   fixturesPath?: string;
   fixturesOutPath?: string;
   logLevel: string;
-  /** Faults to inject (reference/faults/); empty unless --faults is given. */
-  faults: FaultName[];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -199,7 +194,6 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'token-failures-per-client': { type: 'string' },
         'send-messages-per-second': { type: 'string' },
         'log-level': { type: 'string' },
-        faults: { type: 'string' },
         choice: { type: 'string', multiple: true },
       },
     }));
@@ -255,7 +249,6 @@ export function parseCommandLine(argv: string[]): CliOptions {
     },
     sendMessagesPerSecond: integer('send-messages-per-second', values['send-messages-per-second'], DEFAULTS.sendMessagesPerSecond, 1, 1_000_000),
     logLevel,
-    faults: values.faults === undefined ? [] : parseFaults(values.faults),
     wire: wireChoices(values.choice ?? []),
   };
 }

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { CoreError } from '../errors.ts';
 import type { AvailableNumber, SearchCriteria } from './inventory.ts';
-import type { UpstreamMode } from './simulator.ts';
+import type { UpstreamMode } from './triggers.ts';
 import { Slots } from './slots.ts';
 import { UPSTREAM_STATUS_HEADER } from './triggers.ts';
 

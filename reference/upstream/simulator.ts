@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findAvailable, type SearchCriteria } from './inventory.ts';
-import { triggeredMode, UPSTREAM_STATUS_HEADER } from './triggers.ts';
+import { triggeredMode, UPSTREAM_STATUS_HEADER, type UpstreamMode } from './triggers.ts';
 
 // A small inventory provider that the reference searches over real HTTP. It can be told to
 // answer normally, to fail with a status, or to stall (hold the request without answering); one
@@ -11,7 +11,6 @@ import { triggeredMode, UPSTREAM_STATUS_HEADER } from './triggers.ts';
 //        -> 200 {total, numbers: [{phoneNumber, npa, nxx, city, state, rateCenter}]}
 //   PUT  /_sim/mode            {mode: "ok" | "fail" | "stall", status?: number}
 
-export type UpstreamMode = { mode: 'ok' } | { mode: 'fail'; status: number } | { mode: 'stall' };
 
 export interface UpstreamSimulator {
   url: string;

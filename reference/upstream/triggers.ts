@@ -1,6 +1,8 @@
 import { CoreError } from '../errors.ts';
 import type { SearchCriteria } from './inventory.ts';
-import type { UpstreamMode } from './simulator.ts';
+
+/** What the simulated provider does with a search: answer, fail with a status, or hold it unanswered. */
+export type UpstreamMode = { mode: 'ok' } | { mode: 'fail'; status: number } | { mode: 'stall' };
 
 // Sandbox triggers of an upstream failure (reference/README.md, "Sandbox triggers"; SEARCH-002,
 // SEARCH-203): one search asks the bundled simulator to fail or stall for it alone, by its

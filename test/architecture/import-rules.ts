@@ -34,7 +34,8 @@ export const IMPORT_RULES: readonly FolderRule[] = [
   { folder: 'spec/', mayImport: 'no modules', why: 'the contract is data only' },
   { folder: 'generators/', mayImport: ['spec/'], why: 'fast-check arbitraries, pure; they may read spec/', neverImports: { modules: IO_MODULES, why: 'no I/O, no HTTP' } },
   { folder: 'harness/', mayImport: ['spec/', 'generators/'], why: 'how we talk to a target: never reference/, suites/ or reports/' },
-  { folder: 'reference/', mayImport: ['spec/', 'generators/'], why: 'the server stands alone: never harness/, suites/ or reports/' },
+  { folder: 'reference/', mayImport: ['spec/', 'generators/'], why: 'the server stands alone: never harness/, suites/ or reports/, nor the faults that break it' },
+  { folder: 'faults/', mayImport: ['reference/', 'spec/', 'generators/'], why: 'the kill matrix\'s deliberate breaks of the reference, through its one extension point; not in the package, started only by cli/ and test/' },
   {
     folder: 'suites/',
     mayImport: ['harness/', 'generators/'],

@@ -52,10 +52,11 @@ export interface ReferenceFixtures {
   clients: Array<{ role: string; clientId: string; clientSecret: string; webhookSecret?: string; numbers: Array<{ numberId: string }> }>;
 }
 
-export async function startReference(dir: string, options: { port?: number; args?: string[] } = {}): Promise<Reference> {
+/** `entry` is the reference's own unless a test starts it broken (faults/main.ts, with --faults among `args`). */
+export async function startReference(dir: string, options: { port?: number; args?: string[]; entry?: string } = {}): Promise<Reference> {
   const fixturesFile = join(dir, 'fixtures.json');
   const args = ['--port', String(options.port ?? 0), '--fresh', '--db', join(dir, 'ref.db'), '--log-level', 'warn', '--allow-webhook-host', '127.0.0.1', '--fixtures-out', fixturesFile, ...(options.args ?? [])];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', options.entry ?? 'reference/main.ts', ...args], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -127,7 +127,7 @@ test("a server that reports outcomes to the client's webhook but never to a numb
   // missing callback is the server's failure for the suites to judge, never the config's.
   test.setTimeout(120_000);
   const dir = tempDir('override-never-sent');
-  const reference = await startReference(dir, { args: ['--control', '--control-token', 'plane-token', '--faults', 'webhooks.override-never-sent'] });
+  const reference = await startReference(dir, { args: ['--control', '--control-token', 'plane-token', '--faults', 'webhooks.override-never-sent'], entry: 'faults/main.ts' });
   try {
     const config = referenceConfig(dir, 'override-never-sent', reference.fixtures, (c) => {
       c.hooks = { controlUrl: `${reference.baseUrl}/_control`, controlToken: 'plane-token', offers: ['clientWebhooks'] };

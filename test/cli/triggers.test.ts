@@ -104,6 +104,7 @@ test('a target that keeps a cleared override is judged on WH-002, not stopped as
   const server = await startReference(dir, {
     port: serverPort,
     args: ['--client-webhook', `primary:delivery=http://127.0.0.1:${receiverPort}/clients/primary/delivery`, '--faults', 'webhooks.cleared-override-still-used'],
+    entry: 'faults/main.ts',
   });
   try {
     const config = parse(readFileSync(join(EXAMPLES, 'reference-triggers.yaml'), 'utf8')) as Record<string, any>;

@@ -10,9 +10,9 @@ import { REPO_ROOT, referenceFixturesFile, type TargetSource } from '../../harne
 import { closedPort } from '../cli/helpers.ts';
 
 type ReferenceSource = Extract<TargetSource, { kind: 'reference' }>;
-const source = (dir: string, port = 4321, faults: string[] = []): ReferenceSource => ({ kind: 'reference', port, dir, faults, startedBy: 'certify' });
+const source = (dir: string, port = 4321, entry = 'reference/main.ts', entryArgs: string[] = []): ReferenceSource => ({ kind: 'reference', port, dir, entry, entryArgs, startedBy: 'certify' });
 
-test('the command line names the port, a fresh database in the run folder, the fixtures file and only the faults asked for', () => {
+test('the command line names the port, a fresh database in the run folder, the fixtures file, and another entry with its own options only when asked', () => {
   const args = referenceArgs(source('/tmp/ref dir'));
   expect(args.slice(0, 2), 'certify starts the reference compiled').toEqual(['--enable-source-maps', 'reference/.compiled/main.mjs']);
   expect(args[args.indexOf('--port') + 1]).toBe('4321');
@@ -20,7 +20,8 @@ test('the command line names the port, a fresh database in the run folder, the f
   expect(args[args.indexOf('--fixtures-out') + 1]).toBe('/tmp/ref dir/fixtures.json');
   expect(args).toContain('--fresh');
   expect(args).not.toContain('--faults');
-  expect(referenceArgs(source('/tmp/ref', 4321, ['send.status-not-queued', 'webhooks.unsigned']))).toEqual(expect.arrayContaining(['--faults', 'send.status-not-queued,webhooks.unsigned']));
+  const other = referenceArgs(source('/tmp/ref', 4321, 'faults/main.ts', ['--faults', 'send.status-not-queued,webhooks.unsigned']));
+  expect(other.slice(0, 4), 'another entry is compiled into its own folder, its options first').toEqual(['--enable-source-maps', 'faults/.compiled/main.mjs', '--faults', 'send.status-not-queued,webhooks.unsigned']);
   // the webServer's shell command keeps a path with a space in one argument
   expect(referenceCommand(source('/tmp/ref dir'))).toContain("--db '/tmp/ref dir/reference.db'");
   // and from the sources: every worker loads the config that holds it
@@ -30,7 +31,7 @@ test('the command line names the port, a fresh database in the run folder, the f
 test('where the compiled server cannot be written, the reference runs from its sources', () => {
   const file = join(mkdtempSync(join(tmpdir(), 'embedded-reference-')), 'a-file');
   writeFileSync(file, '');
-  expect(compileReference(join(file, 'compiled')), 'a folder under a file cannot be made').toEqual(REFERENCE_FROM_SOURCE);
+  expect(compileReference(undefined, join(file, 'compiled')), 'a folder under a file cannot be made').toEqual(REFERENCE_FROM_SOURCE);
 });
 
 test('the wait ends once the fixtures file is whole, and says what is missing when it never comes', async () => {

@@ -30,7 +30,7 @@ test('no flags: the bundled reference, the whole suite, quick properties, one wo
   const { settings, problems } = build({});
   expect(problems).toEqual([]);
   expect(settings?.target).toEqual({
-    source: { kind: 'reference', port: 4321, dir: '/tmp/ref', faults: [], startedBy: 'webServer' },
+    source: { kind: 'reference', port: 4321, dir: '/tmp/ref', entry: 'reference/main.ts', entryArgs: [], startedBy: 'webServer' },
     description: { label: 'bundled reference server', baseUrl: 'http://127.0.0.1:4321', profile: 'reference' },
   });
   expect(settings?.selection).toEqual({ grep: null, requirements: null, shard: null, maxFailures: null });
@@ -110,7 +110,7 @@ test('--requirements takes catalogue IDs, not together with --grep, and becomes 
 });
 
 test('the channel carries the object unchanged and refuses anything else', () => {
-  const settings = referenceSettings({ port: 1234, dir: '/tmp/x', outDir: '/tmp/out', faults: ['send.status-not-queued'] });
+  const settings = referenceSettings({ port: 1234, dir: '/tmp/x', outDir: '/tmp/out', entry: { path: 'faults/main.ts', args: ['--faults', 'send.status-not-queued'] } });
   expect(decodeSettings(encodeSettings(settings))).toEqual(settings);
   expect(() => decodeSettings('{')).toThrow(SettingsError);
   expect(() => decodeSettings(JSON.stringify({ ...settings, workers: 0 }))).toThrow(/\/workers must be >= 1/);

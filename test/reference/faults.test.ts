@@ -9,13 +9,14 @@ import { request as undiciRequest } from 'undici';
 import { buildApp } from '../../reference/app.ts';
 import { parseCommandLine } from '../../reference/cli/args.ts';
 import { ConfigError } from '../../reference/errors.ts';
-import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../reference/faults/index.ts';
-import { faultTable } from '../../reference/faults/table.ts';
+import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../faults/index.ts';
+import { faultExtension } from '../../faults/inject.ts';
+import { faultTable } from '../../faults/table.ts';
 import { test, expect, sendBody, startReceiver, type Role, type TestServer } from './helpers.ts';
 import { verifyWebhook } from '../../harness/webhook-signature.ts';
 import { runServer } from './serverProcess.ts';
 
-// The fault catalogue (reference/faults/): off unless asked for by name, loud when on, kept out
+// The fault catalogue (faults/): off unless asked for by name, loud when on, kept out
 // of the clean code, and each fault really changes the behaviour it claims. The kill matrix (cli/sensitivity.ts) then shows
 // whether the conformance suites notice.
 
@@ -1112,25 +1113,35 @@ test.describe('the fault catalogue', () => {
     expect(Object.keys(PROBES).sort()).toEqual([...FAULT_NAMES].sort());
   });
 
-  test('the fault table of reference/README.md is the catalogue\'s (print it with npx tsx reference/faults/table.ts)', () => {
-    const readme = readFileSync(fileURLToPath(new URL('../../reference/README.md', import.meta.url)), 'utf8');
+  test('every checkable document-level requirement is broken by at least one fault (README, Kill matrix)', () => {
+    type Entry = { id: string; level: string; check: string; withdrawn?: boolean };
+    const catalogue = parse(readFileSync(fileURLToPath(new URL('../../spec/requirements.yaml', import.meta.url)), 'utf8')) as { requirements: Entry[] };
+    const checkable = catalogue.requirements.filter((r) => r.level === 'document' && !r.withdrawn && ['black-box', 'fixture', 'hook'].includes(r.check));
+    expect(checkable.length).toBeGreaterThan(70);
+    const broken = new Set(FAULT_NAMES.map((name) => FAULTS[name].breaks[0]));
+    expect(checkable.filter((r) => !broken.has(r.id)).map((r) => r.id), 'document-level requirements no fault breaks').toEqual([]);
+  });
+
+  test('the fault table of faults/README.md is the catalogue\'s (print it with npx tsx faults/table.ts)', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../faults/README.md', import.meta.url)), 'utf8');
     const table = /<!-- faults:start -->\n([\s\S]*?)\n<!-- faults:end -->/.exec(readme)?.[1];
-    expect(table, 'reference/README.md has <!-- faults:start --> and <!-- faults:end --> markers').toBeDefined();
+    expect(table, 'faults/README.md has <!-- faults:start --> and <!-- faults:end --> markers').toBeDefined();
     expect(table!.trim()).toBe(faultTable());
   });
 
-  test('no clean code path knows a fault: outside reference/faults/ no file names one, and only buildApp and the entry points see the active set', () => {
-    const root = fileURLToPath(new URL('../../reference/', import.meta.url));
-    const wiring = ['app.ts', 'main.ts', 'options.ts', 'cli/args.ts'];
-    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('faults/'));
-    expect(files.length).toBeGreaterThan(40);
-    const problems = files.flatMap((file) => {
-      const code = readFileSync(join(root, file), 'utf8');
-      return [
-        ...FAULT_NAMES.filter((name) => code.includes(`'${name}'`)).map((name) => `${file} names the fault ${name}`),
-        ...(/faults\.has\(/.test(code) ? [`${file} asks whether a fault is on`] : []),
-        ...(!wiring.includes(file) && /options\.faults|from '[./]*faults\//.test(code) ? [`${file} reads the active faults or imports from reference/faults/`] : []),
-      ];
+  test('nothing the package ships knows a fault: no file of reference/ or harness/ names one or imports faults/', () => {
+    const problems = ['reference/', 'harness/'].flatMap((folder) => {
+      const root = fileURLToPath(new URL(`../../${folder}`, import.meta.url));
+      const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+      expect(files.length, folder).toBeGreaterThan(40);
+      return files.flatMap((file) => {
+        const code = readFileSync(join(root, file), 'utf8');
+        return [
+          ...FAULT_NAMES.filter((name) => code.includes(`'${name}'`)).map((name) => `${folder}${file} names the fault ${name}`),
+          ...(/faults\.has\(|options\.faults/.test(code) ? [`${folder}${file} asks which faults are on`] : []),
+          ...(/from '[./]*faults\//.test(code) ? [`${folder}${file} imports from faults/`] : []),
+        ];
+      });
     });
     expect(problems).toEqual([]);
   });
@@ -1142,18 +1153,14 @@ test.describe('the fault catalogue', () => {
     expect(() => parseFaults(' , ')).toThrow(/needs at least one fault name/);
   });
 
-  test('no fault without the flag: an environment variable does not turn one on', () => {
+  test('the reference as shipped takes no fault: its command line refuses --faults, and no environment variable turns one on', () => {
+    expect(() => parseCommandLine(['--faults', 'webhooks.unsigned'])).toThrow(ConfigError);
     process.env.CONFORMANCE_REFERENCE_FAULTS = 'send.status-not-queued';
     try {
-      expect(parseCommandLine([]).faults).toEqual([]);
+      expect(parseCommandLine([])).not.toHaveProperty('faults');
     } finally {
       delete process.env.CONFORMANCE_REFERENCE_FAULTS;
     }
-    expect(parseCommandLine(['--faults', 'webhooks.unsigned']).faults).toEqual(['webhooks.unsigned']);
-  });
-
-  test('buildApp refuses a fault that is not in the catalogue', async () => {
-    await expect(buildApp({ faults: new Set(['send.nope']) as unknown as Set<FaultName> })).rejects.toThrow(/unknown fault "send.nope"/);
   });
 
   test('the banner names every active fault and the requirement it breaks', () => {
@@ -1166,16 +1173,19 @@ test.describe('the fault catalogue', () => {
   });
 });
 
+/** The entry that starts the reference with faults (not part of the package). */
+const FAULTS_ENTRY = 'faults/main.ts';
+
 test.describe('the CLI', () => {
   test('an unknown fault name is a one-line error listing the known faults, exit code 2', async () => {
-    const server = runServer(['--faults', 'send.status-not-queued,no.such-fault']);
+    const server = runServer(['--faults', 'send.status-not-queued,no.such-fault'], FAULTS_ENTRY);
     expect(await server.exited).toBe(2);
     expect(server.stderr()).toMatch(/error: --faults: unknown fault "no.such-fault"; known faults: .*webhooks\.unsigned/);
     expect(server.stderr()).not.toMatch(/\n\s+at /);
   });
 
   test('a server started with faults announces each on stderr, in a banner and a warn log line', async () => {
-    const server = runServer(['--port', '0', '--db', ':memory:', '--faults', 'send.status-not-queued,auth.expired-token-accepted']);
+    const server = runServer(['--port', '0', '--db', ':memory:', '--faults', 'send.status-not-queued,auth.expired-token-accepted'], FAULTS_ENTRY);
     try {
       await server.listening;
       await expect.poll(() => server.stderr()).toContain('"level":40');
@@ -1183,12 +1193,23 @@ test.describe('the CLI', () => {
       expect(stderr).toContain('FAULTS INJECTED');
       expect(stderr).toMatch(/!!\s+send\.status-not-queued\s+breaks SEND-008/);
       expect(stderr).toMatch(/!!\s+auth\.expired-token-accepted\s+breaks AUTH-003/);
-      const warn = stderr.split('\n').find((line) => line.includes('"level":40'));
-      expect(JSON.parse(warn!)).toMatchObject({ faults: ['send.status-not-queued', 'auth.expired-token-accepted'] });
+      const warns = stderr.split('\n').filter((line) => line.includes('"level":40')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      // the reference's own warning of a changed server, and the faults' list
+      expect(warns).toContainEqual(expect.objectContaining({ extensions: ['faults send.status-not-queued, auth.expired-token-accepted'] }));
+      expect(warns).toContainEqual(expect.objectContaining({ faults: ['send.status-not-queued', 'auth.expired-token-accepted'] }));
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
     }
+  });
+
+  test('the faults entry without --faults refuses to start, exit code 2; the reference\'s own refuses --faults, exit code 2', async () => {
+    const bare = runServer(['--port', '0', '--db', ':memory:'], FAULTS_ENTRY);
+    expect(await bare.exited).toBe(2);
+    expect(bare.stderr()).toMatch(/error: --faults is required here/);
+    const shipped = runServer(['--port', '0', '--db', ':memory:', '--faults', 'webhooks.unsigned']);
+    expect(await shipped.exited).toBe(2);
+    expect(shipped.stderr()).not.toContain('FAULTS INJECTED');
   });
 
   test('a server started without --faults prints no banner', async () => {
@@ -1213,7 +1234,7 @@ test.describe('without faults', () => {
 
 for (const name of FAULT_NAMES) {
   test.describe(`with ${name}`, () => {
-    test.use({ serverOptions: { faults: new Set([name]) } });
+    test.use({ serverOptions: { extensions: [faultExtension([name])] } });
 
     test(`the behaviour ${FAULTS[name].breaks[0]} asks for is broken`, async ({ server }) => {
       expect(await PROBES[name](server), `${name}: ${FAULTS[name].description}`).toBe(false);

@@ -11,9 +11,9 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs reference/main.ts as the operator would (through tsx), in the project root. */
-export function runServer(args: string[]): ServerProcess & { listening: Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'reference/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs reference/main.ts (or another entry, faults/main.ts) as the operator would (through tsx), in the project root. */
+export function runServer(args: string[], entry = 'reference/main.ts'): ServerProcess & { listening: Promise<string> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -1,4 +1,4 @@
-import { CoreError, coreErrorBody } from '../errors.ts';
+import { CoreError, coreErrorBody } from '../reference/errors.ts';
 import type { Answer, FaultDefinition } from './fault.ts';
 
 // Faults of the number search (section 4.4): one rewrites a field before the schema sees it,

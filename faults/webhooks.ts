@@ -1,5 +1,5 @@
-import { outcomeFor } from '../delivery/outcome.ts';
-import type { DeliveryEventData } from '../webhooks/events.ts';
+import { outcomeFor } from '../reference/delivery/outcome.ts';
+import type { DeliveryEventData } from '../reference/webhooks/events.ts';
 import { replaceMember, type FaultDefinition } from './fault.ts';
 
 // Faults of webhooks (sections 3, 6; Standard Webhooks): each replaces a member of the webhook

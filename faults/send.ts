@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { callerOf } from '../auth/bearer.ts';
-import { CoreError, coreErrorBody } from '../errors.ts';
-import { buildAcceptance } from '../send/accept.ts';
-import { PHONE_NUMBER_LIKE } from '../send/checks.ts';
-import { payloadFingerprint } from '../send/fingerprint.ts';
-import type { SendRequest } from '../send/sendRequest.ts';
-import type { RequestSchemas } from '../spec/requestSchemas.ts';
-import type { ReferenceContext } from '../context.ts';
-import type { DueWebhook } from '../store/outbox.ts';
+import { callerOf } from '../reference/auth/bearer.ts';
+import { CoreError, coreErrorBody } from '../reference/errors.ts';
+import { buildAcceptance } from '../reference/send/accept.ts';
+import { PHONE_NUMBER_LIKE } from '../reference/send/checks.ts';
+import { payloadFingerprint } from '../reference/send/fingerprint.ts';
+import type { SendRequest } from '../reference/send/sendRequest.ts';
+import type { RequestSchemas } from '../reference/spec/requestSchemas.ts';
+import type { ReferenceContext } from '../reference/context.ts';
+import type { DueWebhook } from '../reference/store/outbox.ts';
 import { rawBodyOf, replaceMember, type Answer, type FaultDefinition, type RequestHook } from './fault.ts';
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the

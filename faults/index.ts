@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.ts';
+import { ConfigError } from '../reference/errors.ts';
 import type { Fault } from './fault.ts';
 import { AUTH_FAULTS } from './auth.ts';
 import { CONTEXT_FAULTS } from './context.ts';
@@ -15,7 +15,7 @@ import { WEBHOOKS_FAULTS } from './webhooks.ts';
 // The fault catalogue: deliberate misbehaviours of the reference server, one requirement each,
 // that the kill matrix (`npm run sensitivity`, cli/sensitivity.ts) switches on one at a time to
 // prove the conformance suites fail a server that breaks the requirement. A fault is reached
-// only through `--faults NAME[,NAME]` on the command line (or buildApp's `faults` option in
+// only through `faults/main.ts --faults NAME[,NAME]` (or buildApp's `extensions` option in
 // tests), never through an environment variable, so an ordinary start cannot pick one up.
 //
 // Each fault is as narrow as its requirement allows: it changes one behaviour on one path, so

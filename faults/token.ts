@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { parseBasicCredentials } from '../auth/basicCredentials.ts';
-import { FormParameters, readTokenParameters, type TokenParameters } from '../auth/tokenParameters.ts';
-import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
-import { TOKEN_CHALLENGE } from '../routes/token.ts';
-import { bearerToken, unauthorized } from '../auth/bearer.ts';
-import type { ReferenceContext } from '../context.ts';
-import { onTokenPath } from '../http/rejections.ts';
+import { parseBasicCredentials } from '../reference/auth/basicCredentials.ts';
+import { FormParameters, readTokenParameters, type TokenParameters } from '../reference/auth/tokenParameters.ts';
+import { CoreError, coreErrorBody, OAuthError } from '../reference/errors.ts';
+import { TOKEN_CHALLENGE } from '../reference/routes/token.ts';
+import { bearerToken, unauthorized } from '../reference/auth/bearer.ts';
+import type { ReferenceContext } from '../reference/context.ts';
+import { onTokenPath } from '../reference/http/rejections.ts';
 import { ofServer, rawBodyOf, type Answer, type FaultDefinition } from './fault.ts';
 
 // Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Behaviour } from '../behaviour.ts';
-import type { ReferenceContext } from '../context.ts';
+import type { Behaviour } from '../reference/behaviour.ts';
+import type { ReferenceContext } from '../reference/context.ts';
+import type { ExtensionDeps } from '../reference/extension.ts';
 
 /** A fault's entry in the catalogue (FAULTS). */
 export interface Fault {
@@ -11,7 +12,7 @@ export interface Fault {
 }
 
 /** What a fault may use when it replaces a member of the behaviour: the server's seeded state. */
-export type FaultDeps = Pick<ReferenceContext, 'stores' | 'seeded'>;
+export type FaultDeps = ExtensionDeps;
 
 /**
  * A route as fastify registered it, `METHOD /path` (`PATCH /api/core/numbers/:numberId`), or a

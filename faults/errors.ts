@@ -1,7 +1,7 @@
 import type { FastifyError } from 'fastify';
-import { CoreError, coreErrorBody, OAuthError } from '../errors.ts';
-import { toCoreError } from '../routes/coreErrorHandler.ts';
-import type { SendRequest } from '../send/sendRequest.ts';
+import { CoreError, coreErrorBody, OAuthError } from '../reference/errors.ts';
+import { toCoreError } from '../reference/routes/coreErrorHandler.ts';
+import type { SendRequest } from '../reference/send/sendRequest.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of the error model (section 7).

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Behaviour } from '../behaviour.ts';
-import type { ReferenceContext } from '../context.ts';
+import type { Behaviour } from '../reference/behaviour.ts';
+import type { ReferenceContext } from '../reference/context.ts';
+import type { ReferenceExtension } from '../reference/extension.ts';
 import { Readable } from 'node:stream';
 import { keepRawBody, type Answer, type FaultDefinition, type FaultDeps, type RequestHook } from './fault.ts';
 import { DEFINITIONS, FAULT_NAMES, type FaultName } from './index.ts';
 
-// How active faults reach the server: buildApp calls these two, and nothing else of the
-// reference knows which faults are on. Without faults, the behaviour is the reference's own and
-// no hook is registered at all.
+// How active faults reach the server: as one extension (reference/extension.ts), the reference's
+// one way in for code from outside it, so nothing of the reference knows faults exist. Without
+// faults there is no extension: the behaviour is the reference's own and no hook is registered.
 
 const REQUEST_HOOKS = ['onRequest', 'preValidation', 'preHandler'] as const;
 
@@ -20,8 +21,21 @@ function active(faults: ReadonlySet<FaultName>): FaultDefinition[] {
   });
 }
 
+/** The active faults as the reference's extension: buildApp's `extensions: [faultExtension(names)]`. */
+export function faultExtension(names: Iterable<FaultName>): ReferenceExtension {
+  const faults = new Set(names);
+  return {
+    name: `faults ${[...faults].join(', ')}`,
+    behaviour: (behaviour, deps) => behaviourWith(faults, behaviour, deps),
+    register: (app, ctx) => {
+      ctx.logger.warn({ faults: [...faults] }, `FAULTS INJECTED: this server is deliberately broken (${[...faults].join(', ')}); never certify against it`);
+      registerFaultHooks(app, ctx, faults);
+    },
+  };
+}
+
 /** The behaviour with the replacements of the active faults, applied in catalogue order. */
-export function behaviourWith(faults: ReadonlySet<FaultName>, behaviour: Behaviour, deps: FaultDeps): Behaviour {
+function behaviourWith(faults: ReadonlySet<FaultName>, behaviour: Behaviour, deps: FaultDeps): Behaviour {
   for (const fault of active(faults)) {
     if (fault.behaviour) behaviour = { ...behaviour, ...fault.behaviour(behaviour, deps) };
   }
@@ -37,8 +51,8 @@ function runsFor(fault: FaultDefinition, request: FastifyRequest): boolean {
  * Registers the request and answer hooks of the active faults on the root instance, so they
  * run for every route (before the routes' own hooks). Call before the routes are registered.
  */
-export function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext): void {
-  const faults = active(ctx.options.faults);
+function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext, names: ReadonlySet<FaultName>): void {
+  const faults = active(names);
 
   // The body as written, read before the parser and handed on unchanged.
   const readers = faults.filter((fault) => fault.rawBody);

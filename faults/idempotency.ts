@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { callerOf } from '../auth/bearer.ts';
-import { tokenHash } from '../auth/tokenHash.ts';
-import type { ReferenceContext } from '../context.ts';
-import { CoreError, coreErrorBody } from '../errors.ts';
-import { newId } from '../ids.ts';
-import { buildAcceptance } from '../send/accept.ts';
-import { canonicalJson, payloadFingerprint } from '../send/fingerprint.ts';
-import type { SendRequest } from '../send/sendRequest.ts';
-import type { IdempotencyRecord } from '../store/idempotency.ts';
-import type { DueWebhook } from '../store/outbox.ts';
+import { callerOf } from '../reference/auth/bearer.ts';
+import { tokenHash } from '../reference/auth/tokenHash.ts';
+import type { ReferenceContext } from '../reference/context.ts';
+import { CoreError, coreErrorBody } from '../reference/errors.ts';
+import { newId } from '../reference/ids.ts';
+import { buildAcceptance } from '../reference/send/accept.ts';
+import { canonicalJson, payloadFingerprint } from '../reference/send/fingerprint.ts';
+import type { SendRequest } from '../reference/send/sendRequest.ts';
+import type { IdempotencyRecord } from '../reference/store/idempotency.ts';
+import type { DueWebhook } from '../reference/store/outbox.ts';
 import { ofServer, type FaultDefinition } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a

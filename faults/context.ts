@@ -1,4 +1,4 @@
-import { callerOf } from '../auth/bearer.ts';
+import { callerOf } from '../reference/auth/bearer.ts';
 import { currentClientAfterAwait, type FaultDefinition } from './fault.ts';
 
 // Faults of the client context (sections 2, 4.2): each rewrites the whoami answer, but one that

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { callerOf } from '../auth/bearer.ts';
-import { CoreError } from '../errors.ts';
-import type { NumberSettings } from '../store/numbers.ts';
+import { callerOf } from '../reference/auth/bearer.ts';
+import { CoreError } from '../reference/errors.ts';
+import type { NumberSettings } from '../reference/store/numbers.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of the number update (section 4.5). Each changes or refuses the update before the

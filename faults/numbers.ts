@@ -1,7 +1,7 @@
-import { CoreError } from '../errors.ts';
-import { callerOf } from '../auth/bearer.ts';
-import { fixtureSettings } from '../fixtures/seed.ts';
-import { numberJson } from '../store/numbers.ts';
+import { CoreError } from '../reference/errors.ts';
+import { callerOf } from '../reference/auth/bearer.ts';
+import { fixtureSettings } from '../reference/fixtures/seed.ts';
+import { numberJson } from '../reference/store/numbers.ts';
 import { currentClientAfterAwait, replaceMember, type FaultDefinition } from './fault.ts';
 
 // Faults of the numbers (section 4.3): the list's answer rewritten or read for the wrong caller, or a listed number refused as sendFrom.

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { bearerToken, unauthorized } from '../auth/bearer.ts';
-import { tokenHash } from '../auth/tokenHash.ts';
-import { CoreError } from '../errors.ts';
+import { bearerToken, unauthorized } from '../reference/auth/bearer.ts';
+import { tokenHash } from '../reference/auth/tokenHash.ts';
+import { CoreError } from '../reference/errors.ts';
 import { ofServer, type FaultDefinition } from './fault.ts';
 
 // Faults of bearer authentication (section 5). Each wraps the authenticate hook every core
