@@ -115,6 +115,18 @@ export const TOKEN_FAULTS = {
       if (parseBasicCredentials(request.headers.authorization) !== undefined) throw new OAuthError('invalid_client', 'HTTP Basic client authentication is not supported.');
     },
   },
+  'token.form-grant-any-case': {
+    breaks: ['TOKEN-008'],
+    description: 'in a form-encoded body, grant_type is compared without letter case, so CLIENT_CREDENTIALS issues a token (a JSON body is still refused unsupported_grant_type)',
+    route: TOKEN,
+    preHandler(request) {
+      if (!(request.body instanceof FormParameters)) return;
+      const grants = request.body.values.get('grant_type');
+      if (grants?.length === 1 && grants[0]!.toLowerCase() === 'client_credentials') {
+        request.body = new FormParameters(new Map([...request.body.values, ['grant_type', ['client_credentials']]]));
+      }
+    },
+  },
   'token.array-parameter-unwrapped': {
     breaks: ['TOKEN-112'],
     description: 'a JSON token parameter given as an array of one string is read as that string, so ["client_credentials"] and a wrapped secret issue a token',

@@ -232,7 +232,8 @@ export function updateRuling(c: UpdateConditions): Ruling {
 export interface TokenConditions {
   /** How the client authenticates: body fields (JSON or form), or HTTP Basic with a form body (section 5 rule 1). */
   style: 'json' | 'form' | 'basic';
-  grantType: 'client_credentials' | 'other' | 'absent';
+  /** `other-case`: client_credentials in other letters, another value all the same (RFC 6749 compares values as strings). */
+  grantType: 'client_credentials' | 'other' | 'other-case' | 'absent';
   /** `empty`: given as an empty string (in Basic, an empty user). */
   clientId: 'valid' | 'unknown' | 'absent' | 'empty';
   secret: 'valid' | 'wrong' | 'absent' | 'empty';
@@ -243,7 +244,7 @@ export function tokenRuling(c: TokenConditions): Ruling {
   const firings: Firing[] = [];
   // "grant type is not client_credentials". A missing grant_type is not client_credentials
   // either, and it is a missing parameter, which RFC 6749 5.2 calls invalid_request: both.
-  if (c.grantType === 'other') firings.push({ id: 'TOKEN-008', clause: '7.1', answer: { kind: 'oauth', errors: ['unsupported_grant_type'] } });
+  if (c.grantType === 'other' || c.grantType === 'other-case') firings.push({ id: 'TOKEN-008', clause: '7.1', answer: { kind: 'oauth', errors: ['unsupported_grant_type'] } });
   if (c.grantType === 'absent') firings.push({ id: 'TOKEN-008', clause: '7.1', answer: { kind: 'oauth', errors: ['unsupported_grant_type', 'invalid_request'] } });
   const idMissing = c.clientId === 'absent' || c.clientId === 'empty';
   const secretMissing = c.secret === 'absent' || c.secret === 'empty';

@@ -303,7 +303,7 @@ test.describe('4.5 as a decision table', () => {
 const TOKEN_TABLES: ReadonlyArray<Partial<Record<keyof TokenConditions, readonly string[]>>> = [
   { style: ['json', 'form', 'basic'], secret: ['valid', 'wrong', 'absent', 'empty'] },
   { style: ['json', 'form', 'basic'], clientId: ['valid', 'unknown', 'absent', 'empty'] },
-  { style: ['json', 'form', 'basic'], grantType: ['client_credentials', 'other', 'absent'] },
+  { style: ['json', 'form', 'basic'], grantType: ['client_credentials', 'other', 'other-case', 'absent'] },
 ];
 const VALID_TOKEN: TokenConditions = { style: 'json', grantType: 'client_credentials', clientId: 'valid', secret: 'valid' };
 
@@ -319,7 +319,8 @@ test.describe('7.1 as a decision table', () => {
       const client = known[i % known.length]!;
       const id = { valid: client.clientId, unknown: `no-such-client-${randomUUID().slice(0, 8)}`, absent: undefined, empty: '' }[row.clientId];
       const secret = { valid: client.clientSecret, wrong: `${client.clientSecret}-wrong`, absent: undefined, empty: '' }[row.secret];
-      const grant = { client_credentials: 'client_credentials', other: 'password', absent: undefined }[row.grantType];
+      // 'other-case': client_credentials in capitals, another value all the same (OAuth compares values as strings).
+      const grant = { client_credentials: 'client_credentials', other: 'password', 'other-case': 'CLIENT_CREDENTIALS', absent: undefined }[row.grantType];
       const fields = Object.fromEntries(Object.entries({ grant_type: grant, ...(row.style !== 'basic' && { client_id: id, client_secret: secret }) }).filter(([, v]) => v !== undefined)) as Record<string, string>;
       let res: ApiResponse;
       if (row.style === 'json') res = await api.call('token', { json: fields });

@@ -302,10 +302,16 @@ test.describe('7.1 Token endpoint errors', () => {
   // Beside other grants, client_credentials in other letter cases: section 4.1 says the value
   // must be client_credentials, and OAuth's values are compared as strings (RFC 6749 4.4.2).
   for (const grant of ['password', 'authorization_code', 'refresh_token', 'urn:example:custom-grant', 'Client_Credentials', 'CLIENT_CREDENTIALS']) {
-    test(`grant_type ${grant} is unsupported_grant_type`, { tag: ['@TOKEN-008', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
+    test(`grant_type ${grant} is unsupported_grant_type, in a JSON body, a form body and beside HTTP Basic`, { tag: ['@TOKEN-008', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
       const { clientId, clientSecret } = target.clients.primary;
-      const res = await api.call('token', { json: { grant_type: grant, client_id: clientId, client_secret: clientSecret } });
-      expect(res).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} is not client_credentials`);
+      const [json, form, basic] = await Promise.all([
+        api.call('token', { json: { grant_type: grant, client_id: clientId, client_secret: clientSecret } }),
+        api.call('token', { form: { grant_type: grant, client_id: clientId, client_secret: clientSecret } }),
+        api.call('token', { form: { grant_type: grant }, headers: { authorization: basicCredentials(clientId, clientSecret) } }),
+      ]);
+      expect.soft(json).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} in a JSON body is not client_credentials`);
+      expect.soft(form).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} in a form body is not client_credentials`);
+      expect.soft(basic).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} beside HTTP Basic is not client_credentials`);
     });
   }
 
