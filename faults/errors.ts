@@ -47,6 +47,16 @@ export const ERRORS_FAULTS = {
       if (status === 413 && body.error) body.error = { ...body.error, code: '' };
     },
   },
+  'errors.body-limit-as-invalid-request': {
+    breaks: ['ERR-203'],
+    description: 'a body over the 256 KiB limit is answered 400 INVALID_REQUEST in the CORE wrapper, as any request defect, instead of 413 PAYLOAD_TOO_LARGE',
+    route: ANY_CORE_ROUTE,
+    answer(answer) {
+      if (answer.status !== 413 || !answer.body.error) return;
+      answer.status = 400;
+      answer.body.error = { ...answer.body.error, code: 'INVALID_REQUEST' };
+    },
+  },
   'errors.flat-router-errors': {
     breaks: ['ERR-001'],
     description: "the router's own refusals (an over-long path parameter) are answered in fastify's flat body, not the CORE wrapper",

@@ -142,6 +142,7 @@ export const REQUIREMENT_IDS = [
   'ERR-101',
   'ERR-201',
   'ERR-202',
+  'ERR-203',
   'VER-001',
   'VER-002',
 ] as const;

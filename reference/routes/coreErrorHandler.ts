@@ -18,6 +18,7 @@ export function toCoreError(error: FastifyError | CoreError, request: FastifyReq
     return new CoreError('INVALID_REQUEST', `${field} ${issue?.message ?? 'is invalid'}`, { field, rule: issue?.keyword, ...(typeof limit === 'number' && { limit }) });
   }
   const status = error.statusCode ?? 500;
+  // ERR-203: a body over the limit (the profile's 256 KiB) is 413, naming the limit in bytes.
   if (status === 413) return new CoreError('PAYLOAD_TOO_LARGE', undefined, { limit: request.routeOptions.bodyLimit });
   if (status === 415) return new CoreError('UNSUPPORTED_MEDIA_TYPE');
   // Fastify's own 4xx messages (bad JSON, empty body, bad content-length) describe the request, not the server.

@@ -3,6 +3,7 @@ import type { ApiResponse } from '../../harness/api-client.ts';
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
 import { anyOwnNumber, deliveredRecipients, smsPayload } from '../support/sends.ts';
 import { BODY_OPERATIONS } from '../support/core-routes.ts';
+import { recordOf, settableOf } from '../support/settings.ts';
 import { MALFORMED_JSON } from '../support/malformed-json.ts';
 import { ERROR_PROBES, malformedRequest } from './error-probes.ts';
 
@@ -28,6 +29,33 @@ test.describe('profile: error format', () => {
       expect(res.headers['x-request-id'], `ERR-201: x-request-id repeats the body's requestId ${JSON.stringify(res.body?.requestId)}`).toBe(res.body?.requestId);
     });
   }
+});
+
+// The reference profile's body limit (spec/profile.yaml errors.format, send.limits): 256 KiB,
+// and a body over it 413 PAYLOAD_TOO_LARGE naming the limit. On both routes that take a body,
+// each over the limit by a field its own checks would also refuse, so an answer of that check
+// (400 INVALID_REQUEST for a text too long) is told apart from the body limit's.
+const BODY_LIMIT_BYTES = 256 * 1024;
+
+test.describe('profile: the body limit', () => {
+  test.beforeEach(({ target }) => profileOnly(target));
+
+  test('a body over 256 KiB is 413 PAYLOAD_TOO_LARGE with the limit in bytes, on the send and the update, and changes nothing', { tag: ['@ERR-203'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    const own = anyOwnNumber(knownNumbers);
+    // Remembered first, so a server that applies the update all the same is put right after.
+    const before = await recordOf(api, own, 'primary', 'ERR-203');
+    settings.remember(before);
+    const big = 'x'.repeat(BODY_LIMIT_BYTES + 40 * 1024);
+    const [sent, updated] = await Promise.all([
+      api.call('send', { headers: { 'idempotency-key': newKey() }, json: { ...smsPayload(own, deliveredRecipients(target), 'err-limit'), text: big } }),
+      api.call('update', { params: { numberId: own }, json: { campaignregId: big } }),
+    ]);
+    for (const [name, res] of [['the send', sent], ['the update', updated]] as const) {
+      expect.soft(res).toBeCoreError(413, 'PAYLOAD_TOO_LARGE', `ERR-203: ${name} with a body of 296 KiB is 413 PAYLOAD_TOO_LARGE`);
+      expect.soft(res.body?.error?.details?.limit, `ERR-203: ${name}'s error.details.limit is the limit in bytes`).toBe(BODY_LIMIT_BYTES);
+    }
+    expect(settableOf(await recordOf(api, own, 'primary', 'ERR-203')), 'ERR-203: the refused update changed nothing').toEqual(settableOf(before));
+  });
 });
 
 // The reference profile's words (spec/profile.yaml errors.format): every error says what is

@@ -520,6 +520,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: JSON.stringify({ campaignregId: 'x'.repeat(300 * 1024) }) });
     return res.status === 413 && typeof res.body.error.code === 'string' && res.body.error.code !== '';
   },
+  'errors.body-limit-as-invalid-request': async (s) => {
+    const res = await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: JSON.stringify({ campaignregId: 'x'.repeat(300 * 1024) }) });
+    return res.status === 413 && res.body.error.code === 'PAYLOAD_TOO_LARGE';
+  },
   'errors.forbidden-as-not-found': async (s) => {
     const res = await send(s, sendBody('num_0000000000000000000000000000dead'));
     return res.status === 403 && res.body.error.code === 'FORBIDDEN';
