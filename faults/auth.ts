@@ -78,6 +78,22 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.replay-without-token': {
+    breaks: ['AUTH-001'],
+    description: "a send without an Authorization header whose Idempotency-Key has a live record is answered with that record (the idempotency cache is read before authentication): another caller's accepted send is replayed to anyone",
+    route: 'POST /api/core/messages/send',
+    answer(answer, ctx) {
+      const key = answer.request.headers['idempotency-key'];
+      if (answer.status !== 401 || answer.request.headers.authorization !== undefined || typeof key !== 'string') return;
+      for (const { apiClientId } of ctx.seeded) {
+        const record = ctx.stores.idempotency.find(apiClientId, key, Date.now());
+        if (!record) continue;
+        answer.status = record.statusCode;
+        answer.body = JSON.parse(record.body) as Record<string, unknown>;
+        return;
+      }
+    },
+  },
   'auth.unknown-token-forbidden': {
     breaks: ['AUTH-004'],
     description: 'a well-formed token the server never issued is answered 403 FORBIDDEN instead of 401',

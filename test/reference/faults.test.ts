@@ -640,6 +640,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
   },
   'auth.missing-token-accepted-on-numbers': async (s) => (await call(s, 'GET', '/api/core/numbers', { token: null })).status === 401,
+  'auth.replay-without-token': async (s) => {
+    const key = newKey();
+    const first = await send(s, sendBody(primaryNumber(s).numberId), key);
+    const replay = await call(s, 'POST', '/api/core/messages/send', { token: null, payload: sendBody(primaryNumber(s).numberId), headers: { 'idempotency-key': key } });
+    return first.status === 202 && replay.status === 401;
+  },
   'auth.unknown-token-forbidden': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: 'never-issued-token-0123456789' })).status === 401,
   'auth.token-case-insensitive': async (s) => {
     const issued = await s.token();
