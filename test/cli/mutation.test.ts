@@ -1,6 +1,6 @@
 // npm run mutation: which mutants exist and what they are called, the sample and the chunks,
 // the triage file, the score line, and the file list. Nothing here runs StrykerJS's test runs
-// (a mutant's certification takes seconds each; README, "Mutation score", says how long).
+// (a mutant's certification takes seconds each; mutation/README.md says how long).
 import { expect, test } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
