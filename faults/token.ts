@@ -127,6 +127,19 @@ export const TOKEN_FAULTS = {
       }
     },
   },
+  'token.basic-with-own-client-id-refused': {
+    breaks: ['TOKEN-106'],
+    description: "HTTP Basic credentials with the same client's client_id alone in the body are refused invalid_request, as if the client_id were a second authentication method",
+    route: TOKEN,
+    preHandler(request) {
+      const basic = parseBasicCredentials(request.headers.authorization);
+      const parameters = parametersOf(request);
+      if (basic === undefined || basic === 'malformed' || parameters === undefined) return;
+      if (parameters.clientId === basic.clientId && parameters.clientSecret === undefined) {
+        throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or body credentials, not both (RFC 6749 2.3).');
+      }
+    },
+  },
   'token.array-parameter-unwrapped': {
     breaks: ['TOKEN-112'],
     description: 'a JSON token parameter given as an array of one string is read as that string, so ["client_credentials"] and a wrapped secret issue a token',

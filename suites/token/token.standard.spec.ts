@@ -75,6 +75,22 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     expect(res).toBeOAuthError('invalid_request', 'TOKEN-106: Basic and body credentials together (RFC 6749 2.3)');
   });
 
+  // The other side of the same rule: a client_id alone authenticates nothing, and RFC 6749 3.2.1
+  // lets a client send it to identify itself. Beside Basic credentials of the same client it is
+  // one method, in a form body and in a JSON one. (A client_id naming another client is left
+  // open: a server may refuse the request or go by the Basic credentials.)
+  test('a client_id naming the Basic client beside its Basic credentials is one method: a token is issued', { tag: ['@TOKEN-106'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const authorization = basicCredentials(clientId, clientSecret);
+    const [form, json] = await Promise.all([
+      api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId }, headers: { authorization } }),
+      api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId }, headers: { authorization } }),
+    ]);
+    for (const [how, res] of [['a form body', form], ['a JSON body', json]] as const) {
+      expect.soft(res.status, `TOKEN-106: HTTP Basic with the same client's client_id alone in ${how} is one authentication method (RFC 6749 2.3, 3.2.1); got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(200);
+    }
+  });
+
   test("a ':' or '+' in a client id or secret survives Basic encoding", { tag: ['@TOKEN-107'] }, async ({ api, target }) => {
     const special = target.clients.special;
     if (!special) notTestable("needs a client whose id or secret contains ':' or '+' (clients.special in the target config)");

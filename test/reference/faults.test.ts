@@ -559,6 +559,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { clientId, clientSecret } = s.client('primary');
     return (await token(s, new URLSearchParams({ grant_type: 'CLIENT_CREDENTIALS', client_id: clientId, client_secret: clientSecret }).toString())).status === 400;
   },
+  'token.basic-with-own-client-id-refused': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    return (await token(s, `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}`, { authorization: basic })).status === 200;
+  },
   'token.array-parameter-unwrapped': async (s) => (await token(s, { ...credentials(s), client_secret: [credentials(s).client_secret] })).status === 400,
   'token.core-error-shape': async (s) => typeof (await token(s, { grant_type: 'client_credentials' })).body.error === 'string',
   'token.unsupported-grant-wrong-code': async (s) => {
