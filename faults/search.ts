@@ -26,6 +26,14 @@ export const SEARCH_FAULTS = {
       for (const [name, value] of Object.entries(fields)) if (typeof value === 'number') fields[name] = String(value);
     },
   },
+  'search.stall-status-empty': {
+    breaks: ['SEARCH-203'],
+    description: 'a search whose provider did not answer in time is answered 502 UPSTREAM_ERROR with an empty details.providerStatus, not "TIMEOUT"',
+    route: SEARCH,
+    answer({ status, body }) {
+      if (status === 502 && body.error?.details?.providerStatus === 'TIMEOUT') body.error.details.providerStatus = '';
+    },
+  },
   'search.field-missing': {
     breaks: ['SEARCH-001'],
     description: 'the search answer leaves out providerResultCount',

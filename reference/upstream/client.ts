@@ -116,6 +116,7 @@ export class UpstreamClient {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
       const timedOut = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || (error as Error).name === 'TimeoutError';
+      // SEARCH-203 (profile search.upstreamFailure): no status came from the provider, so say why.
       throw upstreamFailure(timedOut ? 'TIMEOUT' : 'UNREACHABLE');
     }
     if (response.statusCode < 200 || response.statusCode >= 300) {

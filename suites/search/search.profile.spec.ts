@@ -75,6 +75,8 @@ test.describe('profile: number search', () => {
     const elapsed = Math.round(performance.now() - started);
     if (res instanceof Error) throw new Error(`SEARCH-203: the search with a stalled upstream got no answer within ${boundMs} ms: ${res.message}`);
     expect(res).toBeCoreError(502, 'UPSTREAM_ERROR', 'SEARCH-203: a stalled upstream');
+    // No status came from the provider: the profile names why instead (search.upstreamFailure).
+    expect(res.body?.error?.details?.providerStatus, 'SEARCH-203: details.providerStatus says the provider did not answer in time').toBe('TIMEOUT');
     expect(elapsed, `SEARCH-203: the 502 came within ${boundMs} ms (it took ${elapsed} ms)`).toBeLessThan(boundMs);
   });
 });

@@ -903,6 +903,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
   'search.empty-groups-null': async (s) => Array.isArray((await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '999' } })).body.groups),
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
+  // A stall is given up after the server's upstream timeout (2 s by default).
+  'search.stall-status-empty': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { rateCenter: 'UPSTREAM-STALL' } })).body?.error?.details?.providerStatus === 'TIMEOUT',
   'search.upstream-failure-500': async (s) => (await searchWhileUpstreamAnswers(s, 503)) === 502,
   'search.upstream-4xx-passed-through': async (s) => (await searchWhileUpstreamAnswers(s, 404)) === 502,
   'search.upstream-300-taken-as-success': async (s) => (await searchWhileUpstreamAnswers(s, 300)) === 502,
