@@ -390,6 +390,18 @@ export const TOKEN_FAULTS = {
       presentRealSecret(request, client);
     },
   },
+  'token.json-any-known-secret': {
+    breaks: ['TOKEN-007'],
+    description: "in a JSON body only, a client secret is accepted when it is the secret of any client (a form body and HTTP Basic check the named client's own)",
+    route: TOKEN,
+    preHandler(request, { seeded }) {
+      if (request.body instanceof FormParameters || parseBasicCredentials(request.headers.authorization) !== undefined) return;
+      const given = bodyCredentials(request);
+      const client = seeded.find((c) => c.clientId === given?.clientId);
+      if (!client || given?.clientSecret === client.clientSecret || !seeded.some((c) => c.clientSecret === given?.clientSecret)) return;
+      presentRealSecret(request, client);
+    },
+  },
   'token.empty-param-second-method': {
     breaks: ['TOKEN-108'],
     description: 'an empty client_id or client_secret in the body beside HTTP Basic is counted as a second authentication method: 400 invalid_request',

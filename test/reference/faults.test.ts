@@ -618,6 +618,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { clientId, clientSecret } = s.client('special');
     return (await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString())).status === 200;
   },
+  'token.json-any-known-secret': async (s) => {
+    const other = s.client('secondary').clientSecret;
+    return (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId, client_secret: other })).status === 401;
+  },
   'token.any-known-secret': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId, client_secret: s.client('secondary').clientSecret })).body.error === 'invalid_client',
   'token.empty-param-second-method': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
