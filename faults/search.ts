@@ -59,6 +59,16 @@ export const SEARCH_FAULTS = {
       if (providerStatusOf(answer) !== undefined) answerAs(answer, 'SERVER_ERROR');
     },
   },
+  'search.upstream-502-wrong-code': {
+    breaks: ['SEARCH-002'],
+    description: 'an error status from the inventory provider is answered 502, but with code SERVER_ERROR and no providerStatus (the status is right, the code is not)',
+    route: SEARCH,
+    answer(answer) {
+      if (providerStatusOf(answer) === undefined) return;
+      answerAs(answer, 'SERVER_ERROR');
+      answer.status = 502;
+    },
+  },
   'search.upstream-4xx-passed-through': {
     breaks: ['SEARCH-002'],
     description: "a client error of the inventory provider (4xx other than 429) is passed through as the server's own: 404 NOT_FOUND or 400 INVALID_REQUEST, where a provider's 5xx or 429 is still 502 UPSTREAM_ERROR",

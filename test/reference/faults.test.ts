@@ -910,6 +910,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   // A stall is given up after the server's upstream timeout (2 s by default).
   'search.stall-status-empty': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { rateCenter: 'UPSTREAM-STALL' } })).body?.error?.details?.providerStatus === 'TIMEOUT',
   'search.upstream-failure-500': async (s) => (await searchWhileUpstreamAnswers(s, 503)) === 502,
+  'search.upstream-502-wrong-code': async (s) => {
+    await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status: 503 } });
+    try {
+      return (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body?.error?.code === 'UPSTREAM_ERROR';
+    } finally {
+      await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'ok' } });
+    }
+  },
   'search.upstream-4xx-passed-through': async (s) => (await searchWhileUpstreamAnswers(s, 404)) === 502,
   'search.upstream-300-taken-as-success': async (s) => (await searchWhileUpstreamAnswers(s, 300)) === 502,
 
