@@ -100,6 +100,32 @@ export interface ApiClientOptions {
   messages?: RunMessages;
 }
 
+/** A connection the target's host refused: nothing listens at its address (not a reset or a timeout, which a running server may cause). */
+function connectionRefused(e: unknown): boolean {
+  const codeOf = (x: unknown) => (typeof x === 'object' && x !== null ? (x as { code?: unknown }).code : undefined);
+  return codeOf(e) === 'ECONNREFUSED' || codeOf((e as { cause?: unknown } | null)?.cause) === 'ECONNREFUSED';
+}
+
+/**
+ * The target stopped accepting connections during the run: it answered the preflight, so it
+ * stopped or restarted, or the way to it went down. That is the run's problem (INTERPRETING.md,
+ * Stopped runs): the verdicts are void, and every later test would stop the same way.
+ */
+/** The name the reporter looks for among the run's errors (reports/build.ts). */
+export const TARGET_GONE = 'TargetGone';
+
+export class TargetGone extends HarnessStop {
+  override name = TARGET_GONE;
+  constructor(request: { method: string; url: string }, cause: Error) {
+    super(
+      `the target stopped accepting connections during the run: ${request.method} ${request.url} was refused (${cause.message}). ` +
+        'It answered earlier, so it stopped or restarted, or the way to it went down: start it again and run again. ' +
+        'If a request of this run crashed it, the test that sent it failed on the server just before (see the report).',
+    );
+    this.stack = `${this.name}: ${this.message}`;
+  }
+}
+
 /**
  * The answer of a call even when it breaks the OpenAPI document, with the violation kept for the
  * caller to raise after the check that must come first: a route answering 404 at the
@@ -181,6 +207,9 @@ export class ApiClient {
       evidence.record({ operation, request: shown, error: String(e) });
       // the harness's own stops (the target keeps answering 429) stay what they are
       if (e instanceof HarnessStop) throw e;
+      // Nothing listens at the target any more: no answer of the server's, and no later one to
+      // judge (a request that crashed it failed its own test before this one, on the server).
+      if (connectionRefused(e)) throw new TargetGone(request, e as Error);
       throw new Error(`${request.method} ${request.url} failed: ${(e as Error).message}\n  replay:\n${asCurl(shown)}`);
     }
     const response = new ApiResponse(operation, shown, raw);

@@ -170,7 +170,10 @@ export async function checkProperty<Ts>(
     if (atOnce?.failure != null && (!details.failed || details.counterexample === null)) {
       // The case failed among others and passed alone: the failure stands as it was seen.
       const { index, value, error } = atOnce.failure;
-      const note = `the case failed while up to ${CASES_AT_ONCE} cases ran at once, and passed when replayed alone`;
+      // (Unless the harness stopped the replay: then it did not pass, it was not judged.)
+      const note = stop.error
+        ? `the case failed while up to ${CASES_AT_ONCE} cases ran at once; its replay alone was stopped by the harness (${stop.error.message.split('\n')[0]})`
+        : `the case failed while up to ${CASES_AT_ONCE} cases ran at once, and passed when replayed alone`;
       throw propertyFailure(ids, settings, options, { seed, path: String(index), numRuns: atOnce.ran, numSkips: atOnce.skipped, numShrinks: 0, counterexample: value, error, interrupted: false, note });
     }
     // The harness stopped a case (the send cap, a recipient the guard refuses) before any case

@@ -3,6 +3,7 @@
 import { causeOfTest, testFor, type FailureCause } from './attribution.ts';
 import { REQUIREMENT_ID } from './catalogue.ts';
 import { verdictOf } from './verdict.ts';
+import { TARGET_GONE } from '../harness/api-client.ts';
 import { INTERFERENCE } from '../harness/interference.ts';
 import type { Catalogue, Coverage, Level, LevelCounts, RateLimited, Report, RequirementResult, RunStop, RunVerdict, Target, TestRecord } from './types.ts';
 import { LEVELS, type Exchange } from './types.ts';
@@ -140,10 +141,12 @@ export function buildReport(input: BuildInput): Report {
   const partial = partialReasons(filters, stop, requirements, ctx);
   // A failure the server's own answers showed stands whatever stopped the run after it: the send
   // cap reached while a property shrank, a target that kept answering 429, a trigger the config
-  // could not reach. The run is then not conformant, and partial. Only another client using the
-  // target voids what the run saw (InterferenceError): its failures may be that client's doing.
+  // could not reach. The run is then not conformant, and partial. Only two stops void what the
+  // run saw: another client using the target (InterferenceError), whose doing its failures may
+  // be, and a target that stopped accepting connections (TargetGone), whose requests in flight
+  // then failed with a reset that is no answer of the server's.
   const failed = requirements.some((r) => r.verdict === 'fail');
-  const interfered = errors.some((e) => e.includes(`${INTERFERENCE}:`));
+  const interfered = errors.some((e) => e.includes(`${INTERFERENCE}:`) || e.includes(`${TARGET_GONE}:`));
   if (failed && !interfered && errors.length > 0) {
     // Named once: the run's stop is among the partial reasons already; tests the harness stopped are counted.
     const stoppedTests = errors.filter((e) => e.includes('was stopped by the harness: '));

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiClient, SchemaViolationError, answerOf } from '../../harness/api-client.ts';
+import { ApiClient, SchemaViolationError, TargetGone, answerOf } from '../../harness/api-client.ts';
 import { resolveTarget } from '../../harness/config.ts';
 import { EvidenceLog, REDACTED } from '../../harness/evidence.ts';
 import { ResponseValidator } from '../../harness/response-validator.ts';
@@ -181,4 +181,19 @@ test('an answer that never completes ends at the request timeout as no answer, n
     silent.closeAllConnections();
     await new Promise<void>((r) => silent.close(() => r()));
   }
+});
+
+test('a target that stops listening during the run stops it as the run\'s problem (TargetGone), never as a failure of a requirement', async () => {
+  // A port nothing listens on any more: a server that was there and went away.
+  const gone = createServer();
+  await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+  const port = (gone.address() as AddressInfo).port;
+  await new Promise<void>((r) => gone.close(() => r()));
+  const target = resolveTarget({ baseUrl: `http://127.0.0.1:${port}`, clients: { primary: { clientId: 'p', clientSecret: 'very-secret' } } }, 'test', {});
+  const tokens = { primary: new TokenManager({ obtain: async () => ({ accessToken: 'tok-123', expiresAt: Date.now() + 60_000 }) }) };
+  const api = new ApiClient({ target, transport: undiciTransport(1), validator, evidence: new EvidenceLog(), guard: new SendGuard(target.recipients.allowPattern, 5), tokens });
+  const refused = await api.call('whoami', {}).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(TargetGone);
+  expect((refused as TargetGone).judgement).toMatchObject({ kind: 'harness', stopsRun: true });
+  expect((refused as Error).message).toMatch(/stopped accepting connections during the run: GET http:\/\/127\.0\.0\.1:\d+\/api\/core\/whoami was refused/);
 });

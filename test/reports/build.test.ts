@@ -172,6 +172,13 @@ test('another client on the target voids what the run saw: a harness error, even
   expect(summaryLine(r)).toMatch(/^HARNESS ERROR/);
 });
 
+test('a target that stopped accepting connections voids what the run saw: a harness error, even beside failures (requests in flight failed with a reset)', () => {
+  const stop = 'TargetGone: the target stopped accepting connections during the run: GET http://t.invalid/api/core/whoami was refused (connect ECONNREFUSED)';
+  const r = buildReport(input([failingOn(['A-001'], { failedOn: ['A-001'] }), failingOn(['A-002'], { harnessStop: stop })], { harnessStopped: stop }));
+  expect(r.verdict).toBe('harness error');
+  expect(summaryLine(r)).toMatch(/^HARNESS ERROR/);
+});
+
 test('a requirement says how its tests reached it: the triggers they used, once each, and nothing when none was used', () => {
   const r = buildReport(
     input([
