@@ -138,6 +138,14 @@ export const ERRORS_FAULTS = {
       throw request.url.startsWith('/api/core/') ? new CoreError('UNSUPPORTED_MEDIA_TYPE', refusal) : new OAuthError('invalid_request', refusal, 415);
     },
   },
+  'errors.charset-value-case-refused': {
+    breaks: ['ERR-103'],
+    description: 'a send labelled application/json; charset=UTF-8 (the charset in capitals) is refused 400 INVALID_REQUEST; charset=utf-8 is read',
+    route: 'POST /api/core/messages/send',
+    onRequest(request) {
+      if (/charset=UTF-8/.test(request.headers['content-type'] ?? '')) throw new CoreError('INVALID_REQUEST', 'Unsupported charset.');
+    },
+  },
   'errors.json-charset-refused': {
     breaks: ['ERR-008'],
     description: 'a JSON body labelled application/json with a charset parameter is refused 415, on the token endpoint and on every core route',

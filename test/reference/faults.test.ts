@@ -539,6 +539,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const search = await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa":"202"}', headers: capitals });
     return search.status === 200 && (await token(s, credentials(s), capitals)).status === 200;
   },
+  'errors.charset-value-case-refused': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(sendBody(primaryNumber(s).numberId)), headers: { 'idempotency-key': newKey(), 'content-type': 'application/json; charset=UTF-8' } })).status === 202,
   'errors.json-charset-refused': async (s) => {
     const charset = { 'content-type': 'application/json; charset=utf-8' };
     const search = await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa":"202"}', headers: charset });
