@@ -241,6 +241,19 @@ export const IDEMPOTENCY_FAULTS = {
       if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);
     },
   },
+  'idempotency.replay-current-status': {
+    breaks: ['IDEM-101'],
+    description: "a safe retry is answered from its messages' state now: once a message has its outcome, the replay's result item carries that status (DELIVERED) instead of the first answer's QUEUED",
+    route: SEND,
+    answer({ request, status, body }, ctx) {
+      if (status < 200 || status >= 300 || !Array.isArray(body.results) || earlierRecord(request, ctx) !== 'same') return;
+      const now = ctx.db.prepare<[string], { status: string }>('SELECT status FROM messages WHERE message_id = ?');
+      for (const item of body.results as Array<Record<string, unknown>>) {
+        const current = typeof item.messageId === 'string' ? now.get(item.messageId)?.status : undefined;
+        if (current !== undefined && 'status' in item) item.status = current;
+      }
+    },
+  },
   'idempotency.dies-with-token': {
     breaks: ['IDEM-004'],
     description: 'a key is kept with the token that made its record, and forgotten once that token has expired: the safe retry under a new token, after the first expired, queues the send again (a retry while the first token lives is replayed)',

@@ -1,4 +1,6 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { carriesFinalStatus } from '../../harness/webhook-receiver.ts';
+import { awaitCallback, deliverTo, expectCallbacks, quietPeriod } from '../support/callbacks.ts';
 import { BURST, deliveredRecipients, expectQueued, expectQueuedFor, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
 // What the Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header-07) adds where
@@ -13,6 +15,32 @@ test.describe('Idempotency-Key draft 2.6: a retry after completion', () => {
     const replay = await send(api, key, body);
     expect(replay).toHaveStatus(first.status, 'IDEM-101: the replay has the status of the first answer');
     expect(replay.body, 'IDEM-101: the replay has the body of the first answer').toEqual(first.body);
+  });
+
+  // A later moment: the message's outcome reported. The draft returns the earlier result, not
+  // the message's state now: a server that answers a replay from the message reports it settled.
+  test("the safe retry after the message's outcome was reported returns the first answer's status and body", { tag: ['@IDEM-101'] }, async ({ api, target, knownNumbers, newKey, settings, webhooks }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('replay-after-outcome');
+    await deliverTo(settings, numberId, channel.url, 'IDEM-101');
+    const started = Date.now();
+    const key = newKey();
+    const body = smsPayload(numberId, deliveredRecipients(target), 'replay-after-outcome');
+    const first = await send(api, key, body);
+    const ids = expectQueuedFor(first, 'IDEM-101', 'the first send');
+    for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'IDEM-101: precondition: the message is reported, so callbacks reach the receiver');
+    // Where the target declares its final statuses, the final one, not an interim event.
+    const finalStatuses = target.webhooks.finalStatuses;
+    if (finalStatuses) {
+      for (const messageId of ids) {
+        await expectCallbacks(channel, 'IDEM-101', `a callback with a final status naming ${messageId}`, (c) => c.text.includes(messageId) && carriesFinalStatus(c, finalStatuses), { timeoutMs: target.webhooks.timeoutMs });
+      }
+    }
+    // The server records the receiver's answer after the receiver has it: no event marks that moment.
+    await quietPeriod(Date.now() - started);
+    const replay = await send(api, key, body);
+    expect(replay).toHaveStatus(first.status, "IDEM-101: the retry after the message's outcome was reported has the first answer's status");
+    expect(replay.body, "IDEM-101: the retry after the message's outcome was reported has the first answer's body, not the message's state now").toEqual(first.body);
   });
 
   test('the safe retry returns the earlier result even after the sendFrom number lost its campaignregId', { tag: ['@IDEM-101'] }, async ({ api, target, knownNumbers, settings, newKey }) => {

@@ -382,6 +382,19 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
 
+  'idempotency.replay-current-status': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    const first = await send(s, body, key);
+    // Replayed for 3 s, while the simulated carrier settles the message (within moments): each
+    // replay reports the first answer's status.
+    for (let i = 0; i < 60; i++) {
+      const replay = await send(s, body, key);
+      if (replay.body.results[0].status !== first.body.results[0].status) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return true;
+  },
   'idempotency.replay-creates-new': async (s) => {
     const key = newKey();
     const first = await send(s, sendBody(primaryNumber(s).numberId), key);
