@@ -146,8 +146,8 @@ export function buildReport(input: BuildInput): Report {
   // be, and a target that stopped accepting connections (TargetGone), whose requests in flight
   // then failed with a reset that is no answer of the server's.
   const failed = requirements.some((r) => r.verdict === 'fail');
-  const interfered = errors.some((e) => e.includes(`${INTERFERENCE}:`) || e.includes(`${TARGET_GONE}:`));
-  if (failed && !interfered && errors.length > 0) {
+  const voided = errors.some((e) => e.includes(`${INTERFERENCE}:`) || e.includes(`${TARGET_GONE}:`));
+  if (failed && !voided && errors.length > 0) {
     // Named once: the run's stop is among the partial reasons already; tests the harness stopped are counted.
     const stoppedTests = errors.filter((e) => e.includes('was stopped by the harness: '));
     const others = errors.filter((e) => !stoppedTests.includes(e) && !e.startsWith('the harness stopped the run: ') && !(stop?.by === 'interrupted' && e === INTERRUPTED));
@@ -155,7 +155,7 @@ export function buildReport(input: BuildInput): Report {
     partial.push(...others.map((e) => `the harness stopped: ${firstLine(e)}`));
   }
   const verdict: RunVerdict =
-    errors.length > 0 && (interfered || !failed) ? 'harness error'
+    errors.length > 0 && (voided || !failed) ? 'harness error'
     : failed ? 'not conformant'
     : partial.length > 0 ? 'partial'
     : 'conformant';

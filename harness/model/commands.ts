@@ -50,7 +50,8 @@ import {
   type ModelToken,
   type Role,
 } from './state.ts';
-import type { Arrival, TokenStyle, World } from './world.ts';
+import type { TokenStyle } from '../basic-auth.ts';
+import type { Arrival, World } from './world.ts';
 
 export type ModelCommand = fc.AsyncCommand<ModelState, World>;
 

@@ -3,13 +3,12 @@
 // document and recorded as evidence), and every callback is taken from the harness's own
 // receivers: a channel per number and kind that the model points overrides at, and the run
 // receiver's record of the primary client's declared webhooks.
-import type { ApiClient, ApiResponse, CallOptions } from '../api-client.ts';
-import { basicCredentials } from '../basic-auth.ts';
+import type { ApiClient, ApiResponse } from '../api-client.ts';
+import { tokenRequest, type TokenStyle } from '../basic-auth.ts';
 import { itemsAt, type ClientCredentials, type OperationId, type Target } from '../config.ts';
 import type { ReceivedCallback, WebhookChannel } from '../webhook-receiver.ts';
 import type { Destination, Role } from './state.ts';
 
-export type TokenStyle = 'json' | 'form' | 'basic';
 
 /** A callback as the model sees it: where it arrived, and the callback. */
 export interface Arrival {
@@ -87,15 +86,8 @@ export class World {
 
   /** A token request with the role's credentials, authenticated as `style` says (section 5 rule 1). */
   async requestToken(role: Role, style: TokenStyle): Promise<{ res: ApiResponse; requestedAt: number; receivedAt: number }> {
-    const { clientId, clientSecret } = this.credentials(role);
     const requestedAt = Date.now();
-    const options: CallOptions =
-      style === 'json'
-        ? { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }
-        : style === 'form'
-          ? { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }
-          : { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } };
-    const res = await this.options.api.call('token', options);
+    const res = await this.options.api.call('token', tokenRequest(style, this.credentials(role)));
     return { res, requestedAt, receivedAt: Date.now() };
   }
 

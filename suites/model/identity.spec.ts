@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiClient } from '../../harness/api-client.ts';
-import { basicCredentials } from '../../harness/basic-auth.ts';
+import { tokenRequest, type TokenStyle } from '../../harness/basic-auth.ts';
 import { itemsAt } from '../../harness/config.ts';
 import { HOLDS_EVERYTHING, expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
@@ -15,14 +15,8 @@ import { deliveredRecipients, expectQueuedFor, messageIdsOf, NO_SECOND_SMS_NUMBE
 
 test.describe('5: a token acts for its client, whichever of the client\'s tokens it is', () => {
   /** A token of `creds`, obtained as `how` (section 5 rule 1). */
-  async function issue(api: ApiClient, how: 'json' | 'form' | 'basic', creds: { clientId: string; clientSecret: string }): Promise<string> {
-    const fields = { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret };
-    const res =
-      how === 'json'
-        ? await api.call('token', { json: fields })
-        : how === 'form'
-          ? await api.call('token', { form: fields })
-          : await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(creds.clientId, creds.clientSecret) } });
+  async function issue(api: ApiClient, how: TokenStyle, creds: { clientId: string; clientSecret: string }): Promise<string> {
+    const res = await api.call('token', tokenRequest(how, creds));
     expect(res).toSucceed(`AUTH-007: precondition: a token is issued (${how})`);
     return res.body.access_token as string;
   }

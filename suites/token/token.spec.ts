@@ -1,4 +1,4 @@
-import { basicCredentials } from '../../harness/basic-auth.ts';
+import { basicCredentials, tokenRequest, type TokenStyle } from '../../harness/basic-auth.ts';
 import { MALFORMED_JSON } from '../support/malformed-json.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { reasonFor } from '../../harness/plan.ts';
@@ -17,6 +17,9 @@ const STAGGER_MS = LIFETIME_TOLERANCE_MS + 500;
 
 /** How often the watched tokens are presented: a refusal is seen at most this late. */
 const WATCH_POLL_MS = 200;
+
+/** Each way a client authenticates (section 5 rule 1), as a check's message names it. */
+const WAYS: Readonly<Record<TokenStyle, string>> = { json: 'JSON body', form: 'form body', basic: 'HTTP Basic' };
 
 /** How old the worker's token is, at least, when the client obtains new ones (TOKEN-011's later moment). */
 const OLDER_THAN_MS = 4_000;
@@ -290,19 +293,13 @@ test.describe('7.1 Token endpoint errors', () => {
     const clients = [target.clients.primary, target.clients.secondary, target.clients.special].filter((c): c is NonNullable<typeof c> => c !== undefined);
     if (clients.length < 2) notTestable('needs a second configured client, whose secret is another client\'s (clients.secondary or clients.special in the target config)');
     const pairs = clients.flatMap((a, i) => clients.filter((_, j) => j !== i && a.clientSecret !== clients[j]!.clientSecret).map((b) => [a, b] as const));
-    const ways = ['JSON body', 'form body', 'HTTP Basic'] as const;
+    const ways = Object.keys(WAYS) as TokenStyle[];
     const cases = Array.from({ length: Math.max(pairs.length, ways.length) }, (_, i) => ({ pair: pairs[i % pairs.length]!, way: ways[i % ways.length]! }));
     const answers = await Promise.all(
-      cases.map(async ({ pair: [a, b], way }) => {
-        const fields = { grant_type: 'client_credentials', client_id: a.clientId, client_secret: b.clientSecret };
-        const res =
-          way === 'JSON body'
-            ? await api.call('token', { json: fields })
-            : way === 'form body'
-              ? await api.call('token', { form: fields })
-              : await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(a.clientId, b.clientSecret) } });
-        return { res, name: `${a.clientId} with the secret of ${b.clientId} (${way})` };
-      }),
+      cases.map(async ({ pair: [a, b], way }) => ({
+        res: await api.call('token', tokenRequest(way, { clientId: a.clientId, clientSecret: b.clientSecret })),
+        name: `${a.clientId} with the secret of ${b.clientId} (${WAYS[way]})`,
+      })),
     );
     for (const { res, name } of answers) expect.soft(res).toBeOAuthError('invalid_client', `TOKEN-007: ${name} fails client authentication: invalid_client`);
   });
@@ -311,15 +308,8 @@ test.describe('7.1 Token endpoint errors', () => {
   // must be client_credentials, and OAuth's values are compared as strings (RFC 6749 4.4.2).
   for (const grant of ['password', 'authorization_code', 'refresh_token', 'urn:example:custom-grant', 'Client_Credentials', 'CLIENT_CREDENTIALS']) {
     test(`grant_type ${grant} is unsupported_grant_type, in a JSON body, a form body and beside HTTP Basic`, { tag: ['@TOKEN-008', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
-      const { clientId, clientSecret } = target.clients.primary;
-      const [json, form, basic] = await Promise.all([
-        api.call('token', { json: { grant_type: grant, client_id: clientId, client_secret: clientSecret } }),
-        api.call('token', { form: { grant_type: grant, client_id: clientId, client_secret: clientSecret } }),
-        api.call('token', { form: { grant_type: grant }, headers: { authorization: basicCredentials(clientId, clientSecret) } }),
-      ]);
-      expect.soft(json).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} in a JSON body is not client_credentials`);
-      expect.soft(form).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} in a form body is not client_credentials`);
-      expect.soft(basic).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} beside HTTP Basic is not client_credentials`);
+      const answers = await Promise.all((Object.keys(WAYS) as TokenStyle[]).map(async (way) => ({ way, res: await api.call('token', tokenRequest(way, target.clients.primary, grant)) })));
+      for (const { way, res } of answers) expect.soft(res).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} (${WAYS[way]}) is not client_credentials`);
     });
   }
 

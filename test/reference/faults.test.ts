@@ -161,11 +161,11 @@ async function attemptsAfterFailure(server: TestServer, fail: (req: IncomingMess
   }
 }
 
-/** The status of a search while the control plane's upstream answers `status`. */
-async function searchWhileUpstreamAnswers(s: TestServer, status: number): Promise<number> {
+/** The answer to a search while the control plane's upstream answers `status`. */
+async function searchWhileUpstreamAnswers(s: TestServer, status: number): Promise<Reply> {
   await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status } });
   try {
-    return (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).status;
+    return await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } });
   } finally {
     await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'ok' } });
   }
@@ -923,17 +923,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
   // A stall is given up after the server's upstream timeout (2 s by default).
   'search.stall-status-empty': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { rateCenter: 'UPSTREAM-STALL' } })).body?.error?.details?.providerStatus === 'TIMEOUT',
-  'search.upstream-failure-500': async (s) => (await searchWhileUpstreamAnswers(s, 503)) === 502,
-  'search.upstream-502-wrong-code': async (s) => {
-    await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status: 503 } });
-    try {
-      return (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body?.error?.code === 'UPSTREAM_ERROR';
-    } finally {
-      await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'ok' } });
-    }
-  },
-  'search.upstream-4xx-passed-through': async (s) => (await searchWhileUpstreamAnswers(s, 404)) === 502,
-  'search.upstream-300-taken-as-success': async (s) => (await searchWhileUpstreamAnswers(s, 300)) === 502,
+  'search.upstream-failure-500': async (s) => (await searchWhileUpstreamAnswers(s, 503)).status === 502,
+  'search.upstream-502-wrong-code': async (s) => (await searchWhileUpstreamAnswers(s, 503)).body?.error?.code === 'UPSTREAM_ERROR',
+  'search.upstream-4xx-passed-through': async (s) => (await searchWhileUpstreamAnswers(s, 404)).status === 502,
+  'search.upstream-300-taken-as-success': async (s) => (await searchWhileUpstreamAnswers(s, 300)).status === 502,
 
   'webhooks.override-never-sent': async (s) => (await deliveryCallback(s, (override) => overrideTo(s, override))).callback !== undefined,
   'webhooks.wrong-target': async (s) => {
