@@ -482,10 +482,32 @@ function answered(answer: Answer, target: Target, config: string, result: Prefli
       : new PreflightError(
           refused ? `nothing answers at ${new URL(target.baseUrl).origin}` : `${answer.request} failed before any answer`,
           `${code}: ${message}`,
-          `that the server is running and baseUrl ${config} (${target.baseUrl}) names its host and port`,
+          connectionHint(code, target.baseUrl, config),
         );
   stopOrNote(stop, result, ownFixtures, judgedBy);
   return false;
+}
+
+/** TLS errors of a certificate this machine does not trust (Node's codes). */
+const UNTRUSTED_CERTIFICATE = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_UNTRUSTED']);
+
+/**
+ * What to check when a connection failed before any answer, by the failure's code: a
+ * certificate this machine does not trust, a name that does not resolve, and plain HTTP where
+ * baseUrl says https each have their own fix; anything else is a server that is not up where
+ * baseUrl says. The harness never turns certificate checks off: a certificate from the vendor's
+ * own authority is trusted through NODE_EXTRA_CA_CERTS, which Node reads when it starts.
+ */
+export function connectionHint(code: string, baseUrl: string, config: string): string {
+  const { hostname, protocol } = new URL(baseUrl);
+  if (UNTRUSTED_CERTIFICATE.has(code)) {
+    return `the server's TLS certificate, which this machine does not trust: if your own certificate authority issued it, start certify with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file of that authority's certificate)`;
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return `the server's TLS certificate, which is outside its validity period (${code}): renew it on the server`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `that baseUrl ${config} names the host its TLS certificate is for: ${hostname} is not among the certificate's names`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `that ${hostname} (baseUrl ${config}) is the server's host name and resolves from this machine (${code === 'EAI_AGAIN' ? 'the name server did not answer' : 'no such name'})`;
+  if (protocol === 'https:' && (code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER')) return `that the server speaks TLS on that port: baseUrl ${config} (${baseUrl}) says https, and the answer was not TLS (try http://)`;
+  return `that the server is running and baseUrl ${config} (${baseUrl}) names its host and port`;
 }
 
 /**

@@ -1,9 +1,11 @@
 // The preflight's judgement of a target's first answers: what is the run's problem (stop)
 // and what is for the suites to judge (go on, with a note).
 import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { resolveTarget } from '../../harness/config.ts';
-import { preflight, PreflightError } from '../../harness/preflight.ts';
+import { connectionHint, preflight, PreflightError } from '../../harness/preflight.ts';
 import { fakeServer } from '../cli/helpers.ts';
 
 type Route = (req: IncomingMessage, body: string) => [number, unknown] | undefined;
@@ -256,4 +258,33 @@ test("an update of a number the client's first list showed, answered 404 while t
     return undefined;
   });
   expect(served.error?.message).toMatch(/routes\.update is not set/);
+});
+
+// A connection that fails before any answer says what to fix by the failure's kind; the check
+// never suggests turning certificate checks off. The certificate is test/harness/tls's.
+test('a TLS certificate this machine does not trust, and plain HTTP under an https baseUrl, each stop the run naming their own fix', async () => {
+  const tls = (file: string) => readFileSync(new URL(`./tls/${file}`, import.meta.url));
+  const server = createTlsServer({ key: tls('self-signed.key.pem'), cert: tls('self-signed.cert.pem') }, (_req, res) => res.writeHead(404).end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const plain = await fakeServer((_req, res) => res.writeHead(404).end());
+  const stopOf = async (baseUrl: string) => {
+    const target = resolveTarget({ baseUrl, clients: { primary: { clientId: 'c1', clientSecret: 's1' } } }, 'test.yaml', {});
+    return preflight(target, { origin: 'test.yaml', ownFixtures: false }).then(() => undefined, (error: unknown) => error as PreflightError);
+  };
+  try {
+    const untrusted = await stopOf(`https://127.0.0.1:${port}`);
+    expect(untrusted?.answer).toContain('DEPTH_ZERO_SELF_SIGNED_CERT');
+    expect(untrusted?.check).toContain('NODE_EXTRA_CA_CERTS');
+    const notTls = await stopOf(plain.url.replace('http:', 'https:'));
+    expect(notTls?.check).toContain('says https, and the answer was not TLS');
+  } finally {
+    server.close();
+    await plain.close();
+  }
+});
+
+test('a host name that does not resolve is named as such', () => {
+  expect(connectionHint('ENOTFOUND', 'https://api.example.invalid', 'in c.yaml')).toBe('that api.example.invalid (baseUrl in c.yaml) is the server\'s host name and resolves from this machine (no such name)');
+  expect(connectionHint('ECONNRESET', 'http://h:1', 'in c.yaml')).toContain('that the server is running');
 });
