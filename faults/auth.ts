@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { bearerToken, unauthorized } from '../reference/auth/bearer.ts';
 import { tokenHash } from '../reference/auth/tokenHash.ts';
-import { CoreError } from '../reference/errors.ts';
+import { CoreError, coreErrorBody } from '../reference/errors.ts';
 import { ofServer, type FaultDefinition } from './fault.ts';
 
 // Faults of bearer authentication (section 5). Each wraps the authenticate hook every core
@@ -92,6 +92,18 @@ export const AUTH_FAULTS = {
         answer.body = JSON.parse(record.body) as Record<string, unknown>;
         return;
       }
+    },
+  },
+  'auth.defect-before-token-unchallenged': {
+    breaks: ['AUTH-107'],
+    description: 'a send without an Authorization header and without an Idempotency-Key is answered 400 INVALID_REQUEST, the key checked before the credential (legal by the document), and that answer carries no WWW-Authenticate',
+    route: 'POST /api/core/messages/send',
+    answer(answer) {
+      const { headers, id } = answer.request;
+      if (answer.status !== 401 || headers.authorization !== undefined || headers['idempotency-key'] !== undefined) return;
+      answer.status = 400;
+      answer.body = coreErrorBody(new CoreError('INVALID_REQUEST', 'The Idempotency-Key header is required.', { header: 'Idempotency-Key' }), id);
+      answer.reply.removeHeader('www-authenticate');
     },
   },
   'auth.unknown-token-forbidden': {

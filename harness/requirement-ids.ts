@@ -45,6 +45,7 @@ export const REQUIREMENT_IDS = [
   'AUTH-104',
   'AUTH-105',
   'AUTH-106',
+  'AUTH-107',
   'CTX-001',
   'CTX-002',
   'CTX-003',

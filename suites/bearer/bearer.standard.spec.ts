@@ -3,6 +3,7 @@ import type { ApiResponse } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
 import { bearerChallenge, parseChallenges, type Challenge } from './challenge.ts';
 import { ACCEPTED_BY, CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, unknownToken } from '../support/core-routes.ts';
+import { otherwiseAnswered } from './otherwise-answered.ts';
 
 // What RFC 6750 and RFC 9110 add to the document's "401 UNAUTHORIZED": the challenge a 401
 // carries and the case-insensitive scheme name. Level standard.
@@ -40,6 +41,31 @@ test.describe('RFC 6750 3 / RFC 9110 15.5.2: every 401 carries a "Bearer" challe
         expect.soft(challengeOf(res), `AUTH-101: ${op} with ${name}: the 401 carries WWW-Authenticate naming "Bearer"; got ${shown(res)}`).toBeDefined();
       }
       expect(unauthorized, `AUTH-101: at least one of these requests to ${op} is a 401 (else there is no challenge to check; AUTH-001/002 report why)`).toBeGreaterThan(0);
+    });
+  }
+});
+
+// RFC 6750 3: "If the protected resource request does not include authentication credentials
+// or does not contain an access token that enables access to the protected resource, the
+// resource server MUST include the HTTP WWW-Authenticate response header field". Not only a 401
+// then: the document lets a request without a valid token that also breaks a rule needing no
+// identity get that rule's request-defect answer (AUTH-001), and that answer is still one to a
+// request without credentials. A server that reads the body before the credential and answers
+// 400 bare is caught here, at the standard's level, where the document leaves the order open.
+test.describe('RFC 6750 3: every answer to a request without a valid token carries a "Bearer" challenge, whatever its status', () => {
+  for (const op of ['search', 'update', 'send'] as const) {
+    test(`${op} challenges requests without a token or with one never issued, even where it answers them as a request defect`, { tag: ['@AUTH-107'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const cases = await otherwiseAnswered(op, { api, target, knownNumbers, newKey });
+      const answers = await Promise.all(
+        cases.flatMap(({ name, request }) => [
+          (async () => ({ what: `${name}, without a bearer token`, res: await api.call(op, { ...request, as: 'none' }) }))(),
+          (async () => ({ what: `${name}, with a token never issued`, res: await api.call(op, { ...request, as: 'none', headers: { ...request.headers, authorization: `Bearer ${unknownToken()}` } }) }))(),
+        ]),
+      );
+      // A 401 without the challenge is AUTH-101's to report; here every other status is judged.
+      for (const { what, res } of answers) {
+        expect.soft(res.status === 401 || challengeOf(res) !== undefined, `AUTH-107: ${op} with ${what} was answered ${res.status} with ${shown(res)}: an answer to a request without a valid token carries WWW-Authenticate naming "Bearer" whatever its status`).toBe(true);
+      }
     });
   }
 });

@@ -669,6 +669,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const replay = await call(s, 'POST', '/api/core/messages/send', { token: null, payload: sendBody(primaryNumber(s).numberId), headers: { 'idempotency-key': key } });
     return first.status === 202 && replay.status === 401;
   },
+  'auth.defect-before-token-unchallenged': async (s) => {
+    const res = await call(s, 'POST', '/api/core/messages/send', { token: null, payload: sendBody(primaryNumber(s).numberId) });
+    return res.status === 401 || res.headers['www-authenticate'] !== undefined;
+  },
   'auth.unknown-token-forbidden': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: 'never-issued-token-0123456789' })).status === 401,
   'auth.token-case-insensitive': async (s) => {
     const issued = await s.token();
