@@ -209,6 +209,14 @@ export const UPDATE_FAULTS = {
       if (changes.webhookInboundOverride === null && !('webhookDeliveryOverride' in changes)) request.body = { ...changes, webhookDeliveryOverride: null };
     },
   },
+  'update.empty-body-500': {
+    breaks: ['UPD-003'],
+    description: 'an update naming no attribute ({}) fails 500 SERVER_ERROR (an empty list of columns to set); any update naming one works',
+    route: UPDATE,
+    preHandler(request) {
+      if (Object.keys(changesOf(request) ?? {}).length === 0) throw new CoreError('SERVER_ERROR', 'The update failed.');
+    },
+  },
   'update.null-refused': {
     breaks: ['UPD-004'],
     description: 'an update setting campaignregId to null is refused 400',

@@ -261,9 +261,9 @@ export class UpdateCommand implements ModelCommand {
     if (this.actor === 'brief' || tokensOf(state, this.actor).length === 0) return false;
     const target = this.resolve(state);
     if (target === undefined) return false;
-    // Only attributes the list shows can be seen to change, and put back afterwards.
-    const shown = target.kind === 'number' ? target.shown : SETTABLE;
-    return SETTABLE.some((f) => this.fields[f] !== 'absent' && shown.includes(f));
+    // Only attributes the list shows are sent (they can be seen to change, and put back
+    // afterwards); an update that names none of them is the empty update, a request of its own (UPD-003).
+    return true;
   };
 
   private resolve(m: ModelState): { kind: 'number'; numberId: string; owner: Role; shown: readonly Settable[] } | { kind: 'unknown'; numberId: string } | undefined {
@@ -1024,6 +1024,8 @@ export function tourOfEveryStep(c: Omit<ModelCommandsConstraints, 'maxCommands' 
     new UpdateCommand('primary', { whose: 'own', pick: 0 }, { ...none, campaignregId: 'null', smsEnabled: 'wrong-type' }, 1, 0, PLAIN_SPELLING),
     new UpdateCommand('primary', { whose: 'other', pick: 0 }, { ...none, webhookInboundOverride: 'value' }, 0, 0, PLAIN_SPELLING),
     new UpdateCommand('primary', { whose: 'own', pick: 0 }, { ...none, campaignregId: 'null' }, 0, 0, PLAIN_SPELLING),
+    // An update naming no attribute: accepted changing nothing, or refused as a request defect; never a 5xx, never a change.
+    new UpdateCommand('primary', { whose: 'own', pick: 1 }, none, 0, 0, PLAIN_SPELLING),
     new SendCommand(valid()),
     new UpdateCommand('primary', { whose: 'own', pick: 0 }, { ...none, campaignregId: 'value' }, 0, 0, PLAIN_SPELLING),
     new SendCommand(valid({ from: { whose: 'any', pick: 0 }, recipientPick: 2 })),

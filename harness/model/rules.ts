@@ -221,7 +221,13 @@ export function updateRuling(c: UpdateConditions): Ruling {
   // Sections 2 and 4.5 type every attribute: another type is a request defect (UPD-005).
   const misTyped = SETTABLE.filter((f) => !allowedValue(f, c.fields[f]));
   if (misTyped.length > 0) firings.push({ id: 'UPD-005', clause: `4.5 (${misTyped.join(', ')})`, answer: REQUEST_DEFECT });
-  if (firings.length > 0) return { firings };
+  // "All optional as far as shown": an update naming no attribute is a request the document
+  // allows, accepted and changing nothing (UPD-003). "As far as shown" leaves a vendor room to
+  // refuse it as a request defect (nothing to update): open, and never a 5xx.
+  const namesNone = SETTABLE.every((f) => c.fields[f] === 'absent');
+  const nothingToUpdate: Firing = { id: 'UPD-003', clause: '4.5 (no attribute named)', answer: REQUEST_DEFECT, open: true };
+  if (firings.length > 0) return { firings: namesNone ? [...firings, nothingToUpdate] : firings };
+  if (namesNone) return { firings: [{ id: 'UPD-003', clause: '4.5 (every attribute optional, none named)', answer: { kind: 'accept' } }, nothingToUpdate] };
   // Accepted, with exactly the fields given changed (UPD-001, UPD-003, UPD-004).
   const nulls = SETTABLE.filter((f) => c.fields[f] === 'null');
   return { firings: [{ id: nulls.length > 0 ? 'UPD-004' : 'UPD-001', clause: '4.5', answer: { kind: 'accept' } }] };

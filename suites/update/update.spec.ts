@@ -1,7 +1,7 @@
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
-import { answerClass } from '../../harness/answer-classes.ts';
+import { answerClass, isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import { BOOLEAN_FIELDS, NULLABLE_FIELDS, SETTABLE_FIELDS, differentValue, guardFields, recordOf, scratchNumber, settableOf, type SettableField } from './update-support.ts';
 
@@ -125,6 +125,19 @@ test.describe('4.5 Update number settings', () => {
       expect(othersAfter, `UPD-003: an update naming only ${field}, set to null, leaves the other settable fields as they were`).toEqual(othersBefore);
     });
   }
+
+  test('an update naming no attribute changes nothing, and is accepted or refused as a request defect, never answered 5xx', { tag: ['@UPD-003'] }, async ({ api, knownNumbers, settings }) => {
+    // "All optional as far as shown": the empty update is a request the document allows, and
+    // "as far as shown" leaves a vendor room to refuse it as having nothing to update. Either
+    // way nothing changes. A 5xx tells a client of section 7.3 to retry what will never succeed.
+    const numberId = scratchNumber(knownNumbers);
+    await guardFields('UPD-003', settings, api, numberId, SETTABLE_FIELDS);
+    const before = (await readNumbers(api)).map(settableOf);
+    const res = await api.call('update', { params: { numberId }, json: {} });
+    expect((res.status >= 200 && res.status < 300) || isRequestDefectAnswer(res.status), `UPD-003: the update of ${numberId} naming no attribute ({}) is accepted (2xx) or refused as a request defect, got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+    const after = (await readNumbers(api)).map(settableOf);
+    expect(after, `UPD-003: the update of ${numberId} naming no attribute changed nothing in the numbers list`).toEqual(before);
+  });
 
   for (const field of NULLABLE_FIELDS) {
     test(`${field} accepts null, and the list then shows null`, { tag: ['@UPD-004'] }, async ({ api, knownNumbers, settings, webhooks }) => {

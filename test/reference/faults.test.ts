@@ -897,6 +897,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     return res.body.smsEnabled === true && res.body.mmsEnabled === true;
   },
+  'update.empty-body-500': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 0).numberId}`, { payload: {} })).status < 500,
   'update.null-clears-other-override': async (s) => {
     const receiver = await startReceiver();
     const numberId = primaryNumber(s).numberId;
