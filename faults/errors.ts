@@ -72,6 +72,18 @@ export const ERRORS_FAULTS = {
       answer.text = 'Payload Too Large';
     },
   },
+  'errors.wrong-method-bare-405': {
+    breaks: ['ERR-001'],
+    description: "a core path asked with GET where its route takes another method is answered 405 with an empty body, not the CORE wrapper (the router's refusal, left in the framework's form); every other error is wrapped",
+    // The router's refusal has no route of its own: any GET, rewritten only when nothing matched under /api/core/.
+    route: /^GET /,
+    answer(answer) {
+      if (answer.status !== 404 || answer.request.routeOptions.url !== undefined || !answer.request.url.startsWith('/api/core/')) return;
+      answer.status = 405;
+      answer.reply.header('allow', 'POST, PATCH');
+      answer.text = '';
+    },
+  },
   'errors.request-id-missing': {
     breaks: ['ERR-001'],
     description: "the router's own refusals are answered in the CORE wrapper without requestId",

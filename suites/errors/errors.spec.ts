@@ -83,6 +83,23 @@ test.describe('7.2 The CORE wrapper on a refusal before the route reads the body
   });
 });
 
+test.describe('7.2 The CORE wrapper on a method the route does not serve', () => {
+  // A method a route does not take is refused by the router (404, 405), often in a framework's
+  // own format; section 4 has every /api/core route answer its errors in the wrapper. The method
+  // asked is GET: safe (RFC 9110 9.2.1), so a server that serves it changes nothing, and its 2xx
+  // is not judged here. HEAD would bring no body to read; a method the route does not name is
+  // never one that could remove or replace what the path names.
+  for (const op of ['search', 'update', 'send'] as const) {
+    test(`${op}'s path asked with GET, where the route takes another method, is answered in the CORE wrapper`, { tag: ['@ERR-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+      if (target.routes[op].method === 'GET') notTestable(`the ${op} route is GET itself (routes.${op})`);
+      const { json: _json, body: _body, ...request } = await requestFor(op, { api, target, knownNumbers, newKey });
+      const res = await api.call(op, { ...request, method: 'GET' });
+      notRefused(res, `GET on the path of ${op}`);
+      expectWrapper(res, 'ERR-001', `GET on the path of ${op} (${target.routes[op].method} route)`);
+    });
+  }
+});
+
 test.describe('7.2 Status and error.code agree with the table', () => {
   for (const probe of ERROR_PROBES) {
     test(`${probe.name}: the status and error.code agree with the section 7.2 table`, { tag: ['@ERR-002'] }, async ({ api, target, knownNumbers, newKey }) => {

@@ -526,6 +526,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { padding: 'x'.repeat(300_000) } });
     return res.status === 413 && typeof (res.body as { error?: unknown }).error === 'object';
   },
+  'errors.wrong-method-bare-405': async (s) => (await call(s, 'GET', '/api/core/messages/send')).body?.error?.code !== undefined,
   'errors.request-id-missing': async (s) => typeof (await routerRefusal(s)).body.requestId === 'string',
   'errors.forbidden-message-empty': async (s) => (await send(s, sendBody('num_0000000000000000000000000000dead'))).body.error.message !== '',
   'errors.grant-description-empty': async (s) => (await token(s, { ...credentials(s), grant_type: 'password' })).body.error_description !== '',
