@@ -181,6 +181,14 @@ export const IDEMPOTENCY_FAULTS = {
       request.idempotencyKey = `${request.idempotencyKey}\u0000${(request.body as SendRequest).sendFrom}`;
     },
   },
+  'idempotency.keys-scoped-by-message-type': {
+    breaks: ['IDEM-002'],
+    description: 'the idempotency record is filed under the key and the message type, so a key reused for the same message as an MMS (or an MMS as an SMS) is accepted as a new send',
+    route: SEND,
+    preHandler(request) {
+      request.idempotencyKey = `${request.idempotencyKey}\u0000${String((request.body as SendRequest).messageType)}`;
+    },
+  },
   'idempotency.keys-global': {
     breaks: ['IDEM-005'],
     description: "idempotency records are kept without their client: a send under a key another client used is refused 409 CONFLICT as an unsafe retry of that client's send",

@@ -180,6 +180,36 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
     expect(sorted(messageIdsOf(replay)), 'IDEM-002: the unsafe retry queued nothing and changed nothing under the key').toEqual(sorted(first));
   });
 
+  // The message type is part of the payload too: a server whose records are keyed by the key and
+  // the message type takes an MMS under an SMS's key for a new operation. Each way, on a number
+  // the list shows with SMS and MMS both on (a number that cannot send one of them would refuse
+  // for that, which is another rule), each under a key of its own, at once.
+  test('reusing a key with the message type changed, an SMS as an MMS with media and an MMS as an SMS without, is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
+    const both = knownNumbers.primary.find((n) => n.numberId === knownNumbers.mms && n.smsEnabled !== false) ?? knownNumbers.primary.find((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled === true && n.mmsEnabled === true);
+    if (!both) notTestable('needs a primary number with a campaignregId that the list shows with SMS and MMS both on (numbers.mms in the target config)');
+    const to = deliveredRecipients(target).slice(0, 1);
+    const sms: Record<string, unknown> = { ...smsPayload(both!.numberId, to, 'unsafe-retry-type') };
+    const mms = { ...sms, messageType: 'MMS', media: target.mediaSample, externalReference: externalRef('unsafe-retry-type') };
+    const ways: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+      ['an SMS reused for an MMS with media', sms, { ...sms, messageType: 'MMS', media: target.mediaSample }],
+      ['an MMS reused for an SMS without media', mms, (({ media: _media, ...rest }) => ({ ...rest, messageType: 'SMS' }))(mms)],
+    ];
+    await Promise.all(
+      ways.map(async ([way, first, changedBody]) => {
+        const key = newKey();
+        const firstRes = await send(api, key, first);
+        if (!(firstRes.status >= 200 && firstRes.status < 300)) notTestable(`the first send of ${way} was refused (${firstRes.describe()}): no record under the key to reuse`);
+        const firstIds = expectQueuedFor(firstRes, 'IDEM-002', `the first send of ${way}`);
+        const changed = await send(api, key, changedBody);
+        expect.soft(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with ${way} is an unsafe retry, refused as a request defect or 409 CONFLICT, never a 2xx`);
+        expect.soft(messageIdsOf(changed), `IDEM-002: the unsafe retry (${way}) reports no messages`).toEqual([]);
+        const replay = await send(api, key, first);
+        expect.soft(sorted(messageIdsOf(replay)), `IDEM-002: after the unsafe retry (${way}), the first payload still replays its first send`).toEqual(sorted(firstIds));
+      }),
+    );
+  });
+
   // "Queues nothing": a refused unsafe retry must not be sent anyway, which only the delivery
   // callbacks show (rule 7). Every change at once, each under its own key after its own first
   // send, whose callbacks belong on the channel; then one control send bounds the wait for any

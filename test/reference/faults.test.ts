@@ -430,6 +430,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s, 0).numberId), key);
     return (await send(s, sendBody(primaryNumber(s, 1).numberId), key)).status === 409;
   },
+  'idempotency.keys-scoped-by-message-type': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s, 0).numberId), key);
+    return (await send(s, sendBody(primaryNumber(s, 0).numberId, { messageType: 'MMS', media: [{ url: 'https://example.com/a.png', contentType: 'image/png' }] }), key)).status === 409;
+  },
   'idempotency.keys-global': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId), key);
