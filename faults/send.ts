@@ -319,6 +319,14 @@ export const SEND_FAULTS = {
     route: SEND,
     preValidation: filledIn('messageType', 'SMS'),
   },
+  'send.array-body-first-element': {
+    breaks: ['SEND-014'],
+    description: 'a send whose body is a JSON array is read as its first element: the valid body wrapped in an array is accepted and queued',
+    route: SEND,
+    preValidation(request) {
+      if (Array.isArray(request.body) && request.body.length > 0) request.body = request.body[0];
+    },
+  },
   'send.media-extra-member-accepted': {
     breaks: ['SEND-203'],
     description: 'a media item with a member the profile does not define (caption) is accepted, where the profile refuses unknown fields',

@@ -217,6 +217,14 @@ export const UPDATE_FAULTS = {
       if (Object.keys(changesOf(request) ?? {}).length === 0) throw new CoreError('SERVER_ERROR', 'The update failed.');
     },
   },
+  'update.null-body-500': {
+    breaks: ['UPD-005'],
+    description: 'an update whose body is JSON null fails 500 SERVER_ERROR (its attributes are read off null); every object body is handled',
+    route: UPDATE,
+    preValidation(request) {
+      if (request.body === null) throw new CoreError('SERVER_ERROR', "Cannot convert undefined or null to object");
+    },
+  },
   'update.null-refused': {
     breaks: ['UPD-004'],
     description: 'an update setting campaignregId to null is refused 400',

@@ -1,6 +1,7 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
+import { NON_OBJECT_BODIES } from '../support/malformed-json.ts';
 import { testRecipients } from '../support/properties.ts';
 import {
   anyOwnNumber,
@@ -342,6 +343,19 @@ test.describe('4.6 request fields', () => {
       expect(res).toBeRequestDefect(`SEND-014: ${field} is required`);
     });
   }
+
+  // A body that is JSON but no object has none of the required fields: the sibling of each one
+  // left out, all at once. Each under its own key, sent together; none may be queued.
+  test('a send whose body is JSON but not an object, or the valid body wrapped in an array or encoded as a string, is rejected', { tag: ['@SEND-014'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const valid = JSON.stringify(smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'not-an-object'));
+    const answers = await Promise.all(
+      NON_OBJECT_BODIES.map(async ({ name, spoil }) => ({ name, res: await api.call('send', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body: spoil(valid) }) })),
+    );
+    for (const { name, res } of answers) {
+      expect.soft(res).toBeRequestDefect(`SEND-014: a send with ${name} has none of sendFrom, to and messageType`);
+      expect.soft(messageIdsOf(res), `SEND-014: a send with ${name} reports no message`).toEqual([]);
+    }
+  });
 });
 
 // Sections 4.6 and 7.3: an invalid request is not accepted, so nothing is queued for it. A

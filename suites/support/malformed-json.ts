@@ -9,3 +9,17 @@ export const MALFORMED_JSON: ReadonlyArray<{ name: string; spoil: (valid: string
   { name: 'JSON with a trailing comma', spoil: (valid) => valid.replace(/}$/, ',}') },
   { name: 'plain text labelled as JSON', spoil: () => 'this is not JSON' },
 ];
+
+/**
+ * Bodies that are JSON but not the object a route's fields belong to: other JSON values, and the
+ * route's valid body wrapped in an array or encoded once more as a JSON string (a server that
+ * takes the first element, or parses twice, reads a request it was not sent). Sections 4.5 and
+ * 4.6 give each body as an object of named fields, so none of these is the request a route takes.
+ */
+export const NON_OBJECT_BODIES: ReadonlyArray<{ name: string; spoil: (valid: string) => string }> = [
+  { name: 'a JSON array for the body', spoil: () => '[]' },
+  { name: 'JSON null for the body', spoil: () => 'null' },
+  { name: 'a JSON number for the body', spoil: () => '0' },
+  { name: 'the valid body inside a JSON array', spoil: (valid) => `[${valid}]` },
+  { name: 'the valid body encoded as a JSON string', spoil: (valid) => JSON.stringify(valid) },
+];

@@ -3,6 +3,7 @@ import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { answerClass, isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
+import { NON_OBJECT_BODIES } from '../support/malformed-json.ts';
 import { BOOLEAN_FIELDS, NULLABLE_FIELDS, SETTABLE_FIELDS, differentValue, guardFields, recordOf, scratchNumber, settableOf, type SettableField } from './update-support.ts';
 
 // Section 4.5: updating number settings. The method, path prefix, success status and response
@@ -137,6 +138,23 @@ test.describe('4.5 Update number settings', () => {
     expect((res.status >= 200 && res.status < 300) || isRequestDefectAnswer(res.status), `UPD-003: the update of ${numberId} naming no attribute ({}) is accepted (2xx) or refused as a request defect, got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
     const after = (await readNumbers(api)).map(settableOf);
     expect(after, `UPD-003: the update of ${numberId} naming no attribute changed nothing in the numbers list`).toEqual(before);
+  });
+
+  test('an update whose body is JSON but not an object, or a valid change wrapped in an array or encoded as a string, is rejected as a request defect and changes nothing', { tag: ['@UPD-005'] }, async ({ api, knownNumbers, settings }) => {
+    // Section 4.5 gives the body as an object of optional attributes: another JSON value is not
+    // that request, and the valid change inside it must not be read out of it (a server that takes
+    // an array's first element, or parses a string twice, would store it).
+    const numberId = scratchNumber(knownNumbers);
+    const record = await guardFields('UPD-005', settings, api, numberId, SETTABLE_FIELDS);
+    const change = BOOLEAN_FIELDS.find((f) => typeof record[f] === 'boolean');
+    const valid = JSON.stringify(change ? { [change]: !record[change] } : {});
+    const before = (await readNumbers(api)).map(settableOf);
+    for (const { name, spoil } of NON_OBJECT_BODIES) {
+      const res = await api.call('update', { params: { numberId }, headers: { 'content-type': 'application/json' }, body: spoil(valid) });
+      expect.soft(isRequestDefectAnswer(res.status), `UPD-005: an update of ${numberId} with ${name} (${spoil(valid)}) is a request defect, got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+    }
+    const after = (await readNumbers(api)).map(settableOf);
+    expect(after, `UPD-005: updates of ${numberId} whose bodies are not JSON objects changed nothing in the numbers list`).toEqual(before);
   });
 
   for (const field of NULLABLE_FIELDS) {

@@ -236,6 +236,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.missing-key-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), null)).status === 400,
   'send.sms-with-media-accepted': async (s) =>
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
+  'send.array-body-first-element': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify([sendBody(primaryNumber(s).numberId)]), headers: { 'idempotency-key': newKey() } })).status === 400,
   'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
   'send.mms-empty-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [] }))).status === 400,
   'send.mms-null-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: null }))).status === 400,
@@ -904,6 +905,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.body.smsEnabled === true && res.body.mmsEnabled === true;
   },
   'update.empty-body-500': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 0).numberId}`, { payload: {} })).status < 500,
+  'update.null-body-500': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 0).numberId}`, { body: 'null' })).status < 500,
   'update.null-clears-other-override': async (s) => {
     const receiver = await startReceiver();
     const numberId = primaryNumber(s).numberId;
