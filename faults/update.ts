@@ -143,6 +143,23 @@ export const UPDATE_FAULTS = {
       }
     },
   },
+  'update.campaign-change-spreads': {
+    breaks: ['UPD-007'],
+    description: "an update of a number's campaignregId also gives the new value to the client's other numbers that had the same old one (null included): registrations kept per value, not per number",
+    route: UPDATE,
+    async preHandler(request, { stores, writes }) {
+      const changes = changesOf(request);
+      if (!('campaignregId' in changes)) return;
+      const { numberId } = request.params as { numberId: string };
+      const apiClientId = callerOf(request).apiClientId;
+      const numbers = stores.numbers.listForClient(apiClientId);
+      const old = numbers.find((n) => n.numberId === numberId)?.campaignregId;
+      if (old === undefined) return;
+      for (const sibling of numbers) {
+        if (sibling.numberId !== numberId && sibling.campaignregId === old) await writes.run({ op: 'updateNumber', apiClientId, numberId: sibling.numberId, changes: { campaignregId: changes.campaignregId ?? null } });
+      }
+    },
+  },
   'update.foreign-number-invalid': {
     breaks: ['UPD-002'],
     description: "an update of another client's number is refused 400 INVALID_REQUEST, a request defect, instead of as an ownership refusal (403 or 404)",

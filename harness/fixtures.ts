@@ -417,7 +417,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   settings: [
     async ({ lockHold, workerNumbers, api }, use) => {
       await lockHold.need(workerNumbers.share.map(({ role, numberId }) => ({ resource: numberResource(role, numberId), mode: 'exclusive' })));
-      const guard = new SettingsGuard(api);
+      const guard = new SettingsGuard(api, workerNumbers.share);
       await use(guard);
       await guard.restore();
     },

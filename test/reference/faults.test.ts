@@ -906,6 +906,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'update.empty-body-500': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 0).numberId}`, { payload: {} })).status < 500,
   'update.null-body-500': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 0).numberId}`, { body: 'null' })).status < 500,
+  'update.campaign-change-spreads': async (s) => {
+    // The client's third number has no campaignregId: giving it one must leave the others' alone.
+    const [first, , third] = s.client('primary').numbers;
+    await call(s, 'PATCH', `/api/core/numbers/${first!.numberId}`, { payload: { campaignregId: null } });
+    await call(s, 'PATCH', `/api/core/numbers/${third!.numberId}`, { payload: { campaignregId: 'CDEMO09' } });
+    const list = (await call(s, 'GET', '/api/core/numbers')).body as { numbers: Array<{ numberId: string; campaignregId: string | null }> };
+    return list.numbers.find((n) => n.numberId === first!.numberId)?.campaignregId === null;
+  },
   'update.null-clears-other-override': async (s) => {
     const receiver = await startReceiver();
     const numberId = primaryNumber(s).numberId;
