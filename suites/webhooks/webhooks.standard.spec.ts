@@ -78,7 +78,12 @@ test.describe('Standard Webhooks: every callback is signed over the bytes it car
     const secret = target.webhooks.secret;
     if (!secret) notTestable("needs the client's webhook signing secret (webhooks.secret in the target config)");
     const numberId = smsNumber(knownNumbers);
-    const channel = webhooks.channel('signed-unicode').respondWith(500);
+    // Every attempt is answered 500 until one comes a second or more after the first, which is
+    // taken: the retries then span two values of webhook-timestamp, which the signature covers.
+    const channel = webhooks.channel('signed-unicode').answerWith((callback, earlier) => {
+      const first = earlier.find((c) => c.headers['webhook-id'] === callback.headers['webhook-id']);
+      return { status: first !== undefined && callback.receivedAt >= first.receivedAt + 1_000 ? 200 : 500 };
+    });
     const own = channel.scriptOnlyFor();
     await deliverTo(settings, numberId, channel.url, 'WH-101');
     const payload = smsPayload(numberId, deliveredRecipients(target), 'wh-signed-unicode');
@@ -93,7 +98,8 @@ test.describe('Standard Webhooks: every callback is signed over the bytes it car
     // and so is every later one. An attempt a second or more after the first carries a later
     // webhook-timestamp, which the signature covers: a server that re-sends the first attempt's
     // signature with a new timestamp is right on a retry within the same second. Attempts are
-    // awaited until one comes that late, or webhooks.timeoutMs is out; all of them are judged.
+    // awaited until one comes that late (the receiver fails them until then), or
+    // webhooks.timeoutMs is out; all of them are judged.
     const ofFirst = (c: ReceivedCallback) => c.headers['webhook-id'] === id;
     if (id) {
       await expectCallbacks(channel, 'WH-101', `the retry of ${id}`, ofFirst, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => []);
