@@ -402,6 +402,16 @@ export const TOKEN_FAULTS = {
       presentRealSecret(request, client);
     },
   },
+  'token.undecodable-basic-ignored': {
+    breaks: ['TOKEN-106'],
+    description: 'an Authorization: Basic header that does not decode is ignored when the body carries credentials: the body authenticates and a token is issued (alone, the header is still invalid_client)',
+    route: TOKEN,
+    preHandler(request) {
+      if (parseBasicCredentials(request.headers.authorization) !== 'malformed') return;
+      const body = readTokenParameters(request.body);
+      if (body.clientId !== undefined && body.clientSecret !== undefined) delete request.headers.authorization;
+    },
+  },
   'token.empty-param-second-method': {
     breaks: ['TOKEN-108'],
     description: 'an empty client_id or client_secret in the body beside HTTP Basic is counted as a second authentication method: 400 invalid_request',

@@ -75,6 +75,24 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     expect(res).toBeOAuthError('invalid_request', 'TOKEN-106: Basic and body credentials together (RFC 6749 2.3)');
   });
 
+  // The sibling where the Basic credentials do not decode: the client still tried HTTP Basic, so
+  // the body's valid credentials are a second method (invalid_request), or the Basic attempt
+  // failed (invalid_client). A server that ignores a Basic header it cannot read, and goes by the
+  // body, issues a token to a request that authenticated two ways.
+  test('Basic credentials that do not decode, beside valid body credentials, get no token', { tag: ['@TOKEN-106'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const undecodable: ReadonlyArray<[string, string]> = [
+      ['not base64', 'Basic ***'],
+      ['base64 without the colon', `Basic ${Buffer.from('no-colon-here').toString('base64')}`],
+    ];
+    const answers = await Promise.all(
+      undecodable.map(async ([name, authorization]) => ({ name, res: await api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }, headers: { authorization } }) })),
+    );
+    for (const { name, res } of answers) {
+      expect.soft(['invalid_request', 'invalid_client'].includes(res.body?.error) && res.status >= 400 && res.status < 500, `TOKEN-106: Basic credentials with ${name}, beside the client's valid credentials in the body, are two methods or a failed one: invalid_request or invalid_client, no token; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+    }
+  });
+
   // The other side of the same rule: a client_id alone authenticates nothing, and RFC 6749 3.2.1
   // lets a client send it to identify itself. Beside Basic credentials of the same client it is
   // one method, in a form body and in a JSON one. (A client_id naming another client is left

@@ -644,6 +644,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId, client_secret: other })).status === 401;
   },
   'token.any-known-secret': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId, client_secret: s.client('secondary').clientSecret })).body.error === 'invalid_client',
+  'token.undecodable-basic-ignored': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    return (await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString(), { authorization: 'Basic ***' })).status !== 200;
+  },
   'token.empty-param-second-method': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
