@@ -36,7 +36,10 @@ export function bearerToken(header: string): string | undefined {
  * The onRequest hook of every core route: it sets request.apiClient or refuses the request.
  * AUTH-001: no token is 401; AUTH-002: a malformed one is 401; AUTH-003: an expired one is 401;
  * AUTH-004: an unknown one is 401; AUTH-005: a token of the token endpoint is accepted. A token
- * of a client that is not ACTIVE is 403 (profile client.status).
+ * of a client that is not ACTIVE is 403 (profile client.status). It runs on onRequest, before
+ * the body is parsed or any header of the route's is read, so a request without a valid token
+ * is answered 401 with its challenge whatever else it breaks (AUTH-107: every answer to such a
+ * request carries WWW-Authenticate).
  */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply, done?: HookHandlerDoneFunction) => Promise<void> | void;
 

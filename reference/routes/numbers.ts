@@ -72,6 +72,7 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
         if (!check.ok) throw targetRefused(field, check);
       }
       // The writer reads and writes in one transaction, so two concurrent updates of different fields both land.
+      // One row, by numberId and owner: no other number's settings move (UPD-007).
       const updated = await ctx.writes.run({ op: 'updateNumber', apiClientId: client.apiClientId, numberId, changes });
       if (!updated) {
         if (wire['update.foreignNumber'] === '403' && ctx.stores.numbers.byId(numberId)) throw new CoreError('FORBIDDEN', 'This number is assigned to another API client.');
