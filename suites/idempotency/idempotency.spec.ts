@@ -1,7 +1,7 @@
 import { answerClass } from '../../harness/answer-classes.ts';
 import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
-import { carriesFinalStatus, type ReceivedCallback } from '../../harness/webhook-receiver.ts';
-import { awaitCallback, deliverTo, expectCallbacks, expectNoStrayCallbacks, quietPeriod } from '../support/callbacks.ts';
+import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
+import { awaitCallback, deliverTo, expectNoStrayCallbacks, outcomesSettled, quietPeriod } from '../support/callbacks.ts';
 import {
   BURST,
   deliveredRecipients,
@@ -78,19 +78,11 @@ test.describe('4.6 rule 8: the safe retry queues nothing new', () => {
       expect(sorted(messageIdsOf(retry)), `IDEM-001: retry ${attempt} reports the first messageIds`).toEqual(sorted(retried));
     }
     for (const messageId of [...once, ...retried]) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'IDEM-001: precondition: both messages are reported, so callbacks reach the receiver');
-    // A later moment: the outcome reported and acknowledged, the key still names the send. A
-    // server that forgets a key once its message is settled queues it again here. Where the
-    // target declares its final statuses, the retry waits for the final one, not an interim event.
-    const finalStatuses = target.webhooks.finalStatuses;
-    if (finalStatuses) {
-      for (const messageId of retried) {
-        await expectCallbacks(channel, 'IDEM-001', `a callback with a final status naming ${messageId}`, (c) => c.text.includes(messageId) && carriesFinalStatus(c, finalStatuses), { timeoutMs: target.webhooks.timeoutMs });
-      }
-    }
-    // The server takes in the receiver's answer to its final callback after the receiver has
-    // recorded it: the retry waits a quiet period, so a server that forgets the key when the
-    // answer arrives has forgotten it by then (no event marks that moment).
-    await quietPeriod(Date.now() - started);
+    // A later moment: the outcome reported and taken in (the final status, where the target
+    // declares them), the key still names the send. A server that forgets a key once its
+    // message is settled, or when the receiver's answer to its final callback arrives, queues it
+    // again here.
+    await outcomesSettled(channel, target, retried, started, 'IDEM-001');
     const late = await send(api, key, body);
     expect(late).toSucceed('IDEM-001: a retry after the outcome was reported succeeds');
     expect(sorted(messageIdsOf(late)), "IDEM-001: a retry after the message's outcome was reported still answers the first messageIds").toEqual(sorted(retried));

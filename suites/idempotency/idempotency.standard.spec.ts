@@ -1,6 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { carriesFinalStatus } from '../../harness/webhook-receiver.ts';
-import { awaitCallback, deliverTo, expectCallbacks, quietPeriod } from '../support/callbacks.ts';
+import { awaitCallback, deliverTo, outcomesSettled } from '../support/callbacks.ts';
 import { BURST, deliveredRecipients, expectQueued, expectQueuedFor, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
 // What the Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header-07) adds where
@@ -29,15 +28,8 @@ test.describe('Idempotency-Key draft 2.6: a retry after completion', () => {
     const first = await send(api, key, body);
     const ids = expectQueuedFor(first, 'IDEM-101', 'the first send');
     for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'IDEM-101: precondition: the message is reported, so callbacks reach the receiver');
-    // Where the target declares its final statuses, the final one, not an interim event.
-    const finalStatuses = target.webhooks.finalStatuses;
-    if (finalStatuses) {
-      for (const messageId of ids) {
-        await expectCallbacks(channel, 'IDEM-101', `a callback with a final status naming ${messageId}`, (c) => c.text.includes(messageId) && carriesFinalStatus(c, finalStatuses), { timeoutMs: target.webhooks.timeoutMs });
-      }
-    }
-    // The server records the receiver's answer after the receiver has it: no event marks that moment.
-    await quietPeriod(Date.now() - started);
+    // Its outcome reported and taken in (the final status, where the target declares them).
+    await outcomesSettled(channel, target, ids, started, 'IDEM-101');
     const replay = await send(api, key, body);
     expect(replay).toHaveStatus(first.status, "IDEM-101: the retry after the message's outcome was reported has the first answer's status");
     expect(replay.body, "IDEM-101: the retry after the message's outcome was reported has the first answer's body, not the message's state now").toEqual(first.body);

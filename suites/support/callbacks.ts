@@ -3,7 +3,7 @@ import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect } from '../../harness/fixtures.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
-import { ReceiverRefused, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { carriesFinalStatus, ReceiverRefused, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { deliveredRecipients, expectQueuedFor, send, smsPayload } from './sends.ts';
 import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
@@ -67,6 +67,23 @@ export async function awaitCallback(channel: WebhookChannel, messageId: string, 
  */
 export async function quietPeriod(latencyMs: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.max(200, latencyMs)));
+}
+
+/**
+ * Wait until the outcome of each of `messageIds` is reported and taken in: where the target
+ * declares its final statuses, a callback with one of them (an interim event is not the
+ * outcome), then a quiet period as long as that took since `started`. The server records the
+ * receiver's answer to its final callback after the receiver has it, and no event marks that
+ * moment, so a key or a record the server drops then has been dropped when this returns.
+ */
+export async function outcomesSettled(channel: WebhookChannel, target: Target, messageIds: readonly string[], started: number, id: RequirementLabel): Promise<void> {
+  const finalStatuses = target.webhooks.finalStatuses;
+  if (finalStatuses) {
+    for (const messageId of messageIds) {
+      await expectCallbacks(channel, id, `a callback with a final status naming ${messageId}`, (c) => c.text.includes(messageId) && carriesFinalStatus(c, finalStatuses), { timeoutMs: target.webhooks.timeoutMs });
+    }
+  }
+  await quietPeriod(Date.now() - started);
 }
 
 /**
