@@ -22,7 +22,8 @@ import { EVERYTHING, RunLock, type Need } from './run-lock.ts';
 import { RunMessages } from './run-messages.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
-import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, type ExpiredTokenOutcome, type Inbound } from './triggers.ts';
+import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, watchTokenWays, type ExpiredTokenOutcome, type Inbound, type WatchedToken } from './triggers.ts';
+import { basicCredentials } from './basic-auth.ts';
 import { workerReceiverPort } from './run-receiver.ts';
 
 /** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
@@ -82,6 +83,12 @@ interface WorkerFixtures {
   workerNumbers: KnownNumbers;
   /** The worker's expired token (triggers.expireToken), obtained and waited out once, when a test first asks, with what the wait showed of its lifetime. */
   expiredTokenOnce: (options?: { fresh?: boolean }) => Promise<ExpiredTokenOutcome>;
+  /**
+   * Tokens of triggers.expireToken's client (kind wait) asked for by form fields and by HTTP
+   * Basic, each watched through its lifetime (watchTokenWays), started with the first worker,
+   * with the exchanges of the watch; undefined for another kind of trigger or none.
+   */
+  tokenWaysWatch: () => Promise<{ watched: WatchedToken[]; evidence: EvidenceLog } | undefined>;
   /** Every message the run's accepted sends reported (harness/run-messages.ts). */
   runMessages: RunMessages;
   /** The worker's share of the run's request rate, and the 429s it waited out (the tally needs no target: the automatic judgement reads it). */
@@ -236,6 +243,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     async ({ target, validator, guard, transport, tokens, rateLimit, runSettings }, use) => {
       // Paced like the tests' requests: watching a token expire asks whoami every half second.
       const fetcher = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: new EvidenceLog(), tokens });
+      const stop = new AbortController();
       let outcome: Promise<ExpiredTokenOutcome> | undefined;
       const obtain = (early: ReturnType<typeof loadTokenIssuedEarly>) =>
         obtainExpiredToken(
@@ -244,14 +252,53 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
           (clientId, clientSecret) => fetcher.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
           (token) => fetcher.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } }),
           early,
+          stop.signal,
         ).finally(() => {
           // The control plane expires every token of the client, the worker's managed one too.
           if (target.triggers.expireToken?.kind === 'control') tokens.primary?.invalidate();
         });
       // The preflight's token for the client, whose lifetime has run since the run started; fresh: one asked for now.
-      await use((options) => (options?.fresh ? obtain(null) : (outcome ??= obtain(loadTokenIssuedEarly(runSettings.runDir)))));
+      const once = () => (outcome ??= obtain(loadTokenIssuedEarly(runSettings.runDir)));
+      // A short-lived token (kind wait) is watched from the worker's start, beside the tests, so the
+      // tests that need it expired (AUTH-003) or its lifetime seen (TOKEN-011) rarely wait for it.
+      // A test that asks later takes what the watch saw; one that asks first waits for the rest.
+      if (target.triggers.expireToken?.kind === 'wait') once().catch(() => {});
+      await use((options) => (options?.fresh ? obtain(null) : once()));
+      // A run whose tests ended first does not wait for the watch.
+      stop.abort();
     },
-    { scope: 'worker' },
+    { scope: 'worker', auto: true },
+  ],
+  tokenWaysWatch: [
+    async ({ target, validator, guard, transport, tokens, rateLimit }, use, workerInfo) => {
+      const trigger = target.triggers.expireToken;
+      const log = new EvidenceLog();
+      const fetcher = new ApiClient({ target, transport: limited(transport, rateLimit), validator, guard, evidence: log, tokens });
+      const stop = new AbortController();
+      let watch: Promise<WatchedToken[]> | undefined;
+      const start = () => {
+        if (trigger?.kind !== 'wait') return undefined;
+        const { clientId, clientSecret } = trigger.client;
+        return (watch ??= watchTokenWays(
+          [
+            ['form fields', () => fetcher.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } })],
+            ['HTTP Basic', () => fetcher.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, clientSecret) } })],
+          ],
+          (token) => fetcher.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } }),
+          trigger.maxWaitSeconds,
+          stop.signal,
+        ));
+      };
+      // The first worker starts the watch with the run (one test needs it, and it is the first
+      // worker's unless the run has several); another worker starts it when its test asks.
+      if (workerInfo.parallelIndex === 0) start()?.catch(() => {});
+      await use(async () => {
+        const watched = await start();
+        return watched && { watched, evidence: log };
+      });
+      stop.abort();
+    },
+    { scope: 'worker', auto: true },
   ],
   workerNumbers: [
     async ({ target, validator, guard, transport, tokens, rateLimit, runLock }, use, workerInfo) => {

@@ -395,6 +395,7 @@ export async function obtainExpiredToken(
   issue: (clientId: string, clientSecret: string) => Promise<ApiResponse>,
   whoami: (token: string) => Promise<ApiResponse>,
   issuedEarly: TokenIssuedEarly | null = null,
+  signal?: AbortSignal,
 ): Promise<ExpiredTokenOutcome> {
   const trigger = target.triggers.expireToken;
   if (!trigger) return { unreachable: reasonFor('expireToken') };
@@ -440,7 +441,7 @@ export async function obtainExpiredToken(
   // whoami was asked right after the token came.
   let refusedAfterMs: number | null = refuses(acceptedBefore) ? received - requested : null;
   let lastAcceptedMs: number | null = accepts(acceptedBefore) ? received - requested : null;
-  while (refusedAfterMs === null && Date.now() < giveUp) {
+  while (refusedAfterMs === null && Date.now() < giveUp && !signal?.aborted) {
     // Coarsely while the token should live, never past the moment it should expire, then finely.
     const now = Date.now();
     await sleep(Math.max(0, Math.min(now < expiresAt ? Math.min(LIFETIME_POLL_MS, expiresAt - now) : EXPIRY_POLL_MS, giveUp - now)));
@@ -457,10 +458,86 @@ export async function obtainExpiredToken(
       lifetime,
     };
   }
-  // The unseen tokens came at most this much later than the watched one, so they expire at most this much later.
-  if (refusedAfterMs !== null) await sleep(Math.max(0, unseenReceived - received));
+  // The unseen tokens came by unseenReceived and live as long as the watched one, which lived at
+  // most refusedAfterMs from its request: by unseenReceived + refusedAfterMs they have expired.
+  // (Counted from the request, not the answer: a watch that sees the refusal the moment it comes
+  // would otherwise present an unseen token up to one answer's latency too soon.)
+  if (refusedAfterMs !== null) await sleep(Math.max(0, unseenReceived + refusedAfterMs - Date.now()));
   // Used once refused, or once the margin is out: the test judges the routes' answers either way.
   return { token, acceptedBefore, unseen, lifetime };
+}
+
+/**
+ * How long after the first token of watchTokenWays the next is asked for: more than the lifetime
+ * tolerance (LIFETIME_TOLERANCE_MS) and the watch's fine poll (WATCH_FINE_POLL_MS), or a token
+ * handed out again with a full expires_in would still pass. A server that hands the same token
+ * out again only within a shorter window is not seen. Two answers that hand out one token cannot
+ * be judged from the answers alone: a server may move a token's expiry when it hands it out
+ * again, and then both answers were true; only watching the token shows whether it lived as long
+ * as the later said.
+ */
+export const STAGGER_MS = LIFETIME_TOLERANCE_MS + 500;
+
+/**
+ * How often a watched token is presented: coarsely while more than WATCH_FINE_SPAN_MS of what it
+ * must live is left, then finely, so a refusal shortly before it may happen is seen before then.
+ * A refusal earlier is seen at most WATCH_COARSE_POLL_MS late, still well before the moment.
+ */
+const WATCH_COARSE_POLL_MS = 1_000;
+const WATCH_FINE_POLL_MS = 200;
+const WATCH_FINE_SPAN_MS = 2_000;
+
+/** One token of a client obtained one way and watched until the lifetime it reported, less the tolerance, was out. */
+export interface WatchedToken {
+  /** The way it was asked for, as a check's message names it. */
+  how: string;
+  /** The token response. */
+  issued: ApiResponse;
+  /** When the token request was sent (ms since the epoch). */
+  requestedAt: number;
+  /** expires_in as reported (NaN when it reports none). */
+  seconds: number;
+  /** Milliseconds from the request to the first 401 before the lifetime less the tolerance was out; undefined when none came. */
+  refusedAfterMs?: number;
+}
+
+/**
+ * Tokens of one client asked for in each of `ways`, STAGGER_MS apart, each presented to whoami
+ * until its reported lifetime less LIFETIME_TOLERANCE_MS is out (at most `maxWaitSeconds`):
+ * a token that reports a longer life than the others and is refused within that wait did not
+ * live as long as it said. The mechanics of TOKEN-011's watch of the other ways of asking; the
+ * test judges what it returns. A token response that is no success, or reports no usable
+ * expires_in, is returned unwatched. The worker starts it when the run starts (harness/fixtures.ts,
+ * tokenWaysWatch), so the lifetimes run out beside the other tests.
+ */
+export async function watchTokenWays(
+  ways: ReadonlyArray<readonly [string, () => Promise<ApiResponse>]>,
+  whoami: (token: string) => Promise<ApiResponse>,
+  maxWaitSeconds: number,
+  signal?: AbortSignal,
+): Promise<WatchedToken[]> {
+  const watched: WatchedToken[] = [];
+  for (const [how, issue] of ways) {
+    if (watched.length > 0) await sleep(STAGGER_MS);
+    const requestedAt = Date.now();
+    const issued = await issue();
+    watched.push({ how, issued, requestedAt, seconds: Number(issued.body?.expires_in) });
+  }
+  const mustLiveMs = (w: WatchedToken) => w.seconds * 1000 - LIFETIME_TOLERANCE_MS;
+  const watchMs = (w: WatchedToken) => Math.min(mustLiveMs(w), maxWaitSeconds * 1000);
+  const usable = watched.filter((w) => w.issued.status >= 200 && w.issued.status < 300 && typeof w.issued.body?.access_token === 'string' && Number.isFinite(mustLiveMs(w)));
+  while (!signal?.aborted) {
+    const live = usable.filter((w) => w.refusedAfterMs === undefined && Date.now() - w.requestedAt < watchMs(w));
+    if (live.length === 0) break;
+    for (const w of live) {
+      const res = await whoami(String(w.issued.body.access_token));
+      const after = Date.now() - w.requestedAt;
+      if (res.status === 401 && after < mustLiveMs(w)) w.refusedAfterMs = after;
+    }
+    const left = Math.min(...live.map((w) => watchMs(w) - (Date.now() - w.requestedAt)));
+    await sleep(Math.max(0, Math.min(left > WATCH_FINE_SPAN_MS ? WATCH_COARSE_POLL_MS : WATCH_FINE_POLL_MS, left)));
+  }
+  return watched;
 }
 
 /**

@@ -131,6 +131,30 @@ test('expireToken by wait waits out expires_in once the token was accepted, and 
   expect(Date.now() - waited).toBeLessThan(3_500);
 });
 
+// A server that answers a token request some time after it issued the token: the watched token
+// may be refused before the moment its answer's expires_in points at (counted from the answer),
+// and the unseen tokens, issued after it, may not be handed out as expired before they are. Their
+// latest expiry is bounded from the watched token's request, not from its answer.
+test('the unseen tokens are expired when the watch ends, even when the watched token is refused before its answer plus expires_in', async () => {
+  const brief = { clientId: 'brief', clientSecret: 'bs' };
+  const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
+  const runDir = mkdtempSync(join(tmpdir(), 'unseen-'));
+  // The server's clock: the watched token issued at t0 and answered 400 ms later; the unseen one
+  // issued at t0 + 600 ms and answered by t0 + 700 ms. Each lives a second from its issue.
+  const t0 = Date.now();
+  const issuedAt: Record<string, number> = { 'tok-early': t0, 'tok-early-1': t0 + 600 };
+  saveTokenIssuedEarly(runDir, { clientId: 'brief', token: 'tok-early', expiresIn: 1, requestedAt: t0, receivedAt: t0 + 400, acceptedBefore: 200, unseen: [{ token: 'tok-early-1', acceptedBefore: 200 }], unseenReceivedAt: t0 + 700 });
+  const whoami = async (token: string) => answer(Date.now() >= issuedAt[token]! + 1_000 ? 401 : 200, {});
+  // The watch starts at t0 + 650 ms and asks every 500 ms: at t0 + 1150 ms, inside the window
+  // between the token's expiry (t0 + 1000) and its answer plus expires_in (t0 + 1400).
+  await new Promise((resolve) => setTimeout(resolve, t0 + 650 - Date.now()));
+  const outcome = await obtainExpiredToken(target, new ControlClient(target), async () => answer(500, {}), whoami, loadTokenIssuedEarly(runDir));
+  const ended = Date.now();
+  expect(outcome).toEqual(expect.objectContaining({ token: 'tok-early', lifetime: expect.objectContaining({ refusedAfterMs: expect.any(Number) }) }));
+  expect((outcome as { lifetime: { refusedAfterMs: number } }).lifetime.refusedAfterMs).toBeLessThan(1_400);
+  expect(ended, 'the unseen token had not expired when the watch handed it out').toBeGreaterThanOrEqual(issuedAt['tok-early-1']! + 1_000);
+});
+
 test('a token refused long before the expires_in it reported is still the expired token, and the wait says when it was refused', async () => {
   const brief = { clientId: 'brief', clientSecret: 'bs' };
   const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
