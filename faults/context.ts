@@ -74,4 +74,13 @@ export const CONTEXT_FAULTS = {
       if (status === 200) [body.inboundWebhookConfigured, body.deliveryWebhookConfigured] = [body.deliveryWebhookConfigured, body.inboundWebhookConfigured];
     },
   },
+  'ctx.counts-every-number-sms-enabled': {
+    breaks: ['CTX-201'],
+    description: "assignedNumbers.smsEnabled counts every number of the client, SMS enabled or not (right for a client whose numbers all are)",
+    route: WHOAMI,
+    answer({ status, body }) {
+      const counts = body.assignedNumbers as Record<string, unknown> | undefined;
+      if (status === 200 && typeof counts?.total === 'number') counts.smsEnabled = counts.total;
+    },
+  },
 } satisfies Record<string, FaultDefinition>;

@@ -1,3 +1,4 @@
+import type { ClientRole } from '../../harness/api-client.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { HOLDS_EVERY_NUMBER, expect, profileOnly, test } from '../../harness/fixtures.ts';
 
@@ -37,5 +38,31 @@ test.describe('profile: client context', () => {
       smsEnabled: numbers.filter((n) => n.smsEnabled === true).length,
       mmsEnabled: numbers.filter((n) => n.mmsEnabled === true).length,
     });
+  });
+
+  // The same counts for every client the config names, and after a number's smsEnabled and
+  // mmsEnabled change: a server that counts every number as enabled, or counts once and keeps
+  // the figures, is right on a client whose numbers are all enabled and never change.
+  test("assignedNumbers counts each client's own list, and follows an accepted change of a number's smsEnabled or mmsEnabled", { tag: ['@CTX-201'], ...HOLDS_EVERY_NUMBER }, async ({ api, target, settings, workerNumbers }) => {
+    const counts = (numbers: Array<Record<string, unknown>>) => ({
+      total: numbers.length,
+      smsEnabled: numbers.filter((n) => n.smsEnabled === true).length,
+      mmsEnabled: numbers.filter((n) => n.mmsEnabled === true).length,
+    });
+    const judge = async (role: ClientRole, when: string) => {
+      const [context, numbers] = await Promise.all([api.call('whoami', { as: role }), readNumbers(api, role)]);
+      expect(context).toSucceed(`CTX-201: precondition: the ${role} client reads its context`);
+      expect.soft(context.body.assignedNumbers, `CTX-201: the ${role} client's assignedNumbers counts its numbers list ${when}`).toEqual(counts(numbers));
+    };
+    for (const role of ['primary', 'secondary', 'special'] as const) if (target.clients[role]) await judge(role, 'as it is');
+    const number = workerNumbers.share.find((n) => n.role === 'primary');
+    if (!number) return;
+    for (const field of ['smsEnabled', 'mmsEnabled'] as const) {
+      const before = (await readNumbers(api)).find((n) => n.numberId === number.numberId);
+      if (typeof before?.[field] !== 'boolean') continue;
+      const changed = await settings.change(number.numberId, { [field]: !before[field] });
+      if (changed.status < 200 || changed.status >= 300) continue;
+      await judge('primary', `after ${field} of ${number.numberId} was set to ${!before[field]}`);
+    }
   });
 });

@@ -766,6 +766,16 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'ctx.counts-every-number-sms-enabled': async (s) => {
+    const { numberId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
+    try {
+      const { smsEnabled, total } = (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers;
+      return smsEnabled < total;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } });
+    }
+  },
   'ctx.webhook-flags-swapped': async (s) => {
     const receiver = await startReceiver();
     try {
