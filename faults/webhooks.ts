@@ -210,6 +210,19 @@ export const WEBHOOKS_FAULTS = {
       };
     }),
   },
+  'webhooks.retry-reported-delivered': {
+    breaks: ['WH-008'],
+    description: "a retried callback is rebuilt from defaults: a failed message's event, sent again after the receiver failed it, reports DELIVERED (its first attempt, and any callback taken at once, is right)",
+    behaviour: replaceMember('webhooks', 'attemptPayload', (attemptPayload) => (payload, attemptsBefore) => {
+      const sent = attemptPayload(payload, attemptsBefore);
+      return attemptsBefore === 0 ? sent : sent.replace(/"status":"FAILED"/g, '"status":"DELIVERED"');
+    }),
+  },
+  'webhooks.retries-at-fixed-interval': {
+    breaks: ['WH-108'],
+    description: 'a failed callback is retried at a fixed interval (twice the retry base), never waiting longer however often it fails (a Retry-After is still honoured)',
+    behaviour: replaceMember('webhooks', 'retryDelayMs', () => (_attempt, retryAfterSeconds, _random, baseMs = 500) => Math.max(2 * baseMs, (retryAfterSeconds ?? 0) * 1000)),
+  },
   'webhooks.answer-not-retried': {
     breaks: ['WH-103'],
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',

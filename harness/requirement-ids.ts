@@ -128,6 +128,7 @@ export const REQUIREMENT_IDS = [
   'WH-105',
   'WH-107',
   'WH-106',
+  'WH-108',
   'WH-201',
   'WH-202',
   'WH-203',

@@ -54,7 +54,7 @@ export class WebhookDispatcher {
     private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
-    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'delivered' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter'>,
+    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'attemptPayload' | 'delivered' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter'>,
     targets: WebhookTargets,
     private readonly retryBaseMs: number = WEBHOOK_BACKOFF_BASE_IN_MS,
   ) {
@@ -115,11 +115,12 @@ export class WebhookDispatcher {
 
   private async post(webhook: DueWebhook): Promise<AttemptResult> {
     try {
-      const headers = this.policy.signedHeaders(webhook.webhookSecret, webhook.webhookId, webhook.payload, Date.now());
+      const payload = this.policy.attemptPayload(webhook.payload, webhook.attempts);
+      const headers = this.policy.signedHeaders(webhook.webhookSecret, webhook.webhookId, payload, Date.now());
       const response = await request(webhook.targetUrl, {
         method: 'POST',
         headers,
-        body: webhook.payload,
+        body: payload,
         dispatcher: this.agent,
         signal: this.abort.signal,
         headersTimeout: WEBHOOK_TIMEOUT_IN_MS,

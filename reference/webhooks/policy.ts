@@ -10,6 +10,12 @@ export interface WebhookPolicy {
   inboundTarget(client: ClientRecord, number: NumberRecord): string | null;
   deliveryEvent: typeof deliveryEvent;
   signedHeaders: typeof signedHeaders;
+  /**
+   * The body an attempt carries, from the event as it was made and the attempts before it (0 for
+   * the first): the same event on every attempt (WH-103), so a message's final outcome is
+   * reported once, however often it is sent (WH-008).
+   */
+  attemptPayload(payload: string, attemptsBefore: number): string;
   /** Whether an answer delivers the callback, so it is not tried again: any 2xx (Standard Webhooks; WH-103, WH-107). */
   delivered(attempt: FailedAttempt): boolean;
   retried(attempt: FailedAttempt): boolean;
@@ -46,6 +52,11 @@ function retried(_attempt: FailedAttempt): boolean {
   return true;
 }
 
+/** Every attempt carries the event as it was made (WH-103, WH-008). */
+function attemptPayload(payload: string, _attemptsBefore: number): string {
+  return payload;
+}
+
 /** Any 2xx is success, and only a 2xx (Standard Webhooks: a 3xx is a failure too). */
 function delivered(attempt: FailedAttempt): boolean {
   return attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300;
@@ -56,4 +67,4 @@ function gone(attempt: FailedAttempt): boolean {
   return attempt.status === 410;
 }
 
-export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, delivered, retried, gone, retryDelayMs, parseRetryAfter };
+export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, attemptPayload, delivered, retried, gone, retryDelayMs, parseRetryAfter };

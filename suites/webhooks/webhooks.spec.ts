@@ -220,6 +220,43 @@ test.describe('3, 6 the final outcome of every message is reported, however like
   });
 });
 
+test.describe('3, 6 a message has one final outcome, however often it is reported', () => {
+  // "The final outcome" of a message (sections 3 and 6) is one: a callback sent again (a retry
+  // after the receiver failed it, or any later event) may repeat it, never report another. A
+  // server that rebuilds a retried event, or reports a failed message again as delivered, is right
+  // on a callback that is taken at once and wrong on its retry. The receiver fails the first
+  // attempt of each of the test's events; whether and when a server retries is not shown (WH-006),
+  // so a server that does not retry within webhooks.timeoutMs is judged on its first reports
+  // alone. A recipient the target declares failing is among the recipients where there is one.
+  test("every callback that reports a message's final status, its retries included, reports the same one", { tag: ['@WH-008'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
+    const finalStatuses = target.webhooks.finalStatuses;
+    if (!finalStatuses) notTestable(reasonFor('finalStatuses'));
+    const failing = triggers.failingRecipients();
+    const recipients = [deliveredRecipients(target)[0]!, ...failing.slice(0, 1)];
+    const numberId = smsNumber(knownNumbers);
+    // Each event's first attempt is answered 500, every later one 200; a callback without a
+    // webhook-id cannot be told from a retry of it, and is taken.
+    const channel = webhooks.channel('final-once').answerWith((callback, earlier) => {
+      const id = callback.headers['webhook-id'];
+      return id === undefined || earlier.some((c) => c.headers['webhook-id'] === id) ? 200 : 500;
+    });
+    const own = channel.scriptOnlyFor();
+    await deliverTo(settings, numberId, channel.url, 'WH-008');
+    const ids = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, recipients, 'wh-final-once')), 'WH-008');
+    own((c) => ids.some((id) => c.text.includes(id)));
+    for (const messageId of ids) {
+      const final = (cb: Parameters<typeof carriesFinalStatus>[0] & { text: string }) => cb.text.includes(messageId) && carriesFinalStatus(cb, finalStatuses!);
+      const [first] = await expectCallbacks(channel, 'WH-008', `a callback naming ${messageId} with a final status (${finalStatuses!.join(', ')})`, final, { timeoutMs: target.webhooks.timeoutMs });
+      // Its retry, where the server retries: the attempt with the first one's webhook-id, or any later final report.
+      const id = first!.headers['webhook-id'];
+      await channel.waitFor(`another callback naming ${messageId} with a final status`, (c) => final(c) && c !== first && (id === undefined || c.headers['webhook-id'] === id), { timeoutMs: target.webhooks.timeoutMs }).catch(() => []);
+      const reports = channel.received.filter(final).map((cb) => finalStatuses!.filter((status) => carriesFinalStatus(cb, [status])));
+      const reported = new Set(reports.filter((r) => r.length === 1).map((r) => r[0]));
+      expect(reported.size, `WH-008: message ${messageId} of a send to ${recipients.join(', ')}${failing.length > 0 ? ` (${failing[0]} a recipient the target declares failing)` : ''} was reported by ${reports.length} callbacks (the first answered 500) with the final statuses ${[...reported].join(' and ')}: a message has one final outcome`).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
 test.describe('6 what a delivery callback carries', () => {
   test('a delivery callback is a JSON body that names the messageId it reports', { tag: ['@WH-003'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);

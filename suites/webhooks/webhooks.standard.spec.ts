@@ -1,3 +1,4 @@
+import { reasonFor } from '../../harness/plan.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
 import { deliveredRecipients, expectQueuedFor, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
@@ -15,6 +16,9 @@ async function firstAtOverride(channel: WebhookChannel, messageId: string, numbe
   if (arrived === null) notTestable(`no callback naming ${messageId} reached the override of ${numberId} within webhooks.timeoutMs (WH-001 judges where outcomes go)`);
   return arrived![0]!;
 }
+
+/** How much longer the later retries of a failing callback wait than the first ones, at least (WH-108). */
+const BACKOFF_GROWTH = 1.5;
 
 test.describe('Standard Webhooks: signature', () => {
   test('a callback carries webhook-id, webhook-timestamp and a v1 signature that verifies with the client secret', { tag: ['@WH-101'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
@@ -156,6 +160,50 @@ test.describe('Standard Webhooks: retries', () => {
       expect(retried!.text, 'WH-103: the retry carries the same event').toBe(failed!.text);
     });
   }
+
+  // The same for the callback of a message that failed: a server that rebuilds a retried event
+  // from the message's state, or from defaults, is right on a delivered message and wrong here.
+  test('a callback reporting a failed delivery, answered 500, is retried with the same webhook-id and the same event', { tag: ['@WH-103'] }, async ({ api, knownNumbers, settings, webhooks, triggers, target, newKey }) => {
+    const failing = triggers.failingRecipients();
+    if (failing.length === 0) notTestable(reasonFor('failedDelivery'));
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('retry-failed').respondWith(500);
+    const own = channel.scriptOnlyFor();
+    await deliverTo(settings, numberId, channel.url, 'WH-103');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, failing.slice(0, 1), 'wh-retry-failed')), 'WH-103');
+    own(namesMessage(messageId!));
+    const failed = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
+    expect(failed!.answered, 'WH-103: precondition: the first attempt was answered 500').toBe(500);
+    const id = failed!.headers['webhook-id'];
+    expect(id, 'WH-103: the callback carries a webhook-id').toBeTruthy();
+    const [, retried] = await expectCallbacks(channel, 'WH-103', `a retry of the callback of the failed message ${messageId} (webhook-id ${id})`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
+    expect(retried!.text, `WH-103: the retry of the callback of the failed message ${messageId} carries the same event`).toBe(failed!.text);
+  });
+
+  // Standard Webhooks retries with exponential backoff: the waits grow. Each attempt of the
+  // test's callback is failed until the fifth; the waits before the fourth and fifth, together,
+  // must be more than BACKOFF_GROWTH times those before the second and third. Doubling waits give
+  // four times, and at least twice under "equal jitter" (half of each wait random); linear ones
+  // (1, 2, 3, 4 s) more than twice. Summed in pairs so that jitter, and this machine's own delays
+  // in taking a callback, do not decide: a server that retries at a fixed interval, or sooner
+  // each time, fails. A target whose fifth attempt does not come within webhooks.timeoutMs (a
+  // schedule of minutes) is not testable here.
+  test('a callback that keeps failing is retried with growing waits', { tag: ['@WH-108'] }, async ({ api, knownNumbers, settings, webhooks, target, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('retry-backoff').answerWith((callback, earlier) => (earlier.filter((c) => c.headers['webhook-id'] === callback.headers['webhook-id']).length >= 4 ? 200 : 500));
+    const own = channel.scriptOnlyFor();
+    await deliverTo(settings, numberId, channel.url, 'WH-108');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-retry-backoff')), 'WH-108');
+    own(namesMessage(messageId!));
+    const first = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
+    const id = first.headers['webhook-id'];
+    if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
+    const attempts = await channel.waitFor(`five attempts of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 5 }).catch(() => null);
+    if (attempts === null) notTestable(`fewer than five attempts of the failed callback ${id} came within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms): its retry schedule is longer than the harness waits`);
+    const at = attempts!.slice(0, 5).map((c) => c.receivedAt);
+    const waits = at.slice(1).map((t, i) => t - at[i]!);
+    expect(waits[2]! + waits[3]!, `WH-108: the callback ${id}, failed each time, was retried after waits of ${waits.map((w) => `${w} ms`).join(', ')}: the later retries do not wait half as long again as the first (no backoff)`).toBeGreaterThan(BACKOFF_GROWTH * (waits[0]! + waits[1]!));
+  });
 
   test('a callback to an unreachable receiver is retried once it is reachable', { tag: ['@WH-104'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);

@@ -1170,6 +1170,31 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // A failed message's event, answered 500 once: its retry carries the same event.
+  'webhooks.retry-reported-delivered': async (s) => {
+    const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550155'] }));
+      const [first, retry] = await receiver.waitFor(2, 5_000);
+      if (!first!.body.includes('FAILED')) throw new Error(`the probe's message must end FAILED: ${first!.body}`);
+      return retry!.body === first!.body;
+    } finally {
+      await receiver.close();
+    }
+  },
+  // Four attempts, all failed (a retry base of 0.5 s: waits of 0.25-0.5, 0.5-1 and 1-2 s): the third wait is longer than the first.
+  'webhooks.retries-at-fixed-interval': async (s) => {
+    const receiver = await startReceiver(() => ({ status: 500 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      const at = (await receiver.waitFor(4, 8_000)).map((r) => r.at);
+      return at[3]! - at[2]! > 1.5 * (at[1]! - at[0]!);
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
