@@ -412,6 +412,19 @@ export const TOKEN_FAULTS = {
       if (body.clientId !== undefined && body.clientSecret !== undefined) delete request.headers.authorization;
     },
   },
+  'token.misencoded-basic-ignored': {
+    breaks: ['TOKEN-106'],
+    description: "an Authorization: Basic header that decodes from base64, but whose id or secret has broken form encoding (%zz), is ignored when the body carries credentials: the body authenticates and a token is issued (a header that is no base64 is still refused)",
+    route: TOKEN,
+    preHandler(request) {
+      const header = request.headers.authorization;
+      if (parseBasicCredentials(header) !== 'malformed') return;
+      const encoded = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header ?? '')?.[1];
+      if (encoded === undefined || !Buffer.from(encoded, 'base64').toString('utf8').includes(':')) return;
+      const body = readTokenParameters(request.body);
+      if (body.clientId !== undefined && body.clientSecret !== undefined) delete request.headers.authorization;
+    },
+  },
   'token.empty-param-second-method': {
     breaks: ['TOKEN-108'],
     description: 'an empty client_id or client_secret in the body beside HTTP Basic is counted as a second authentication method: 400 invalid_request',

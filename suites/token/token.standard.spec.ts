@@ -84,6 +84,10 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     const undecodable: ReadonlyArray<[string, string]> = [
       ['not base64', 'Basic ***'],
       ['base64 without the colon', `Basic ${Buffer.from('no-colon-here').toString('base64')}`],
+      // RFC 6749 2.3.1 form-encodes the id and the secret before they are joined: one whose
+      // percent-encoding is broken decodes to no credentials, and is a Basic attempt all the same.
+      ['a client id whose form encoding is broken (%E0%A4%A)', `Basic ${Buffer.from(`%E0%A4%A:${clientSecret}`).toString('base64')}`],
+      ['a secret whose form encoding is broken (%zz)', `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:%zz`).toString('base64')}`],
     ];
     const answers = await Promise.all(
       undecodable.map(async ([name, authorization]) => ({ name, res: await api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }, headers: { authorization } }) })),

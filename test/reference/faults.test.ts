@@ -648,6 +648,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const { clientId, clientSecret } = s.client('primary');
     return (await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString(), { authorization: 'Basic ***' })).status !== 200;
   },
+  'token.misencoded-basic-ignored': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    return (await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString(), { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:%zz`).toString('base64')}` })).status !== 200;
+  },
   'token.empty-param-second-method': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
