@@ -223,6 +223,17 @@ export const WEBHOOKS_FAULTS = {
     description: 'a failed callback is retried at a fixed interval (twice the retry base), never waiting longer however often it fails (a Retry-After is still honoured)',
     behaviour: replaceMember('webhooks', 'retryDelayMs', () => (_attempt, retryAfterSeconds, _random, baseMs = 500) => Math.max(2 * baseMs, (retryAfterSeconds ?? 0) * 1000)),
   },
+  'webhooks.message-ids-crossed': {
+    breaks: ['WH-003'],
+    description: "the send's answer gives the first two recipients each other's messageIds, so each callback names the messageId the answer gave the other recipient (every messageId is still reported once)",
+    route: 'POST /api/core/messages/send',
+    answer({ status, body }) {
+      const results = body.results as Array<{ messageId?: unknown }> | undefined;
+      if (status >= 300 || !Array.isArray(results) || results.length < 2) return;
+      const [a, b] = results;
+      if (typeof a?.messageId === 'string' && typeof b?.messageId === 'string') [a.messageId, b.messageId] = [b.messageId, a.messageId];
+    },
+  },
   'webhooks.answer-not-retried': {
     breaks: ['WH-103'],
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',

@@ -24,13 +24,15 @@ export interface ReceivedCallback {
  * fields (section 6), so where the status sits is not known; a body that is not JSON carries none.
  */
 export function carriesFinalStatus(callback: Pick<ReceivedCallback, 'json'>, finalStatuses: readonly string[]): boolean {
-  const walk = (value: unknown): boolean => {
-    if (typeof value === 'string') return finalStatuses.includes(value);
-    if (Array.isArray(value)) return value.some(walk);
-    if (value !== null && typeof value === 'object') return Object.values(value).some(walk);
-    return false;
-  };
-  return walk(callback.json);
+  return stringsIn(callback.json).some((value) => finalStatuses.includes(value));
+}
+
+/** Every string value anywhere in a parsed JSON value (member names aside), in document order. */
+export function stringsIn(json: unknown): string[] {
+  if (typeof json === 'string') return [json];
+  if (Array.isArray(json)) return json.flatMap(stringsIn);
+  if (json !== null && typeof json === 'object') return Object.values(json).flatMap(stringsIn);
+  return [];
 }
 
 export interface ReceiverOptions {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiClient, ApiResponse, ClientRole } from '../../harness/api-client.ts';
 import type { Target } from '../../harness/config.ts';
 import { canSendSms, readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
+import { stringsIn } from '../../harness/webhook-receiver.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
 import { runMark } from '../../harness/interference.ts';
 import { runSettings } from '../../harness/settings.ts';
@@ -74,6 +75,24 @@ export function messageIdsOf(res: ApiResponse): string[] {
     const id = (item as { messageId?: unknown } | null)?.messageId;
     return typeof id === 'string' && id !== '' ? [id] : [];
   });
+}
+
+/**
+ * Which recipient each messageId of the answer belongs to, where the answer says: a result item
+ * that carries a messageId and, as a string value anywhere in it, exactly one of the recipients
+ * `to` names pairs the two. Fields of a result item are not shown (section 4.6), so an answer
+ * whose items name no recipient pairs nothing, and the map is empty.
+ */
+export function recipientsOf(res: ApiResponse, to: readonly string[]): Map<string, string> {
+  const pairs = new Map<string, string>();
+  const results: unknown = res.body?.results;
+  if (!Array.isArray(results)) return pairs;
+  for (const item of results) {
+    const id = (item as { messageId?: unknown } | null)?.messageId;
+    const named = [...new Set(stringsIn(item).filter((value) => to.includes(value)))];
+    if (typeof id === 'string' && id !== '' && named.length === 1) pairs.set(id, named[0]!);
+  }
+  return pairs;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, expectQueuedFor, externalRef, messageIdsOf, otherSenders, secondSmsNumber, send, sendableNumberOf, smsNumber, smsPayload } from '../support/sends.ts';
+import { deliveredRecipients, expectQueuedFor, externalRef, messageIdsOf, otherSenders, recipientsOf, secondSmsNumber, send, sendableNumberOf, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 import { reasonFor } from '../../harness/plan.ts';
-import { carriesFinalStatus, type WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { carriesFinalStatus, stringsIn, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import type { Target } from '../../harness/config.ts';
 import type { Inbound, TriggerSet } from '../../harness/triggers.ts';
 import { testRecipients } from '../support/properties.ts';
@@ -272,9 +272,23 @@ test.describe('6 what a delivery callback carries', () => {
     const numberId = smsNumber(knownNumbers);
     const channel = webhooks.channel('payload-many');
     await deliverTo(settings, numberId, channel.url, 'WH-003');
-    const ids = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target, 2), 'wh-payload-many')), 'WH-003');
+    const to = deliveredRecipients(target, 2);
+    const res = await send(api, newKey(), smsPayload(numberId, to, 'wh-payload-many'));
+    const ids = expectQueuedFor(res, 'WH-003');
+    // Where the answer pairs each messageId with its recipient (a result item holding one of
+    // them), a callback that holds one recipient of the send holds that recipient's messageId: a
+    // server that reports each message under another's messageId names every messageId once and
+    // reports every outcome, yet tells the client one recipient's outcome as another's.
+    const recipientOf = recipientsOf(res, to);
     for (const messageId of ids) {
-      await expectCallbacks(channel, 'WH-003', `a JSON callback holding ${messageId}`, reportsMessage(messageId), { timeoutMs: target.webhooks.timeoutMs });
+      const callbacks = await expectCallbacks(channel, 'WH-003', `a JSON callback holding ${messageId}`, reportsMessage(messageId), { timeoutMs: target.webhooks.timeoutMs });
+      const own = recipientOf.get(messageId);
+      if (own === undefined) continue;
+      for (const callback of callbacks) {
+        const carried = [...new Set(stringsIn(callback.json).filter((value) => to.includes(value)))];
+        if (carried.length !== 1) continue;
+        expect(carried[0], `WH-003: the send's answer gave ${messageId} to ${own}, but a callback naming ${messageId} holds the recipient ${carried[0]}: it reports another message's outcome under this messageId; got ${callback.text.slice(0, 300)}`).toBe(own);
+      }
     }
   });
 });

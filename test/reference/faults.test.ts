@@ -1199,6 +1199,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // Two recipients: each callback names the messageId the answer gave its recipient.
+  'webhooks.message-ids-crossed': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      const sent = await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }));
+      const callbacks = await receiver.waitFor(2, 5_000);
+      return (sent.body.results as Array<{ to: string; messageId: string }>).every(({ to, messageId }) => callbacks.some((c) => c.body.includes(messageId) && c.body.includes(to)));
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
