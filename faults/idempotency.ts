@@ -237,6 +237,15 @@ export const IDEMPOTENCY_FAULTS = {
       return canonicalJson({ ...(body as SendRequest), ...(typeof text === 'string' && { text: text.replace(/\s+/g, ' ').trim() }) });
     }),
   },
+  'idempotency.recipients-fingerprinted-as-a-set': {
+    breaks: ['IDEM-002'],
+    description: "a payload's recipients are sorted before it is fingerprinted: the same key with the same recipients in another order replays the first send instead of being refused",
+    route: SEND,
+    preHandler: fingerprintedAs((body) => {
+      const { to } = body as SendRequest;
+      return canonicalJson({ ...(body as SendRequest), ...(Array.isArray(to) && { to: [...to].sort() }) });
+    }),
+  },
   'idempotency.forgotten-after-outcome': {
     breaks: ['IDEM-001'],
     description: "a key is forgotten once its messages' delivery events were delivered: the same retry after the outcome was reported queues the messages again",

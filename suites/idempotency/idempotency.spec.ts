@@ -157,6 +157,21 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
     });
   }
 
+  // The recipients in another order: a JSON array is an ordered sequence (RFC 8259 5), so `to`
+  // written the other way round is another payload, not another spelling of the same one. A
+  // server that sorts the recipients before it compares takes it for the same payload.
+  test('reusing a key with the same recipients in another order is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const delivered = deliveredRecipients(target, 2);
+    if (delivered.length < 2) notTestable('needs two recipients the target delivers to (recipients.delivered)');
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), [delivered[0]!, delivered[1]!], 'unsafe-order');
+    const first = expectQueuedFor(await send(api, key, body), 'IDEM-002', 'the first send');
+    const changed = await send(api, key, { ...body, to: [delivered[1]!, delivered[0]!] });
+    expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with the recipients ${delivered[0]} and ${delivered[1]} given the other way round (another JSON array) is refused as a request defect or 409 CONFLICT, never a 2xx`);
+    const replay = await send(api, key, body);
+    expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with the recipients reordered, the original payload still replays its first send').toEqual(sorted(first));
+  });
+
   test('reusing a key for an MMS with its media given twice is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Media is part of the payload like any other field: a server whose fingerprint leaves it
     // out replays the first MMS for an MMS that carries other media.

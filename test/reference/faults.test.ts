@@ -464,6 +464,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s).numberId, { text: 'a b' }), key);
     return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'ab' }), key)).status === 409;
   },
+  'idempotency.recipients-fingerprinted-as-a-set': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550124', '+12025550123'] }), key)).status === 409;
+  },
   'idempotency.forgotten-after-outcome': async (s) => {
     const receiver = await startReceiver();
     try {
