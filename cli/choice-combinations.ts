@@ -101,7 +101,8 @@ export function vendorConfig(name: string, fixtures: TargetDescription, wire: Wi
     label: `reference with the choices ${name}`,
     profile: 'none',
     routes: {
-      whoami: { method: wire['whoami.method'], path: '/api/core/whoami' },
+      // The reference's context counts its numbers in total, or in count with the objects shapes.
+      whoami: { method: wire['whoami.method'], path: '/api/core/whoami', assignedCount: wire['whoami.shapes'] === 'objects' ? 'count' : 'total' },
       numbers: { method: wire['numbers.method'], path: '/api/core/numbers', itemsPath: envelope === 'array' ? null : envelope },
       search: choiceRoute(wire['search.route']),
       update: choiceRoute(wire['update.route']),

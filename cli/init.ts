@@ -83,6 +83,11 @@ const lines = [
   `# a token was obtained with the credentials in a ${found.tokenBy}`,
   'routes:',
 ];
+/** `, assignedCount: member` for the one member of assignedNumbers whose value is the numbers list's length, else nothing. */
+function assignedCountOf(context: typeof whoami, list: typeof numbers): string {
+  const matching = context && list ? Object.entries(context.counts).filter(([, value]) => value === list.numbers.length) : [];
+  return matching.length === 1 ? `, assignedCount: ${JSON.stringify(matching[0]![0])}` : '';
+}
 const routeLine = (name: string, r: Route | null, how: string, extra = '') => {
   if (r) {
     discovered.push(name);
@@ -93,11 +98,19 @@ const routeLine = (name: string, r: Route | null, how: string, extra = '') => {
   return `  ${name}: OPEN   # not found (${how}): set { method: …, path: … }`;
 };
 lines.push(
-  routeLine('whoami', whoami, 'GET answered 200 with apiClientId'),
+  routeLine('whoami', whoami, 'GET answered 200 with apiClientId', assignedCountOf(whoami, numbers)),
   routeLine('numbers', numbers, 'an array of objects with a numberId string', numbers ? `, itemsPath: ${numbers.itemsPath === null ? 'null' : JSON.stringify(numbers.itemsPath)}` : ''),
   routeLine('search', search, 'POST of an empty search answered in JSON'),
   routeLine('update', update, update?.how ?? 'no Allow header, and no method took the number\'s own settings'),
 );
+// The member of assignedNumbers that counts the client's numbers (CTX-005), not shown by the
+// document: the one member whose value is the list's length; with none or several, left OPEN.
+if (whoami && numbers) {
+  const matching = Object.entries(whoami.counts).filter(([, value]) => value === numbers.numbers.length).map(([member]) => member);
+  if (matching.length !== 1) {
+    lines.push(`# OPEN: routes.whoami.assignedCount: the member of assignedNumbers that counts the client's numbers (${needing('assignedCount')}); ${matching.length === 0 ? 'none' : `each of ${matching.join(', ')}`} equals the list's length (${numbers.numbers.length})`);
+  }
+}
 if (numbers) {
   const withCampaign = numbers.numbers.filter((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '');
   lines.push(

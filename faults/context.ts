@@ -83,4 +83,13 @@ export const CONTEXT_FAULTS = {
       if (status === 200 && typeof counts?.total === 'number') counts.smsEnabled = counts.total;
     },
   },
+  'ctx.counts-every-client-number': {
+    breaks: ['CTX-005'],
+    description: "assignedNumbers.total counts the numbers of every client of the service, not the caller's own (the numbers list is right)",
+    route: WHOAMI,
+    answer({ status, body }, { stores, seeded }) {
+      const counts = body.assignedNumbers as Record<string, unknown> | undefined;
+      if (status === 200 && typeof counts?.total === 'number') counts.total = seeded.reduce((sum, client) => sum + stores.numbers.listForClient(client.apiClientId).length, 0);
+    },
+  },
 } satisfies Record<string, FaultDefinition>;

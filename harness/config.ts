@@ -75,7 +75,11 @@ export interface Target {
   profile: 'reference' | 'none';
   clients: { primary: ClientCredentials; secondary?: ClientCredentials; special?: ClientCredentials };
   numbers: { sms?: string; mms?: string; foreign?: string; pool?: { primary?: string[]; secondary?: string[] } };
-  routes: Record<OperationId, Route> & { numbersItemsPath: string | null };
+  routes: Record<OperationId, Route> & {
+    numbersItemsPath: string | null;
+    /** The member of the context's assignedNumbers that counts the client's numbers (CTX-005); unset: not known. */
+    assignedCount?: string;
+  };
   /**
    * The operations whose route the config names; the others take the reference profile's. A
    * profile route the target does not serve is the config's gap (a route left to guess), where a
@@ -101,6 +105,9 @@ export interface Target {
   /** Requests per second the run keeps to (null: no cap); --rate-limit wins over it. */
   rateLimit: { requestsPerSecond: number | null };
 }
+
+/** The member of assignedNumbers the reference profile counts the client's numbers in (spec/profile.yaml whoami.fields). */
+export const PROFILE_ASSIGNED_COUNT = 'total';
 
 /**
  * The reference profile's answers to the open choices (spec/profile.yaml). A target that
@@ -199,11 +206,15 @@ export function resolveTarget(raw: unknown, origin: string, env: NodeJS.ProcessE
     numbers: c.numbers ?? {},
     routes: {
       ...PROFILE_ROUTES,
-      ...(c.routes?.whoami && { whoami: c.routes.whoami }),
+      ...(c.routes?.whoami && { whoami: { method: c.routes.whoami.method, path: c.routes.whoami.path } }),
       ...(c.routes?.search && { search: c.routes.search }),
       ...(c.routes?.update && { update: c.routes.update }),
       ...(c.routes?.numbers && { numbers: { method: c.routes.numbers.method, path: c.routes.numbers.path } }),
       numbersItemsPath: c.routes?.numbers?.itemsPath !== undefined ? c.routes.numbers.itemsPath : PROFILE_ROUTES.numbersItemsPath,
+      // The reference profile's context counts its numbers in assignedNumbers.total (whoami.fields).
+      ...((c.routes?.whoami?.assignedCount ?? (c.profile === 'reference' ? PROFILE_ASSIGNED_COUNT : undefined)) !== undefined && {
+        assignedCount: c.routes?.whoami?.assignedCount ?? PROFILE_ASSIGNED_COUNT,
+      }),
     },
     routesNamed: (['whoami', 'numbers', 'search', 'update'] as const).filter((op) => c.routes?.[op] !== undefined),
     mediaSample: c.mediaSample ?? PROFILE_MEDIA_SAMPLE,
@@ -400,7 +411,7 @@ interface RawConfig {
   profile?: 'reference' | 'none';
   clients: Target['clients'];
   numbers?: Target['numbers'];
-  routes?: Partial<Record<'whoami' | 'search' | 'update', Route>> & { numbers?: Route & { itemsPath?: string | null } };
+  routes?: Partial<Record<'search' | 'update', Route>> & { whoami?: Route & { assignedCount?: string }; numbers?: Route & { itemsPath?: string | null } };
   mediaSample?: unknown[];
   recipients?: { allowPattern?: string; delivered?: string[]; failed?: string[] };
   sendCap?: number;

@@ -16,7 +16,8 @@ export interface Discovery {
   baseUrl: string;
   /** How the token request was accepted: "JSON body", "form body" or "HTTP Basic". */
   tokenBy: string;
-  whoami: Route | null;
+  /** With the members of the context's assignedNumbers that hold a number, and their values. */
+  whoami: (Route & { counts: Record<string, number> }) | null;
   numbers: (Route & { itemsPath: string | null; numbers: Array<Record<string, unknown>> }) | null;
   search: Route | null;
   update: (Route & { how: string }) | null;
@@ -92,11 +93,13 @@ export async function discover(baseUrl: string, primary: { clientId: string; cli
   const bearer = { authorization: `Bearer ${obtained.accessToken}` };
 
   // ---- the client context, the numbers list, the update and search routes --------------------
-  let whoami: Route | null = null;
+  let whoami: Discovery['whoami'] = null;
   for (const path of WHOAMI_PATHS) {
     const answer = await ask('GET', path, { headers: bearer });
     if (answer?.status === 200 && typeof field(answer.json, 'apiClientId') === 'string') {
-      whoami = { method: 'GET', path };
+      const summary = field(answer.json, 'assignedNumbers');
+      const counts = summary !== null && typeof summary === 'object' && !Array.isArray(summary) ? Object.fromEntries(Object.entries(summary).filter((e): e is [string, number] => typeof e[1] === 'number')) : {};
+      whoami = { method: 'GET', path, counts };
       break;
     }
   }

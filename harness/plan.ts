@@ -20,6 +20,7 @@ export function suppliedBy(target: Target): Set<string> {
   if (target.clients.special) supplied.add('specialCharsClient');
   if (target.webhooks.secret) supplied.add('webhookSecret');
   if (target.webhooks.finalStatuses) supplied.add('finalStatuses');
+  if (target.routes.assignedCount) supplied.add('assignedCount');
   // An MMS-capable number is discovered at run time when not configured.
   supplied.add('mmsNumber');
   for (const capability of CAPABILITIES) if (target.triggers[capability]) supplied.add(capability);
@@ -55,6 +56,7 @@ export function reasonFor(need: string): string {
     specialCharsClient: "a client whose id or secret contains ':' or '+' (clients.special in the target config)",
     webhookSecret: "the client's webhook signing secret (webhooks.secret in the target config)",
     finalStatuses: 'the status values of a final outcome in your delivery events (webhooks.finalStatuses in the target config)',
+    assignedCount: "the member of the client context's assignedNumbers that counts the client's numbers (routes.whoami.assignedCount in the target config)",
   };
   return `needs ${what[need] ?? need}`;
 }

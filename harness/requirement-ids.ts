@@ -50,6 +50,7 @@ export const REQUIREMENT_IDS = [
   'CTX-002',
   'CTX-003',
   'CTX-004',
+  'CTX-005',
   'CTX-201',
   'NUM-001',
   'NUM-002',

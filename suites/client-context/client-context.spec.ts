@@ -1,6 +1,7 @@
 import type { ApiClient, ApiResponse } from '../../harness/api-client.ts';
 import type { ControlClient } from '../../harness/control.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { reasonFor } from '../../harness/plan.ts';
 import { issueToken } from '../support/core-routes.ts';
 import { pointOverride } from '../support/callbacks.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
@@ -79,6 +80,24 @@ test.describe('4.2 Return the API client context', () => {
       ids.push(res.body.apiClientId);
     }
     expect(ids[1], 'CTX-002: the context describes the client, not the token: the apiClientId does not change with the token').toBe(ids[0]);
+  });
+});
+
+test.describe("2, 4.3: assignedNumbers summarises the client's own numbers", () => {
+  // The summary's fields are not shown; where the target names the member that counts the
+  // assigned numbers (routes.whoami.assignedCount; the reference profile's total), it counts what
+  // the client's list returns, for each client the config names: a server that counts every
+  // number of the service, or the first client's, is right only where they agree.
+  test("the member of assignedNumbers the target declares as the count equals the length of each client's numbers list", { tag: ['@CTX-005'] }, async ({ api, target }) => {
+    const member = target.routes.assignedCount;
+    if (member === undefined) notTestable(reasonFor('assignedCount'));
+    for (const role of ['primary', 'secondary', 'special'] as const) {
+      if (!target.clients[role]) continue;
+      const [res, numbers] = await Promise.all([api.call('whoami', { as: role }), readNumbers(api, role)]);
+      expect(res).toSucceed(`CTX-005: precondition: the ${role} client reads its context`);
+      const count: unknown = (res.body?.assignedNumbers as Record<string, unknown> | undefined)?.[member!];
+      expect.soft(count, `CTX-005: assignedNumbers.${member} of the ${role} client (routes.whoami.assignedCount) counts the ${numbers.length} numbers its list returns`).toBe(numbers.length);
+    }
   });
 });
 

@@ -785,6 +785,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } });
     }
   },
+  'ctx.counts-every-client-number': async (s) => {
+    const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.length;
+    return (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers.total === listed;
+  },
   'ctx.webhook-flags-swapped': async (s) => {
     const receiver = await startReceiver();
     try {
