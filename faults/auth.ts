@@ -18,6 +18,11 @@ const routeOf = (request: FastifyRequest): string => `${request.method} ${reques
 const issuedTokens = new WeakMap<object, Map<string, string>>();
 const issuedBy = (stores: object) => ofServer(issuedTokens, stores, () => new Map<string, string>());
 
+/** When each token last authenticated a request, per server, under auth.expiry-slides-with-use; the window is the bundled reference's short-lived tokens' lifetime. */
+const lastUsedTimes = new WeakMap<object, Map<string, number>>();
+const lastUsedBy = (stores: object) => ofServer(lastUsedTimes, stores, () => new Map<string, number>());
+const SLIDING_WINDOW_MS = 5_000;
+
 /** The client that last obtained a token, per server, under auth.token-acts-for-latest-client. */
 const latestClient = new WeakMap<object, string>();
 
@@ -67,6 +72,30 @@ export const AUTH_FAULTS = {
         request.apiClient = client;
       },
     }),
+  },
+  'auth.expiry-slides-with-use': {
+    breaks: ['AUTH-003'],
+    description: "a token's expiry moves forward with each request it authenticates: a token used at least every 5 s is never refused, one left alone expires as issued",
+    behaviour: ({ authenticate }, { stores }) => {
+      const lastUse = lastUsedBy(stores);
+      return {
+        authenticate: async (request, reply) => {
+          const token = tokenOf(request);
+          const hash = token === undefined ? undefined : tokenHash(token);
+          const now = Date.now();
+          const used = hash === undefined ? undefined : lastUse.get(hash);
+          // Expired as issued, but used within the sliding window: still taken.
+          const issuedTo = hash === undefined ? undefined : stores.clients.byTokenHash(hash, 0);
+          if (hash !== undefined && issuedTo && used !== undefined && now - used < SLIDING_WINDOW_MS && !stores.clients.byTokenHash(hash, now)) {
+            lastUse.set(hash, now);
+            request.apiClient = issuedTo;
+            return;
+          }
+          await authenticate(request, reply);
+          if (hash !== undefined && request.apiClient) lastUse.set(hash, now);
+        },
+      };
+    },
   },
   'auth.missing-token-accepted-on-numbers': {
     breaks: ['AUTH-001'],

@@ -246,6 +246,15 @@ export const IDEMPOTENCY_FAULTS = {
       return canonicalJson({ ...(body as SendRequest), ...(Array.isArray(to) && { to: [...to].sort() }) });
     }),
   },
+  'idempotency.fingerprint-reference-case-folded': {
+    breaks: ['IDEM-002'],
+    description: "a payload's externalReference is fingerprinted in lower case: the same key with the reference in other letter case replays the first send instead of being refused (the text is compared as written)",
+    route: SEND,
+    preHandler: fingerprintedAs((body) => {
+      const { externalReference } = body as SendRequest;
+      return canonicalJson({ ...(body as SendRequest), ...(typeof externalReference === 'string' && { externalReference: externalReference.toLowerCase() }) });
+    }),
+  },
   'idempotency.forgotten-after-outcome': {
     breaks: ['IDEM-001'],
     description: "a key is forgotten once its messages' delivery events were delivered: the same retry after the outcome was reported queues the messages again",

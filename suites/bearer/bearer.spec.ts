@@ -81,6 +81,17 @@ test.describe('5 rule 3: an expired token is 401 UNAUTHORIZED', () => {
       expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-003: ${op} with an expired token${own.token === expired.token ? '' : ' not presented since it expired'}`);
     });
   }
+
+  // The other side: the token that was watched, presented throughout its lifetime and after it.
+  // Expiry is counted from the issue, not from the last use: a server that moves a token's expiry
+  // forward with each request keeps a token in use alive for ever, and refuses only tokens left
+  // alone (the unseen ones above). Its last use was a moment ago, when the watch ended.
+  test('a token presented throughout its lifetime is refused once its expires_in is out', { tag: ['@AUTH-003'] }, async ({ api, triggers }) => {
+    const expired = await triggers.expiredToken();
+    expect(expired.acceptedBefore, 'AUTH-003: precondition: the fresh token was accepted (whoami 2xx) before it expired').toBeLessThan(300);
+    const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${expired.token}` } });
+    expect(res).toBeCoreError(401, 'UNAUTHORIZED', 'AUTH-003: whoami with the expired token the harness presented throughout its lifetime (expiry runs from the issue, not from the last use)');
+  });
 });
 
 test.describe('7.2: a well-formed but unknown token is 401 UNAUTHORIZED', () => {

@@ -123,21 +123,26 @@ const textSiblings: Array<[string, (text: string) => string]> = [
 ];
 
 test.describe('4.6 rule 8: the unsafe retry', () => {
-  test('reusing a key with the text changed only in its spacing or letter case is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
-    const [recipient] = deliveredRecipients(target);
-    await Promise.all(
-      textSiblings.map(async ([change, changeText]) => {
-        const key = newKey();
-        const body = smsPayload(smsNumber(knownNumbers), [recipient!], 'unsafe-text');
-        const changedBody = { ...body, text: changeText(String(body.text)) };
-        const first = expectQueuedFor(await send(api, key, body), 'IDEM-002', 'the first send');
-        const changed = await send(api, key, changedBody);
-        expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with the text changed by ${change} is refused as a request defect or 409 CONFLICT, never a 2xx`);
-        const replay = await send(api, key, body);
-        expect(sorted(messageIdsOf(replay)), `IDEM-002: after the unsafe retry with ${change}, the original payload still replays its first send`).toEqual(sorted(first));
-      }),
-    );
-  });
+  // The same for the externalReference, the caller's own key (4.6 table): a string, compared as
+  // written; a server that folds its case or trims it takes "Order-1" and "ORDER-1" for one.
+  for (const field of ['text', 'externalReference'] as const) {
+    test(`reusing a key with the ${field} changed only in its spacing or letter case is rejected and queues nothing`, { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const [recipient] = deliveredRecipients(target);
+      await Promise.all(
+        textSiblings.map(async ([change, changeText]) => {
+          const key = newKey();
+          const body = smsPayload(smsNumber(knownNumbers), [recipient!], `unsafe-${field}`);
+          const changedBody = { ...body, [field]: changeText(field === 'externalReference' ? `Order ${body.externalReference}` : String(body.text)) };
+          const original = field === 'externalReference' ? { ...body, externalReference: `Order ${body.externalReference}` } : body;
+          const first = expectQueuedFor(await send(api, key, original), 'IDEM-002', 'the first send');
+          const changed = await send(api, key, changedBody);
+          expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with the ${field} changed by ${change} is refused as a request defect or 409 CONFLICT, never a 2xx`);
+          const replay = await send(api, key, original);
+          expect(sorted(messageIdsOf(replay)), `IDEM-002: after the unsafe retry with the ${field} changed by ${change}, the original payload still replays its first send`).toEqual(sorted(first));
+        }),
+      );
+    });
+  }
 
   for (const [change, changeIt] of changes) {
     test(`reusing a key with ${change} is rejected and queues nothing`, { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {

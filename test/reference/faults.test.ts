@@ -469,6 +469,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }), key);
     return (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550124', '+12025550123'] }), key)).status === 409;
   },
+  'idempotency.fingerprint-reference-case-folded': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'Order-1' }), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'ORDER-1' }), key)).status === 409;
+  },
   'idempotency.forgotten-after-outcome': async (s) => {
     const receiver = await startReceiver();
     try {
@@ -679,6 +684,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'auth.dotted-token-500': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'Bearer a.b.c' } })).status === 401,
   'auth.expired-token-accepted': async (s) => {
     const bearer = await s.token();
+    await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
+    return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
+  },
+  // A token used a moment before the control plane expires it: still refused after.
+  'auth.expiry-slides-with-use': async (s) => {
+    const bearer = await s.token();
+    await call(s, 'GET', '/api/core/whoami', { token: bearer });
     await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
     return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
   },
