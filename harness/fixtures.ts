@@ -259,15 +259,16 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
         });
       // The preflight's token for the client, whose lifetime has run since the run started; fresh: one asked for now.
       const once = () => (outcome ??= obtain(loadTokenIssuedEarly(runSettings.runDir)));
-      // A short-lived token (kind wait) is watched from the worker's start, beside the tests, so the
-      // tests that need it expired (AUTH-003) or its lifetime seen (TOKEN-011) rarely wait for it.
+      // A short-lived token (kind wait) is watched from the worker's first test (the api fixture sets
+      // this up), beside the tests, so those that need it expired (AUTH-003) or its lifetime seen
+      // (TOKEN-011) rarely wait for it.
       // A test that asks later takes what the watch saw; one that asks first waits for the rest.
       if (target.triggers.expireToken?.kind === 'wait') once().catch(() => {});
       await use((options) => (options?.fresh ? obtain(null) : once()));
       // A run whose tests ended first does not wait for the watch.
       stop.abort();
     },
-    { scope: 'worker', auto: true },
+    { scope: 'worker' },
   ],
   tokenWaysWatch: [
     async ({ target, validator, guard, transport, tokens, rateLimit }, use, workerInfo) => {
@@ -289,8 +290,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
           stop.signal,
         ));
       };
-      // The first worker starts the watch with the run (one test needs it, and it is the first
-      // worker's unless the run has several); another worker starts it when its test asks.
+      // The first worker starts the watch with its first test (one test needs it, and it is the
+      // first worker's unless the run has several); another worker starts it when its test asks.
       if (workerInfo.parallelIndex === 0) start()?.catch(() => {});
       await use(async () => {
         const watched = await start();
@@ -298,7 +299,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       });
       stop.abort();
     },
-    { scope: 'worker', auto: true },
+    { scope: 'worker' },
   ],
   workerNumbers: [
     async ({ target, validator, guard, transport, tokens, rateLimit, runLock }, use, workerInfo) => {
@@ -411,7 +412,11 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   api: [
-    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control, runMessages, runSettings }, use, testInfo) => {
+    async ({ target, validator, guard, transport, tokens, evidence, rateLimit, control, runMessages, runSettings, expiredTokenOnce, tokenWaysWatch }, use, testInfo) => {
+      // The worker's short-lived token watches start with its first test that talks to the
+      // target (they are set up once per worker, and run beside the tests from then on).
+      void expiredTokenOnce;
+      void tokenWaysWatch;
       await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens, messages: runMessages }));
       // After a failed test, the lists are read for another run's marks: a setting another client
       // changed under the test (the judgement fixture then stops the run instead of failing it).

@@ -1,4 +1,3 @@
-import { reasonFor } from '../../harness/plan.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
 import { deliveredRecipients, expectQueuedFor, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
@@ -160,25 +159,6 @@ test.describe('Standard Webhooks: retries', () => {
       expect(retried!.text, 'WH-103: the retry carries the same event').toBe(failed!.text);
     });
   }
-
-  // The same for the callback of a message that failed: a server that rebuilds a retried event
-  // from the message's state, or from defaults, is right on a delivered message and wrong here.
-  test('a callback reporting a failed delivery, answered 500, is retried with the same webhook-id and the same event', { tag: ['@WH-103'] }, async ({ api, knownNumbers, settings, webhooks, triggers, target, newKey }) => {
-    const failing = triggers.failingRecipients();
-    if (failing.length === 0) notTestable(reasonFor('failedDelivery'));
-    const numberId = smsNumber(knownNumbers);
-    const channel = webhooks.channel('retry-failed').respondWith(500);
-    const own = channel.scriptOnlyFor();
-    await deliverTo(settings, numberId, channel.url, 'WH-103');
-    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, failing.slice(0, 1), 'wh-retry-failed')), 'WH-103');
-    own(namesMessage(messageId!));
-    const failed = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
-    expect(failed!.answered, 'WH-103: precondition: the first attempt was answered 500').toBe(500);
-    const id = failed!.headers['webhook-id'];
-    expect(id, 'WH-103: the callback carries a webhook-id').toBeTruthy();
-    const [, retried] = await expectCallbacks(channel, 'WH-103', `a retry of the callback of the failed message ${messageId} (webhook-id ${id})`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
-    expect(retried!.text, `WH-103: the retry of the callback of the failed message ${messageId} carries the same event`).toBe(failed!.text);
-  });
 
   // Standard Webhooks retries with exponential backoff: the waits grow. Each attempt of the
   // test's callback is failed until the fifth; the waits before the fourth and fifth, together,
