@@ -92,4 +92,13 @@ export const CONTEXT_FAULTS = {
       if (status === 200 && typeof counts?.total === 'number') counts.total = seeded.reduce((sum, client) => sum + stores.numbers.listForClient(client.apiClientId).length, 0);
     },
   },
+  'ctx.search-ignores-capability': {
+    breaks: ['CTX-202'],
+    description: 'the search does not check the NUMBER_SEARCH capability: a client without it searches like any other (the context still shows what it lacks, and the sends check theirs)',
+    route: 'POST /api/core/numbers/search',
+    preHandler(request) {
+      const client = request.apiClient;
+      if (client && !client.capabilities.includes('NUMBER_SEARCH')) request.apiClient = { ...client, capabilities: [...client.capabilities, 'NUMBER_SEARCH'] };
+    },
+  },
 } satisfies Record<string, FaultDefinition>;

@@ -52,6 +52,7 @@ export const REQUIREMENT_IDS = [
   'CTX-004',
   'CTX-005',
   'CTX-201',
+  'CTX-202',
   'NUM-001',
   'NUM-002',
   'NUM-003',

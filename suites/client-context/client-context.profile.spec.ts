@@ -1,6 +1,7 @@
 import type { ClientRole } from '../../harness/api-client.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
-import { HOLDS_EVERY_NUMBER, expect, profileOnly, test } from '../../harness/fixtures.ts';
+import { HOLDS_EVERY_NUMBER, expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
+import { deliveredRecipients, send, smsPayload } from '../support/sends.ts';
 
 // The reference profile's answers for the client context (spec/profile.yaml whoami.route,
 // whoami.fields): GET, 200, status ACTIVE, string capabilities, and number counts.
@@ -38,6 +39,35 @@ test.describe('profile: client context', () => {
       smsEnabled: numbers.filter((n) => n.smsEnabled === true).length,
       mmsEnabled: numbers.filter((n) => n.mmsEnabled === true).length,
     });
+  });
+
+  // Profile client.capabilities: what a client's capabilities leave out, it may not do. Judged
+  // for each configured client whose context lacks one: an SMS send without SMS, an MMS send
+  // without MMS, a search without NUMBER_SEARCH, each 403 FORBIDDEN naming the capability.
+  test("an operation a client's capabilities do not include is 403 FORBIDDEN naming the capability", { tag: ['@CTX-202'] }, async ({ api, target, newKey }) => {
+    let judged = 0;
+    for (const role of ['primary', 'secondary', 'special'] as const) {
+      if (!target.clients[role]) continue;
+      const context = await api.call('whoami', { as: role });
+      expect(context).toSucceed(`CTX-202: precondition: the ${role} client reads its context`);
+      const has: unknown[] = Array.isArray(context.body?.capabilities) ? context.body.capabilities : [];
+      const lacking = CAPABILITIES.filter((c) => !has.includes(c));
+      if (lacking.length === 0) continue;
+      const from = (await readNumbers(api, role)).find((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled === true && n.mmsEnabled === true)?.numberId;
+      for (const capability of lacking) {
+        const res =
+          capability === 'NUMBER_SEARCH'
+            ? await api.call('search', { json: { npa: '202' }, as: role })
+            : from === undefined
+              ? undefined
+              : await send(api, newKey(), capability === 'SMS' ? smsPayload(String(from), deliveredRecipients(target), 'ctx-capability') : { ...smsPayload(String(from), deliveredRecipients(target), 'ctx-capability'), messageType: 'MMS', media: target.mediaSample }, role);
+        if (res === undefined) continue;
+        judged++;
+        expect.soft(res).toBeCoreError(403, 'FORBIDDEN', `CTX-202: the ${role} client, whose capabilities (${has.join(', ')}) leave out ${capability}, is refused the operation it gates`);
+        expect.soft(res.body?.error?.details?.capability, `CTX-202: the refusal of the ${role} client names the capability ${capability} in error.details.capability`).toBe(capability);
+      }
+    }
+    if (judged === 0) notTestable('no configured client lacks a capability (with a number to send from where the capability is SMS or MMS)');
   });
 
   // The same counts for every client the config names, and after a number's smsEnabled and

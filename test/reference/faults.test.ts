@@ -801,6 +801,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.length;
     return (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers.total === listed;
   },
+  // The special client has SMS only.
+  'ctx.search-ignores-capability': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { token: await s.token('special'), payload: { npa: '202' } })).status === 403,
   'ctx.webhook-flags-swapped': async (s) => {
     const receiver = await startReceiver();
     try {
