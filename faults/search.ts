@@ -42,6 +42,18 @@ export const SEARCH_FAULTS = {
       if (status === 200) delete body.providerResultCount;
     },
   },
+  'search.groups-keep-last-number': {
+    breaks: ['SEARCH-201'],
+    description: 'each group of a search keeps only the last number of its exchange, with count 1 (a search that finds one number per exchange is right)',
+    route: SEARCH,
+    answer({ status, body }) {
+      if (status !== 200 || !Array.isArray(body.groups)) return;
+      for (const group of body.groups as Array<{ count: number; phoneNumbers: string[] }>) {
+        group.phoneNumbers = group.phoneNumbers.slice(-1);
+        group.count = group.phoneNumbers.length;
+      }
+    },
+  },
   'search.empty-groups-null': {
     breaks: ['SEARCH-001'],
     description: 'a search that finds nothing answers groups: null instead of an empty array (a search with results is right)',

@@ -53,6 +53,35 @@ test.describe('profile: number search', () => {
     }
   });
 
+  // Grouping by exchange (profile search.groups) partitions what the provider returned: a group
+  // per exchange, its count the length of its phoneNumbers, each number of its exchange; and where
+  // the provider found no more than it was asked for, it returned them all, so the counts add up
+  // to providerResultCount. A server that keeps one number per group, or splits an exchange, is
+  // right on a search that finds one number per exchange.
+  test('groups partition the numbers found: one per exchange, each count its phoneNumbers, adding up to providerResultCount when that is at most requestedQuantity', { tag: ['@SEARCH-201'] }, async ({ api }) => {
+    let judged = 0;
+    for (const body of [{}, { npa: '202' }, { state: 'DC' }, { city: 'Washington' }]) {
+      const res = await api.call('search', { json: body });
+      expect(res).toHaveStatus(200, `SEARCH-201: the search ${JSON.stringify(body)} is answered 200`);
+      const groups: Array<{ npa?: unknown; nxx?: unknown; rateCenter?: unknown; count?: unknown; phoneNumbers?: unknown }> = Array.isArray(res.body?.groups) ? res.body.groups : [];
+      const exchanges = groups.map((g) => `${String(g.npa)}-${String(g.nxx)}-${String(g.rateCenter)}`);
+      expect.soft(new Set(exchanges).size, `SEARCH-201: the search ${JSON.stringify(body)} gives one group per exchange; got ${exchanges.join(', ')}`).toBe(exchanges.length);
+      for (const g of groups) {
+        const phones = Array.isArray(g.phoneNumbers) ? (g.phoneNumbers as unknown[]) : [];
+        expect.soft(g.count, `SEARCH-201: the group ${String(g.npa)}-${String(g.nxx)} counts the ${phones.length} phoneNumbers it lists`).toBe(phones.length);
+        const foreign = phones.filter((p) => typeof p !== 'string' || !p.startsWith(`+1${String(g.npa)}${String(g.nxx)}`));
+        expect.soft(foreign, `SEARCH-201: every number of the group ${String(g.npa)}-${String(g.nxx)} is of its exchange`).toEqual([]);
+      }
+      const found = res.body?.providerResultCount;
+      if (typeof found === 'number' && typeof res.body?.requestedQuantity === 'number' && found <= res.body.requestedQuantity) {
+        judged++;
+        const listed = groups.reduce((sum, g) => sum + (typeof g.count === 'number' ? g.count : 0), 0);
+        expect.soft(listed, `SEARCH-201: the search ${JSON.stringify(body)} found ${found} numbers (providerResultCount), no more than it asked for (requestedQuantity ${res.body.requestedQuantity}), so its groups hold them all`).toBe(found);
+      }
+    }
+    if (judged === 0) notTestable('every search found more numbers than it asked the provider for, so none shows whether the groups hold all it returned');
+  });
+
   test('requestedQuantity is 10', { tag: ['@SEARCH-201'] }, async ({ api }) => {
     const res = await api.call('search', { json: { npa: '202' } });
     expect(res).toHaveStatus(200, 'SEARCH-201');

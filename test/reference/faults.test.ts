@@ -981,6 +981,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
 
   'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
+  // A search of one exchange with several numbers: its group lists them all.
+  'search.groups-keep-last-number': async (s) => {
+    const groups = (await call(s, 'POST', '/api/core/numbers/search', { payload: {} })).body.groups as Array<{ count: number; phoneNumbers: string[] }>;
+    return groups.some((g) => g.phoneNumbers.length > 1) && groups.every((g) => g.count === g.phoneNumbers.length);
+  },
   'search.empty-groups-null': async (s) => Array.isArray((await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '999' } })).body.groups),
   'search.field-missing': async (s) => 'providerResultCount' in (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } })).body,
   // A stall is given up after the server's upstream timeout (2 s by default).
