@@ -78,6 +78,12 @@ function fingerprintedAs(normalise: (body: unknown) => string): NonNullable<Faul
     else if (earlier === 'changed' && first !== undefined && first.normalised === normalised) request.body = first.body;
   };
 }
+
+/** A preHandler that fingerprints a payload with one field read as `normalise` reads it (the rest as written). */
+function fieldFingerprintedAs(field: keyof SendRequest, normalise: (value: unknown) => unknown): NonNullable<FaultDefinition['preHandler']> {
+  return fingerprintedAs((body) => canonicalJson({ ...(body as SendRequest), [field]: normalise((body as SendRequest)[field]) }));
+}
+
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
 // Sends that arrived while the first with their key held it, under idempotency.waiter-of-refused-fails.
@@ -232,28 +238,19 @@ export const IDEMPOTENCY_FAULTS = {
     breaks: ['IDEM-002'],
     description: "a payload's text is fingerprinted with its runs of whitespace collapsed to one space and trimmed: the same key with a text whose space is doubled, or with a trailing space, replays the first send instead of being refused",
     route: SEND,
-    preHandler: fingerprintedAs((body) => {
-      const { text } = body as SendRequest;
-      return canonicalJson({ ...(body as SendRequest), ...(typeof text === 'string' && { text: text.replace(/\s+/g, ' ').trim() }) });
-    }),
+    preHandler: fieldFingerprintedAs('text', (text) => (typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : text)),
   },
   'idempotency.recipients-fingerprinted-as-a-set': {
     breaks: ['IDEM-002'],
     description: "a payload's recipients are sorted before it is fingerprinted: the same key with the same recipients in another order replays the first send instead of being refused",
     route: SEND,
-    preHandler: fingerprintedAs((body) => {
-      const { to } = body as SendRequest;
-      return canonicalJson({ ...(body as SendRequest), ...(Array.isArray(to) && { to: [...to].sort() }) });
-    }),
+    preHandler: fieldFingerprintedAs('to', (to) => (Array.isArray(to) ? [...to].sort() : to)),
   },
   'idempotency.fingerprint-reference-case-folded': {
     breaks: ['IDEM-002'],
     description: "a payload's externalReference is fingerprinted in lower case: the same key with the reference in other letter case replays the first send instead of being refused (the text is compared as written)",
     route: SEND,
-    preHandler: fingerprintedAs((body) => {
-      const { externalReference } = body as SendRequest;
-      return canonicalJson({ ...(body as SendRequest), ...(typeof externalReference === 'string' && { externalReference: externalReference.toLowerCase() }) });
-    }),
+    preHandler: fieldFingerprintedAs('externalReference', (reference) => (typeof reference === 'string' ? reference.toLowerCase() : reference)),
   },
   'idempotency.forgotten-after-outcome': {
     breaks: ['IDEM-001'],
