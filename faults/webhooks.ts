@@ -11,7 +11,7 @@ export const WEBHOOKS_FAULTS = {
   'webhooks.override-never-sent': {
     breaks: ['WH-001'],
     description: "delivery events are handed to the dispatcher only when the client has a delivery webhook, so one addressed to a number's override alone is never sent",
-    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget) => (client, number) => (client.deliveryWebhookUrl === null ? null : deliveryTarget(client, number))),
+    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget) => (client, number, to) => (client.deliveryWebhookUrl === null ? null : deliveryTarget(client, number, to))),
   },
   'webhooks.wrong-target': {
     breaks: ['WH-001'],
@@ -24,9 +24,9 @@ export const WEBHOOKS_FAULTS = {
     // A cache of the override per number, filled when an override is used, never emptied.
     behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget) => {
       const remembered = new Map<string, string>();
-      return (client, number) => {
+      return (client, number, to) => {
         if (number.webhookDeliveryOverride) remembered.set(number.numberId, number.webhookDeliveryOverride);
-        return remembered.get(number.numberId) ?? deliveryTarget(client, number);
+        return remembered.get(number.numberId) ?? deliveryTarget(client, number, to);
       };
     }),
   },
@@ -96,8 +96,8 @@ export const WEBHOOKS_FAULTS = {
     behaviour: (behaviour, { stores, seeded }) => ({
       webhooks: {
         ...behaviour.webhooks,
-        deliveryTarget: (client, number) =>
-          behaviour.webhooks.deliveryTarget(client, number) ??
+        deliveryTarget: (client, number, to) =>
+          behaviour.webhooks.deliveryTarget(client, number, to) ??
           seeded.map(({ apiClientId }) => stores.clients.byApiClientId(apiClientId)?.deliveryWebhookUrl).find((url) => typeof url === 'string') ??
           null,
       },
@@ -109,10 +109,24 @@ export const WEBHOOKS_FAULTS = {
     behaviour: (behaviour, { stores, seeded }) => ({
       webhooks: {
         ...behaviour.webhooks,
-        deliveryTarget: (client, number) => {
-          const own = behaviour.webhooks.deliveryTarget(client, number);
+        deliveryTarget: (client, number, to) => {
+          const own = behaviour.webhooks.deliveryTarget(client, number, to);
           if (own !== null || seeded.findIndex(({ apiClientId }) => apiClientId === client.apiClientId) < 2) return own;
           return seeded.map(({ apiClientId }) => stores.clients.byApiClientId(apiClientId)?.deliveryWebhookUrl).find((url) => typeof url === 'string') ?? null;
+        },
+      },
+    }),
+  },
+  'webhooks.outcome-to-recipient-owner': {
+    breaks: ['WH-001'],
+    description: "a message to a phone number another client of the service holds has its outcome sent to that client's delivery webhook (or its number's override), not to the sender's: right for every recipient outside the service",
+    behaviour: (behaviour, { stores }) => ({
+      webhooks: {
+        ...behaviour.webhooks,
+        deliveryTarget: (client, number, to) => {
+          const held = stores.numbers.isServiceNumber(to) ? stores.numbers.byPhoneNumber(to) : undefined;
+          const owner = held && held.apiClientId !== client.apiClientId ? stores.clients.byApiClientId(held.apiClientId) : undefined;
+          return held && owner ? behaviour.webhooks.deliveryTarget(owner, held, to) : behaviour.webhooks.deliveryTarget(client, number, to);
         },
       },
     }),

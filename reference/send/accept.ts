@@ -45,7 +45,6 @@ export function buildAcceptance(
   nowMs: number,
   wire: Pick<WireChoices, 'send.successStatus' | 'send.results' | 'webhook.payload'> = PROFILE_WIRE_CHOICES,
 ): Acceptance {
-  const target = policy.deliveryTarget(client, number);
   const results: Array<Record<string, string>> = [];
   const errors: Array<{ to: string; code: string; message: string }> = [];
   const messages: OutboundMessage[] = [];
@@ -87,6 +86,7 @@ export function buildAcceptance(
       nowMs,
       wire['webhook.payload'],
     );
+    const target = policy.deliveryTarget(client, number, to);
     const webhookId = newId('evt');
     events.push({ webhookId, apiClientId: client.apiClientId, kind: 'message.delivery', messageId, targetUrl: target, payload, createdAt: nowMs });
     if (target) webhooks.push({ webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs });

@@ -6,7 +6,8 @@ import { signedHeaders } from './sign.ts';
 
 /** Where callbacks go, what a delivery event says and how callbacks are signed. */
 export interface WebhookPolicy {
-  deliveryTarget(client: ClientRecord, number: NumberRecord): string | null;
+  /** Where the delivery event of a message to `to` goes (WH-001, WH-002). */
+  deliveryTarget(client: ClientRecord, number: NumberRecord, to: string): string | null;
   inboundTarget(client: ClientRecord, number: NumberRecord): string | null;
   deliveryEvent: typeof deliveryEvent;
   signedHeaders: typeof signedHeaders;
@@ -33,8 +34,11 @@ export interface FailedAttempt {
   error?: string;
 }
 
-/** A delivery event goes to the sending number's webhookDeliveryOverride (WH-001), else to the client's delivery webhook (WH-002). */
-function deliveryTarget(client: ClientRecord, number: NumberRecord): string | null {
+/**
+ * A message's delivery event goes to the sending number's webhookDeliveryOverride (WH-001), else
+ * to the sending client's delivery webhook (WH-002), whoever the recipient `to` is.
+ */
+function deliveryTarget(client: ClientRecord, number: NumberRecord, _to: string): string | null {
   return number.webhookDeliveryOverride ?? client.deliveryWebhookUrl;
 }
 

@@ -4,6 +4,7 @@ import { deliveredRecipients, expectQueuedFor, externalRef, messageIdsOf, otherS
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 import { reasonFor } from '../../harness/plan.ts';
+import { readNumbers } from '../../harness/known-numbers.ts';
 import { carriesFinalStatus, stringsIn, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import type { Target } from '../../harness/config.ts';
 import type { Inbound, TriggerSet } from '../../harness/triggers.ts';
@@ -40,6 +41,25 @@ test.describe('6 delivery outcomes by webhook', () => {
     const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, 'WH-001');
     expect(callback.method, 'WH-001: the outcome is reported by a POST').toBe('POST');
     expect(channel.unique().filter(namesMessage(messageId!)).length, 'WH-001: the override received the outcome').toBeGreaterThan(0);
+  });
+
+  // The recipient another client of the service holds: the outcome is the sender's, and goes to
+  // the sending number's override like any other. A server that routes a message's outcome by
+  // whoever holds the recipient's number is right on every recipient outside the service. The
+  // recipient is a phone number the secondary client's list shows (where a record holds one, and
+  // the target admits it as a recipient: recipients.allowPattern).
+  test("the outcome of a message to a number another client holds is POSTed to the sending number's override", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
+    const admitted = new RegExp(target.recipients.allowPattern);
+    const held = (await readNumbers(api, 'secondary')).flatMap((n) => Object.values(n)).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+    if (held === undefined) notTestable("the secondary client's numbers list shows no phone number the target admits as a recipient (recipients.allowPattern)");
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('override-to-held');
+    await deliverTo(settings, numberId, channel.url, 'WH-001');
+    const res = await send(api, newKey(), smsPayload(numberId, [held!], 'wh-override-held'));
+    if (res.status >= 400 && res.status < 500) notTestable(`the target refused a send to ${held}, a number of another client (${res.status}); the sandbox may admit only its test recipients`);
+    const [messageId] = expectQueuedFor(res, 'WH-001', `the send to ${held}, a number of the secondary client`);
+    await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, `WH-001: the outcome of the message to ${held}, a number the secondary client holds, reaches the sending number's override`);
   });
 
   test('the outcome of every message of a send reaches the override', { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {

@@ -1239,6 +1239,19 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // A send to the secondary client's number: its outcome comes to the sender's override.
+  'webhooks.outcome-to-recipient-owner': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      const sent = await send(s, sendBody(primaryNumber(s).numberId, { to: [s.client('secondary').numbers[0]!.phoneNumber] }));
+      const messageId: string = sent.body.results[0].messageId;
+      await receiver.waitFor(1, 2_000).catch(() => undefined);
+      return receiver.received.some((c) => c.body.includes(messageId));
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
