@@ -11,6 +11,19 @@ const ANY_CORE_ROUTE = /^[A-Z]+ \/api\/core\//;
 /** application/json with a charset parameter (`application/json; charset=utf-8`). */
 const JSON_WITH_CHARSET = /^\s*application\/json\s*;(?:.*;)?\s*charset\s*=/i;
 
+/** The text up to the end of the first JSON object it starts with, or the text as it is. */
+function firstJsonValue(written: string): string {
+  for (let end = written.indexOf('}'); end >= 0; end = written.indexOf('}', end + 1)) {
+    try {
+      JSON.parse(written.slice(0, end + 1));
+      return written.slice(0, end + 1);
+    } catch {
+      // not a whole value yet
+    }
+  }
+  return written;
+}
+
 export const ERRORS_FAULTS = {
   'errors.spaced-json-refused': {
     breaks: ['ERR-007'],
@@ -117,6 +130,12 @@ export const ERRORS_FAULTS = {
       answer.status = error.status;
       answer.body = coreErrorBody(error, answer.request.id);
     },
+  },
+  'errors.trailing-json-ignored': {
+    breaks: ['ERR-003'],
+    description: 'the send reads its body up to the end of the first JSON value, as a streaming parser does: a valid body followed by more text (a word, a brace, the body again) is taken and queued',
+    route: 'POST /api/core/messages/send',
+    readBodyAs: firstJsonValue,
   },
   'errors.text-plain-content-type': {
     breaks: ['ERR-004'],

@@ -56,6 +56,8 @@ export interface FaultDefinition extends Fault {
   answer?: (answer: Answer, ctx: ReferenceContext) => void | Promise<void>;
   /** Keep the request body as written, for the hooks above to read (rawBodyOf); only with a route. */
   rawBody?: boolean;
+  /** The body as the server's parser is given it, from the body as written (fastify's preParsing); only with a route. */
+  readBodyAs?: (written: string) => string;
 }
 
 /** The body of a request as written, kept for a fault that declared `rawBody` on its route. */

@@ -16,7 +16,7 @@ const REQUEST_HOOKS = ['onRequest', 'preValidation', 'preHandler'] as const;
 function active(faults: ReadonlySet<FaultName>): FaultDefinition[] {
   return FAULT_NAMES.filter((name) => faults.has(name)).map((name) => {
     const fault: FaultDefinition = DEFINITIONS[name];
-    if (fault.route === undefined && (fault.answer || fault.rawBody || REQUEST_HOOKS.some((hook) => fault[hook]))) throw new Error(`fault ${name} has hooks but no route`);
+    if (fault.route === undefined && (fault.answer || fault.rawBody || fault.readBodyAs || REQUEST_HOOKS.some((hook) => fault[hook]))) throw new Error(`fault ${name} has hooks but no route`);
     return fault;
   });
 }
@@ -54,16 +54,21 @@ function runsFor(fault: FaultDefinition, request: FastifyRequest): boolean {
 function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext, names: ReadonlySet<FaultName>): void {
   const faults = active(names);
 
-  // The body as written, read before the parser and handed on unchanged.
-  const readers = faults.filter((fault) => fault.rawBody);
+  // The body as written, read before the parser and handed on unchanged, or as a fault reads it.
+  const readers = faults.filter((fault) => fault.rawBody || fault.readBodyAs);
   if (readers.length > 0) {
     app.addHook('preParsing', async (request, _reply, payload) => {
-      if (!readers.some((fault) => runsFor(fault, request))) return payload;
+      const running = readers.filter((fault) => runsFor(fault, request));
+      if (running.length === 0) return payload;
       const chunks: Buffer[] = [];
       for await (const chunk of payload) chunks.push(chunk as Buffer);
       const bytes = Buffer.concat(chunks);
       keepRawBody(request, bytes.toString('utf8'));
-      return Readable.from([bytes]);
+      const read = running.reduce((text, fault) => fault.readBodyAs?.(text) ?? text, bytes.toString('utf8'));
+      // The length received stays the one written, which fastify checks against Content-Length.
+      const stream = Readable.from([read === bytes.toString('utf8') ? bytes : Buffer.from(read)]) as Readable & { receivedEncodedLength?: number };
+      stream.receivedEncodedLength = bytes.length;
+      return stream;
     });
   }
 

@@ -175,6 +175,15 @@ export const SEND_FAULTS = {
       body.to = body.to.filter((to, i) => i < 2 || (typeof to === 'string' && e164.test(to)));
     },
   },
+  'send.null-media-taken-as-absent': {
+    breaks: ['SEND-002'],
+    description: 'an SMS whose media member is null is taken as one without media and accepted (media given as an array, even empty, is refused)',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body as { messageType?: unknown; media?: unknown } | null;
+      if (body?.messageType === 'SMS' && body.media === null) delete body.media;
+    },
+  },
   'send.media-name-read-as-written': {
     breaks: ['ERR-007'],
     description: 'the SMS media rule looks for the member name "media" in the body as written: an SMS whose media member name is written with escapes ("\\u006dedia") is accepted, its media dropped',

@@ -38,11 +38,14 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
     expect(res).toBeRequestDefect('SEND-002: an SMS with media is invalid');
   });
 
-  test('an SMS carrying an empty media array is rejected', { tag: ['@SEND-002'] }, async ({ api, target, knownNumbers, newKey }) => {
-    // "Must be omitted" for SMS: an empty array is still a media field that is present.
-    const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'sms-empty-media'), media: [] });
-    expect(res).toBeRequestDefect('SEND-002: an SMS with media present (even empty) is invalid');
-  });
+  // "Must be omitted" for SMS: an empty array, or null, is still a media member that is present
+  // (and null is no array of media objects either). A server that reads null as absent takes it.
+  for (const [what, media] of [['an empty media array', []], ['media set to null', null]] as const) {
+    test(`an SMS carrying ${what} is rejected`, { tag: ['@SEND-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const res = await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'sms-empty-media'), media });
+      expect(res).toBeRequestDefect(`SEND-002: an SMS with ${what} (the member present, not omitted) is invalid`);
+    });
+  }
 
   test('an MMS without media is rejected', { tag: ['@SEND-003'] }, async ({ api, target, knownNumbers, newKey }) => {
     if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');

@@ -8,6 +8,11 @@ export const MALFORMED_JSON: ReadonlyArray<{ name: string; spoil: (valid: string
   { name: 'single-quoted JSON', spoil: (valid) => (valid.includes('"') ? valid : '{"note":"quoted"}').replace(/"/g, "'") },
   { name: 'JSON with a trailing comma', spoil: (valid) => valid.replace(/}$/, ',}') },
   { name: 'plain text labelled as JSON', spoil: () => 'this is not JSON' },
+  // RFC 8259 2: a JSON text is one value, with only whitespace around it. A parser that stops at
+  // the end of the first value (a streaming reader) takes these for the valid body.
+  { name: 'the valid JSON with a word after it', spoil: (valid) => `${valid} x` },
+  { name: 'the valid JSON with a second closing brace', spoil: (valid) => `${valid}}` },
+  { name: 'the valid JSON twice', spoil: (valid) => `${valid}${valid}` },
 ];
 
 /**

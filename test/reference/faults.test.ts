@@ -1254,6 +1254,9 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
+  'errors.trailing-json-ignored': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: `${JSON.stringify(sendBody(primaryNumber(s).numberId))} x`, headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' } })).status === 400,
+  'send.null-media-taken-as-absent': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: null }))).status === 400,
+
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
 };
 
