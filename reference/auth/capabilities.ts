@@ -5,8 +5,8 @@ import type { ClientRecord } from '../store/clients.ts';
 export type Capability = 'SMS' | 'MMS' | 'NUMBER_SEARCH';
 
 /**
- * Profile client.capabilities: an operation the client's capabilities do not include is 403
- * FORBIDDEN (section 7.3, authorization: the client is not allowed it, whatever it sends).
+ * Profile client.capabilities (CTX-202): an operation the client's capabilities do not include is
+ * 403 FORBIDDEN (section 7.3, authorization: the client is not allowed it, whatever it sends).
  */
 export function requireCapability(client: ClientRecord, capability: Capability): void {
   if (!client.capabilities.includes(capability)) {

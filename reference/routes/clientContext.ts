@@ -19,6 +19,7 @@ export async function clientContextRoutes(app: FastifyInstance, { ctx }: { ctx: 
       apiClientName: client.name,
       apiClientStatus: client.status,
       capabilities: objects ? client.capabilities.map((name) => ({ name })) : client.capabilities,
+      // The client's own numbers, counted (CTX-005: total, or count with the objects shapes).
       assignedNumbers: objects
         ? { count: numbers.length }
         : {

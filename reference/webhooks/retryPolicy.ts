@@ -1,4 +1,4 @@
-// Profile webhook.retry: only 2xx is success; exponential backoff with jitter, 0.5 s base (the
+// Profile webhook.retry: only 2xx is success; exponential backoff with jitter (WH-108), 0.5 s base (the
 // operator's --webhook-retry-base; a certification run of the bundled reference takes 0.1 s),
 // doubling, capped at 60 s, 8 attempts in all; 410 stops; Retry-After is honoured (within the cap).
 // A non-2xx answer (WH-103) or an unreachable receiver (WH-104) is retried with the same webhook-id.
