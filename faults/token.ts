@@ -96,6 +96,19 @@ function failedAuthentication({ request, body }: Answer): boolean {
   return request.headers.authorization === undefined || (basic !== undefined && basic !== 'malformed');
 }
 
+/**
+ * A preHandler that drops an Authorization: Basic header that does not decode (and that `which`
+ * picks) when the body carries both credentials, so the body authenticates alone.
+ */
+function bodyWinsOverMalformedBasic(which: (header: string) => boolean): NonNullable<FaultDefinition['preHandler']> {
+  return (request) => {
+    const header = request.headers.authorization;
+    if (header === undefined || parseBasicCredentials(header) !== 'malformed' || !which(header)) return;
+    const body = readTokenParameters(request.body);
+    if (body.clientId !== undefined && body.clientSecret !== undefined) delete request.headers.authorization;
+  };
+}
+
 export const TOKEN_FAULTS = {
   'token.form-credentials-refused': {
     breaks: ['TOKEN-004'],
@@ -406,24 +419,16 @@ export const TOKEN_FAULTS = {
     breaks: ['TOKEN-106'],
     description: 'an Authorization: Basic header that does not decode is ignored when the body carries credentials: the body authenticates and a token is issued (alone, the header is still invalid_client)',
     route: TOKEN,
-    preHandler(request) {
-      if (parseBasicCredentials(request.headers.authorization) !== 'malformed') return;
-      const body = readTokenParameters(request.body);
-      if (body.clientId !== undefined && body.clientSecret !== undefined) delete request.headers.authorization;
-    },
+    preHandler: bodyWinsOverMalformedBasic(() => true),
   },
   'token.misencoded-basic-ignored': {
     breaks: ['TOKEN-106'],
     description: "an Authorization: Basic header that decodes from base64, but whose id or secret has broken form encoding (%zz), is ignored when the body carries credentials: the body authenticates and a token is issued (a header that is no base64 is still refused)",
     route: TOKEN,
-    preHandler(request) {
-      const header = request.headers.authorization;
-      if (parseBasicCredentials(header) !== 'malformed') return;
-      const encoded = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header ?? '')?.[1];
-      if (encoded === undefined || !Buffer.from(encoded, 'base64').toString('utf8').includes(':')) return;
-      const body = readTokenParameters(request.body);
-      if (body.clientId !== undefined && body.clientSecret !== undefined) delete request.headers.authorization;
-    },
+    preHandler: bodyWinsOverMalformedBasic((header) => {
+      const encoded = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header)?.[1];
+      return encoded !== undefined && Buffer.from(encoded, 'base64').toString('utf8').includes(':');
+    }),
   },
   'token.empty-param-second-method': {
     breaks: ['TOKEN-108'],
