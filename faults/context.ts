@@ -1,4 +1,6 @@
-import { callerOf } from '../reference/auth/bearer.ts';
+import { bearerToken, callerOf } from '../reference/auth/bearer.ts';
+import { tokenHash } from '../reference/auth/tokenHash.ts';
+import { TOKEN_CHALLENGE } from '../reference/routes/token.ts';
 import { currentClientAfterAwait, type FaultDefinition } from './fault.ts';
 
 // Faults of the client context (sections 2, 4.2): each rewrites the whoami answer, but one that
@@ -99,6 +101,29 @@ export const CONTEXT_FAULTS = {
     preHandler(request) {
       const client = request.apiClient;
       if (client && !client.capabilities.includes('NUMBER_SEARCH')) request.apiClient = { ...client, capabilities: [...client.capabilities, 'NUMBER_SEARCH'] };
+    },
+  },
+  'ctx.suspended-client-lists-numbers': {
+    breaks: ['CTX-203'],
+    description: "the numbers list serves a token issued before its client's suspension (every other core route refuses it 403, and the token endpoint says unauthorized_client)",
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const token = bearerToken(request.headers.authorization ?? '');
+        const client = token === undefined ? undefined : stores.clients.byTokenHash(tokenHash(token), Date.now());
+        if (`${request.method} ${request.routeOptions.url}` !== 'GET /api/core/numbers' || client?.status !== 'SUSPENDED') return authenticate(request, reply);
+        request.apiClient = client;
+      },
+    }),
+  },
+  'ctx.suspended-client-invalid-client': {
+    breaks: ['CTX-203'],
+    description: "a suspended client's correct credentials get 401 invalid_client, as if they were wrong (its tokens issued before are refused 403 as they should be)",
+    route: 'POST /api/auth/token',
+    answer(answer) {
+      if (answer.body.error !== 'unauthorized_client') return;
+      answer.status = 401;
+      answer.body.error = 'invalid_client';
+      answer.reply.header('www-authenticate', TOKEN_CHALLENGE);
     },
   },
 } satisfies Record<string, FaultDefinition>;

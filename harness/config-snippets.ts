@@ -18,6 +18,8 @@ interface TriggerStub {
 /** Where the run's receiver listens, fixed: declared client webhooks point at it. */
 const FIXED_LISTEN_PORT = ['webhooks:', '  listenPort: 8787                 # fixed: the declared client webhooks point at <webhooks.publicUrl, or http://listenHost:8787>/clients/primary/…'];
 
+const CONTROL_PLANE = ['hooks:', '  controlUrl: "${CONTROL_URL}"       # a test-control plane (reference/README.md, Test-control plane)'];
+
 const TRIGGER_STUBS: Record<Capability, TriggerStub> = {
   upstreamFailure: {
     kinds: 'request (searches your sandbox answers as an upstream failure, 502 with details.providerStatus) or control',
@@ -62,9 +64,13 @@ const TRIGGER_STUBS: Record<Capability, TriggerStub> = {
       '    recipients: ["${FAILING_RECIPIENT}"]   # must match recipients.allowPattern',
     ],
   },
+  clientStatus: {
+    kinds: 'control (the test-control plane suspends the secondary client, then makes it ACTIVE again)',
+    alongside: CONTROL_PLANE,
+    lines: ['  clientStatus: { kind: control }'],
+  },
 };
 
-const CONTROL_PLANE = ['hooks:', '  controlUrl: "${CONTROL_URL}"       # a test-control plane (reference/README.md, Test-control plane)'];
 
 /** The snippet that supplies `need` (a name of the catalogue's `needs`), or undefined for one no config gives. */
 export function snippetFor(need: string): string[] | undefined {

@@ -19,8 +19,8 @@ export class ConfigError extends HarnessStop {
 }
 
 /** The capabilities the control plane's `hooks.offers` may name (each is a trigger of kind control). */
-export type HookName = 'upstreamFailure' | 'expireToken' | 'inbound' | 'clientWebhooks';
-export const HOOK_NAMES: readonly HookName[] = ['upstreamFailure', 'expireToken', 'inbound', 'clientWebhooks'];
+export type HookName = 'upstreamFailure' | 'expireToken' | 'inbound' | 'clientWebhooks' | 'clientStatus';
+export const HOOK_NAMES: readonly HookName[] = ['upstreamFailure', 'expireToken', 'inbound', 'clientWebhooks', 'clientStatus'];
 /** Every capability a target may declare a trigger for (config.schema.json, triggers). */
 export type Capability = HookName | 'failedDelivery';
 export const CAPABILITIES: readonly Capability[] = [...HOOK_NAMES, 'failedDelivery'];
@@ -65,6 +65,8 @@ export interface Triggers {
    */
   clientWebhooks?: { kind: 'declared'; secondary?: ClientWebhookKind[] } | Control;
   inbound?: { kind: 'loopback'; to: { phoneNumber: string; numberId?: string } } | Control;
+  /** A client suspended and made ACTIVE again (profile client.status). */
+  clientStatus?: Control;
   failedDelivery?: { kind: 'request'; recipients: string[] };
 }
 
@@ -278,6 +280,7 @@ function resolveTriggers(c: RawConfig, target: Target, problems: string[]): Trig
     triggers.clientWebhooks = raw.clientWebhooks;
   }
   if (raw.inbound) triggers.inbound = raw.inbound;
+  if (raw.clientStatus) triggers.clientStatus = raw.clientStatus;
   if (raw.failedDelivery && c.recipients?.failed) problems.push('/recipients/failed and /triggers/failedDelivery both name failing recipients: keep one');
   const failed = raw.failedDelivery?.recipients ?? c.recipients?.failed ?? [];
   if (failed.length > 0) triggers.failedDelivery = { kind: 'request', recipients: failed };
@@ -422,6 +425,7 @@ interface RawConfig {
     expireToken?: { kind: 'wait'; client?: ClientCredentials; maxWaitSeconds?: number } | Control;
     clientWebhooks?: { kind: 'declared'; secondary?: ClientWebhookKind[]; secondaryHasNone?: boolean } | Control;
     inbound?: Triggers['inbound'];
+    clientStatus?: Triggers['clientStatus'];
     failedDelivery?: Triggers['failedDelivery'];
   };
   timeouts?: { requestMs?: number };

@@ -49,6 +49,11 @@ export class ControlClient {
     return this.post('PUT', `/clients/${encodeURIComponent(clientId)}/webhooks`, hooks);
   }
 
+  /** Suspend a client, or make it ACTIVE again (profile client.status). */
+  clientStatus(clientId: string, status: 'SUSPENDED' | 'ACTIVE'): Promise<unknown> {
+    return this.post('PUT', `/clients/${encodeURIComponent(clientId)}/status`, { status });
+  }
+
   private async post(method: string, path: string, body: unknown): Promise<unknown> {
     const base = this.target.hooks.controlUrl;
     if (!base) throw new ControlPlaneError(`${method} ${path}: the target config names no hooks.controlUrl`, 'none (no request was made)');

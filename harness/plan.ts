@@ -40,6 +40,7 @@ const TRIGGER_FIELDS: Record<Capability | 'upstreamStall' | 'tokenLifetime', str
   clientWebhooks: "triggers.clientWebhooks (kind declared: the primary client's webhooks point at the harness's run receiver; or control)",
   inbound: "triggers.inbound (kind loopback: a send to another of the client's own numbers arrives as inbound traffic; or control)",
   failedDelivery: 'triggers.failedDelivery (kind request: recipients whose messages end FAILED)',
+  clientStatus: 'triggers.clientStatus to kind control (the test-control plane suspends a client and makes it ACTIVE again)',
 };
 
 /** How the report names the way a capability was reached: "upstreamFailure: request". */

@@ -53,6 +53,7 @@ export const REQUIREMENT_IDS = [
   'CTX-005',
   'CTX-201',
   'CTX-202',
+  'CTX-203',
   'NUM-001',
   'NUM-002',
   'NUM-003',

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api-client.ts';
-import type { Capability, Target, Triggers } from './config.ts';
+import type { Capability, ClientCredentials, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
 import { runMark } from './interference.ts';
 import { HarnessStop } from './judgement.ts';
@@ -323,6 +323,23 @@ export class TriggerSet {
     const set = (value: (kind: ClientWebhookKind) => string | null) => control.clientWebhooks(clientId, Object.fromEntries(Object.keys(channels).map((k) => [k, value(k as ClientWebhookKind)])));
     if (Object.keys(channels).length > 0) await set((kind) => channels[kind]!.url);
     return { channels, release: async () => void (Object.keys(channels).length > 0 && (await set(() => null))) };
+  }
+
+  /**
+   * Run `fn` while the secondary client is suspended (triggers.clientStatus, kind control), and
+   * make it ACTIVE again after, whatever `fn` did. The secondary, so that the primary client's
+   * tokens, which the worker keeps using, are never refused on the way.
+   */
+  async whileSuspended(fn: (client: ClientCredentials) => Promise<void>): Promise<void> {
+    this.require('clientStatus');
+    const client = this.ctx.target.clients.secondary;
+    if (!client) notTestable(reasonFor('secondClient'));
+    await this.ctx.control.clientStatus(client!.clientId, 'SUSPENDED');
+    try {
+      await fn(client!);
+    } finally {
+      await this.ctx.control.clientStatus(client!.clientId, 'ACTIVE');
+    }
   }
 
   /** Inbound traffic to a primary number: the control plane's, or a loopback send. */

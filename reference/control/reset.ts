@@ -3,8 +3,8 @@ import { fixtureSettings } from '../fixtures/seed.ts';
 
 /**
  * Restores the seeded state between certification runs: no tokens, messages, idempotency
- * records or webhook events, no token or send rate limits counting; client webhooks and number settings
- * as the fixtures give them.
+ * records or webhook events, no token or send rate limits counting; client statuses, client webhooks
+ * and number settings as the fixtures give them.
  * numberIds and webhook secrets are kept, so a fixtures-out file stays valid.
  */
 export async function resetToSeed(ctx: ReferenceContext): Promise<void> {
@@ -15,6 +15,7 @@ export async function resetToSeed(ctx: ReferenceContext): Promise<void> {
     op: 'resetToSeed',
     clients: ctx.seeded.map(({ apiClientId, fixture }) => ({
       apiClientId,
+      status: fixture.status ?? 'ACTIVE',
       deliveryWebhookUrl: fixture.webhooks?.delivery ?? null,
       inboundWebhookUrl: fixture.webhooks?.inbound ?? null,
       numbers: fixture.numbers.map((number) => ({ phoneNumber: number.phoneNumber, settings: fixtureSettings(number) })),

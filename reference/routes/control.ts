@@ -25,6 +25,7 @@ export const CONTROL_SCHEMAS = {
     properties: { numberId: { type: 'string', minLength: 1 }, from: { type: 'string', pattern: '^\\+[1-9][0-9]{1,14}$' }, text: { type: 'string', maxLength: 1600 } },
   },
   webhooks: { type: 'object', additionalProperties: false, properties: { delivery: nullableUrl, inbound: nullableUrl } },
+  clientStatus: { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { enum: ['ACTIVE', 'SUSPENDED'] } } },
   clientParams: { type: 'object', required: ['clientId'], properties: { clientId: { type: 'string', minLength: 1 } } },
 };
 
@@ -42,7 +43,7 @@ function sameSecret(presented: string, expected: string): boolean {
 /**
  * The test-control plane (ARCHITECTURE.md): registered only with --control. Lets a harness
  * reach paths a black box cannot: provider failure, token expiry, inbound traffic, webhook
- * targets, and a reset between runs. Never open: every request carries the control token
+ * targets, a client's status, and a reset between runs. Never open: every request carries the control token
  * (--control-token, or the one buildApp made), else 401.
  */
 export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: ReferenceContext }): Promise<void> {
@@ -101,6 +102,15 @@ export async function controlRoutes(app: FastifyInstance, { ctx }: { ctx: Refere
     const inbound = body.inbound === undefined ? client.inboundWebhookUrl : body.inbound;
     await ctx.writes.run({ op: 'setClientWebhooks', apiClientId: client.apiClientId, delivery, inbound });
     return { clientId: client.clientId, delivery, inbound };
+  });
+
+  // Profile client.status (CTX-203): suspend a client, or make it ACTIVE again. Its tokens stay
+  // issued; what a suspended client is answered is the behaviour's (reference/auth/capabilities.ts).
+  app.put('/clients/:clientId/status', { schema: { params: CONTROL_SCHEMAS.clientParams, body: CONTROL_SCHEMAS.clientStatus } }, async (request) => {
+    const client = clientFor((request.params as { clientId: string }).clientId);
+    const { status } = request.body as { status: 'ACTIVE' | 'SUSPENDED' };
+    await ctx.writes.run({ op: 'setClientStatus', apiClientId: client.apiClientId, status });
+    return { clientId: client.clientId, status };
   });
 
   app.post('/reset', async () => {

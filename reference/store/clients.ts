@@ -36,6 +36,7 @@ export class ClientStore {
   private readonly updateSecretStmt;
   private readonly updateSeedStmt;
   private readonly setWebhooksStmt;
+  private readonly setStatusStmt;
   private readonly tokenCache = new Map<string, { client: ClientRecord; expiresAt: number }>();
 
   constructor(db: Db) {
@@ -58,6 +59,7 @@ export class ClientStore {
     this.setWebhooksStmt = db.prepare(
       'UPDATE clients SET delivery_webhook_url = @delivery, inbound_webhook_url = @inbound WHERE api_client_id = @apiClientId',
     );
+    this.setStatusStmt = db.prepare('UPDATE clients SET status = @status WHERE api_client_id = @apiClientId');
   }
 
   byClientId(clientId: string): ClientRecord | undefined {
@@ -110,5 +112,9 @@ export class ClientStore {
 
   setWebhooks(apiClientId: string, delivery: string | null, inbound: string | null): void {
     this.setWebhooksStmt.run({ apiClientId, delivery, inbound });
+  }
+
+  setStatus(apiClientId: string, status: string): void {
+    this.setStatusStmt.run({ apiClientId, status });
   }
 }

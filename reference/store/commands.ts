@@ -36,6 +36,8 @@ export interface WriteCommands {
   /** Read and write in one transaction so two concurrent updates of different fields both land. */
   updateNumber: { args: { apiClientId: string; numberId: string; changes: Partial<NumberSettings> }; result: NumberRecord | null };
   setClientWebhooks: { args: { apiClientId: string; delivery: string | null; inbound: string | null }; result: null };
+  /** The control plane's client status (profile client.status, CTX-203). */
+  setClientStatus: { args: { apiClientId: string; status: string }; result: null };
   receiveInbound: { args: { message: InboundMessage; event: OutboxEntry }; result: OutboxState };
   /** QUEUED -> SENT -> final, both timestamps at once (profile message.transitions). */
   completeMessages: { args: { outcomes: Array<{ messageId: string; status: FinalStatus; errorCode: string | null }>; nowMs: number }; result: null };
@@ -51,6 +53,7 @@ export interface WriteCommands {
 
 export interface SeedState {
   apiClientId: string;
+  status: string;
   deliveryWebhookUrl: string | null;
   inboundWebhookUrl: string | null;
   numbers: Array<{ phoneNumber: string; settings: NumberSettings }>;
@@ -173,6 +176,10 @@ const HANDLERS: Omit<Handlers, 'acceptSend' | 'completeMessages'> = {
     stores.clients.setWebhooks(apiClientId, delivery, inbound);
     return null;
   },
+  setClientStatus(stores, { apiClientId, status }) {
+    stores.clients.setStatus(apiClientId, status);
+    return null;
+  },
   receiveInbound(stores, { message, event }) {
     stores.messages.insertInbound(inboundRow(message));
     return stores.outbox.insert(event);
@@ -192,6 +199,7 @@ const HANDLERS: Omit<Handlers, 'acceptSend' | 'completeMessages'> = {
     for (const table of RESET_TABLES) stores.db.prepare(`DELETE FROM ${table}`).run();
     for (const client of clients) {
       stores.clients.setWebhooks(client.apiClientId, client.deliveryWebhookUrl, client.inboundWebhookUrl);
+      stores.clients.setStatus(client.apiClientId, client.status);
       for (const number of client.numbers) {
         const stored = stores.numbers.byPhoneNumber(number.phoneNumber);
         if (stored) stores.numbers.update(stored.numberId, number.settings);

@@ -6,7 +6,7 @@ export type Command<K extends WriteOp> = { op: K } & WriteCommands[K]['args'];
 
 // Writes after which a cached token lookup may be stale: a token lost its lifetime, or the
 // client record it resolves to changed.
-const STALES_TOKEN_CACHE: ReadonlySet<WriteOp> = new Set<WriteOp>(['expireTokens', 'setClientWebhooks', 'resetToSeed']);
+const STALES_TOKEN_CACHE: ReadonlySet<WriteOp> = new Set<WriteOp>(['expireTokens', 'setClientWebhooks', 'setClientStatus', 'resetToSeed']);
 const STALES_NUMBER_CACHE: ReadonlySet<WriteOp> = new Set<WriteOp>(['updateNumber', 'resetToSeed']);
 
 /** The one way the server writes: typed commands, each settled once it is committed. */

@@ -1,6 +1,8 @@
 import type { ClientRole } from '../../harness/api-client.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
-import { HOLDS_EVERY_NUMBER, expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
+import { HOLDS_EVERYTHING, HOLDS_EVERY_NUMBER, expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
+import { canSendSms } from '../../harness/known-numbers.ts';
+import { SEARCH_PROBE, issueToken } from '../support/core-routes.ts';
 import { deliveredRecipients, send, smsPayload } from '../support/sends.ts';
 
 // The reference profile's answers for the client context (spec/profile.yaml whoami.route,
@@ -68,6 +70,48 @@ test.describe('profile: client context', () => {
       }
     }
     if (judged === 0) notTestable('no configured client lacks a capability (with a number to send from where the capability is SMS or MMS)');
+  });
+
+  // Profile client.status: a suspended client is told so, on every route, by a token it already
+  // holds and at the token endpoint, and what it asks changes nothing. A server that checks the
+  // status on one route (or only when a token is issued) is right on that one and serves the rest.
+  test('a token issued before its client was suspended is 403 FORBIDDEN naming the status on every core route, and the suspended client\'s credentials get unauthorized_client', { tag: ['@CTX-203'], ...HOLDS_EVERYTHING }, async ({ api, target, triggers, newKey }) => {
+    const secondary = target.clients.secondary;
+    if (!secondary) notTestable('needs a second client of the same target (clients.secondary in the target config)');
+    const token = await issueToken(api, secondary!.clientId, secondary!.clientSecret, 'CTX-203');
+    const as = { bearer: token, name: 'the secondary client, with a token issued before its suspension' };
+    const before = await readNumbers(api, as);
+    const own = before[0];
+    if (!own) notTestable('the secondary client has no number to update and send from');
+    const from = before.find(canSendSms) ?? own!;
+    const flipped = { smsEnabled: own!.smsEnabled !== true };
+    const bearer = { as: 'none' as const, headers: { authorization: `Bearer ${token}` } };
+    await triggers.whileSuspended(async (client) => {
+      const answers = await Promise.all([
+        api.call('whoami', bearer).then((res) => ({ op: 'whoami', res })),
+        api.call('numbers', bearer).then((res) => ({ op: 'numbers', res })),
+        api.call('search', { ...bearer, json: SEARCH_PROBE }).then((res) => ({ op: 'search', res })),
+        api.call('update', { ...bearer, params: { numberId: own!.numberId }, json: flipped }).then((res) => ({ op: 'update', res })),
+        api
+          .call('send', { ...bearer, headers: { ...bearer.headers, 'idempotency-key': newKey() }, json: smsPayload(from.numberId, deliveredRecipients(target), 'ctx-suspended') })
+          .then((res) => ({ op: 'send', res })),
+      ]);
+      for (const { op, res } of answers) {
+        expect.soft(res).toBeCoreError(403, 'FORBIDDEN', `CTX-203: ${op} with a token issued before the client's suspension is 403 FORBIDDEN`);
+        expect.soft(res.body?.error?.details?.apiClientStatus, `CTX-203: the refusal of ${op} names the client's status in error.details.apiClientStatus`).toBe('SUSPENDED');
+      }
+      const right = await api.call('token', { json: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret } });
+      expect.soft(right).toBeOAuthError('unauthorized_client', 'CTX-203: the suspended client\'s correct credentials get unauthorized_client');
+      expect.soft(right).toHaveStatus(400, 'CTX-203: unauthorized_client is 400 (RFC 6749 5.2)');
+      const wrong = await api.call('token', { json: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: `${client.clientSecret}-wrong` } });
+      expect.soft(wrong).toBeOAuthError('invalid_client', 'CTX-203: a wrong secret of the suspended client is still invalid_client, telling nothing of its status');
+    });
+    // ACTIVE again: the same list as before the suspension, the refused update applied nowhere.
+    const after = await readNumbers(api, 'secondary');
+    expect.soft(after, 'CTX-203: the update refused while the client was suspended changed nothing').toEqual(before);
+    if (after.find((n) => n.numberId === own!.numberId)?.smsEnabled !== own!.smsEnabled) {
+      await api.call('update', { as: 'secondary', params: { numberId: own!.numberId }, json: { smsEnabled: own!.smsEnabled === true } });
+    }
   });
 
   // The same counts for every client the config names, and after a number's smsEnabled and

@@ -16,6 +16,7 @@ const TRIGGER_OF: Record<string, string> = {
   withClientWebhook: 'clientWebhooks',
   inbound: 'inbound',
   failingRecipients: 'failedDelivery',
+  whileSuspended: 'clientStatus',
   // what a waited-out token showed of its lifetime: nothing without kind wait, and the test is then not testable
   tokenLifetime: 'tokenLifetime',
 };

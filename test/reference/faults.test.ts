@@ -58,6 +58,17 @@ function token(server: TestServer, payload: Record<string, unknown> | string, he
   });
 }
 
+/** `probe`'s answer while the secondary client is suspended through the control plane. */
+async function whileSuspended(server: TestServer, probe: () => Promise<boolean>): Promise<boolean> {
+  const status = (value: string) => call(server, 'PUT', `/_control/clients/${encodeURIComponent(server.client('secondary').clientId)}/status`, { token: server.app.reference.controlToken!, payload: { status: value } });
+  await status('SUSPENDED');
+  try {
+    return await probe();
+  } finally {
+    await status('ACTIVE');
+  }
+}
+
 /** The first delivery callback for a send from the primary's first number, with `setup` pointing the webhooks. */
 /** Whether a message `role` sends, from a number without an override, reaches the primary client's delivery webhook. */
 async function outcomeReachesPrimary(s: TestServer, role: Role): Promise<boolean> {
@@ -803,6 +814,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   // The special client has SMS only.
   'ctx.search-ignores-capability': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { token: await s.token('special'), payload: { npa: '202' } })).status === 403,
+  'ctx.suspended-client-lists-numbers': async (s) => {
+    const bearer = await s.token('secondary');
+    return whileSuspended(s, async () => (await call(s, 'GET', '/api/core/numbers', { token: bearer })).status === 403);
+  },
+  'ctx.suspended-client-invalid-client': async (s) => {
+    const { clientId, clientSecret } = s.client('secondary');
+    return whileSuspended(s, async () => (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.error === 'unauthorized_client');
+  },
   'ctx.webhook-flags-swapped': async (s) => {
     const receiver = await startReceiver();
     try {

@@ -1,8 +1,11 @@
 // buildReport: counts, run verdict, harness errors, and agreement with report.schema.json.
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import { CAPABILITIES } from '../../harness/config.ts';
+import { reachedBy } from '../../harness/plan.ts';
 import { buildReport, type BuildInput } from '../../reports/build.ts';
 import { summaryLine } from '../../reports/gate.ts';
-import { reportSchemaErrors } from '../../reports/schema.ts';
+import { REPORT_SCHEMA_PATH, reportSchemaErrors } from '../../reports/schema.ts';
 import type { TestRecord } from '../../reports/types.ts';
 import { catalogue, rec, req } from './records.ts';
 
@@ -228,4 +231,12 @@ test('coverage: per operation the statuses seen and the requirements judged on t
   ]);
   expect(reportSchemaErrors(report)).toEqual([]);
   expect(summaryLine(report)).toContain('  exercised: 2 operations, 3 statuses');
+});
+
+// The report schema names the capabilities a requirement is reached by: each the config knows, in
+// every kind a trigger may have, is one the report may carry.
+test('report.schema.json takes every capability of the target config as reachedBy', () => {
+  const schema = JSON.parse(readFileSync(REPORT_SCHEMA_PATH, 'utf8')) as { $defs: { reachedBy: { items: { pattern: string } } } };
+  const pattern = new RegExp(schema.$defs.reachedBy.items.pattern);
+  for (const capability of CAPABILITIES) for (const kind of ['request', 'control', 'wait', 'declared', 'loopback']) expect(reachedBy(capability, kind)).toMatch(pattern);
 });
