@@ -124,6 +124,14 @@ export const IDEMPOTENCY_FAULTS = {
       request.headers['idempotency-key'] = raw[lines[0]! + 1]!;
     },
   },
+  'idempotency.empty-key-taken': {
+    breaks: ['IDEM-106'],
+    description: 'an Idempotency-Key header with an empty value is taken as the key "" (a missing header is still refused)',
+    route: 'POST /api/core/messages/send',
+    onRequest(request) {
+      if (request.headers['idempotency-key']?.toString().trim() === '') request.headers['idempotency-key'] = '(empty)';
+    },
+  },
   'idempotency.replay-creates-new': {
     breaks: ['IDEM-001'],
     description: 'a retry with the same key and payload queues new messages instead of replaying',

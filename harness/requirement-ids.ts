@@ -110,6 +110,7 @@ export const REQUIREMENT_IDS = [
   'IDEM-103',
   'IDEM-104',
   'IDEM-105',
+  'IDEM-106',
   'IDEM-201',
   'IDEM-202',
   'IDEM-204',

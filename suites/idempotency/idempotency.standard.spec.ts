@@ -74,6 +74,21 @@ test.describe('Idempotency-Key draft 2.1: the key is a string, and distinct stri
   });
 });
 
+test.describe('Idempotency-Key draft 2.1 and 2.7: an empty key is no key', () => {
+  for (const [what, value] of [
+    ['empty', ''],
+    ['only spaces', '   '],
+  ] as const) {
+    test(`a send whose Idempotency-Key header is ${what} is 400 INVALID_REQUEST, as one without the header`, { tag: ['@IDEM-106'] }, async ({ api, target, knownNumbers }) => {
+      // The field value is empty once RFC 9110 5.5 strips the spaces around it, and an empty
+      // sf-string does not parse (RFC 8941 4.2): the request carries no key, which rule 1 answers.
+      const res = await send(api, value, smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), `empty-key-${what}`));
+      expect(res.request.headers['idempotency-key'], 'IDEM-106: precondition: the request carried the header with the value given').toBe(value);
+      expect(res).toBeCoreError(400, 'INVALID_REQUEST', `IDEM-106: a send with an Idempotency-Key header that is ${what} carries no key, and is 400 INVALID_REQUEST`);
+    });
+  }
+});
+
 test.describe('Idempotency-Key draft 2.6 and 2.7: concurrent requests with one key', () => {
   test('a send arriving while the first with its key is in flight is answered 409 or with the replay', { tag: ['@IDEM-104'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Whether one operation was queued is the document's rule (IDEM-003, idempotency.spec.ts);

@@ -304,6 +304,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     if (!body.includes('\\ud83d\\udce8')) throw new Error(`the probe's body must hold the escaped pair: ${body}`);
     return (await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey() } })).status === 202;
   },
+  'idempotency.empty-key-taken': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), '')).status === 400,
   'idempotency.repeated-key-first-wins': async (s) => {
     const res = await s.app.inject({
       method: 'POST',
