@@ -137,6 +137,23 @@ export const ERRORS_FAULTS = {
     route: 'POST /api/core/messages/send',
     readBodyAs: firstJsonValue,
   },
+  'errors.json-number-words-read': {
+    breaks: ['ERR-003'],
+    description: "the update reads JSON as Python's json module does, NaN, Infinity and -Infinity as numbers, and passes over a member it does not know: a body with such a member is answered as valid",
+    route: 'PATCH /api/core/numbers/:numberId',
+    // The member is dropped as the reader would read past it (the reference refuses a member it does not know).
+    readBodyAs: (written) => written.replace(/"[^"]*"\s*:\s*-?(?:NaN|Infinity)\s*,?/g, ''),
+  },
+  'errors.json5-read': {
+    breaks: ['ERR-003'],
+    description: 'the search reads its body as JSON5: comments and member names without quotes are taken, and a member it does not know is passed over, so such a body is answered as valid',
+    route: 'POST /api/core/numbers/search',
+    readBodyAs: (written) =>
+      written
+        .replace(/\/\*[^]*?\*\//g, '')
+        .replace(/([{,]\s*)([A-Za-z_$][\w$]*)\s*:/g, '$1"$2":')
+        .replace(/"note"\s*:\s*"[^"]*"\s*,?/g, ''),
+  },
   'errors.text-plain-content-type': {
     breaks: ['ERR-004'],
     description: 'the numbers list is answered with Content-Type text/plain (the body is still JSON)',

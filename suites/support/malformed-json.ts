@@ -13,7 +13,20 @@ export const MALFORMED_JSON: ReadonlyArray<{ name: string; spoil: (valid: string
   { name: 'the valid JSON with a word after it', spoil: (valid) => `${valid} x` },
   { name: 'the valid JSON with a second closing brace', spoil: (valid) => `${valid}}` },
   { name: 'the valid JSON twice', spoil: (valid) => `${valid}${valid}` },
+  // What lenient readers take beyond RFC 8259 (JavaScript's and Python's number words, JSON5's
+  // comments and bare names), in a member added to the valid body: a server whose reader takes
+  // them answers the body as valid, where a strict one finds it malformed.
+  { name: 'the valid JSON with a member whose value is NaN', spoil: (valid) => withMember(valid, '"note":NaN') },
+  { name: 'the valid JSON with a member whose value is -Infinity', spoil: (valid) => withMember(valid, '"note":-Infinity') },
+  { name: 'the valid JSON with a comment in it', spoil: (valid) => withMember(valid, '/* note */"note":"x"') },
+  { name: 'the valid JSON with a member name not quoted', spoil: (valid) => withMember(valid, 'note:"x"') },
 ];
+
+/** The valid body (a JSON object) with `member` written first among its members. */
+function withMember(valid: string, member: string): string {
+  const inner = valid.trim().replace(/^\{/, '').replace(/\}$/, '').trim();
+  return `{${member}${inner === '' ? '' : `,${inner}`}}`;
+}
 
 /**
  * Bodies that are JSON but not the object a route's fields belong to: other JSON values, and the

@@ -1275,6 +1275,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'errors.trailing-json-ignored': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: `${JSON.stringify(sendBody(primaryNumber(s).numberId))} x`, headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' } })).status === 400,
+  'errors.json-number-words-read': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: '{"note":NaN,"smsEnabled":true}', headers: { 'content-type': 'application/json' } })).status === 400,
+  'errors.json5-read': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{/* c */npa:"202"}', headers: { 'content-type': 'application/json' } })).status === 400,
   'send.null-media-taken-as-absent': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: null }))).status === 400,
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
