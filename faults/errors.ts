@@ -154,6 +154,16 @@ export const ERRORS_FAULTS = {
         .replace(/([{,]\s*)([A-Za-z_$][\w$]*)\s*:/g, '$1"$2":')
         .replace(/"note"\s*:\s*"[^"]*"\s*,?/g, ''),
   },
+  'errors.unknown-core-path-unwrapped': {
+    breaks: ['ERR-001'],
+    description: "a path under /api/core/ that names no route is answered with the framework's own 404 body ({message, error, statusCode}), not the CORE wrapper",
+    // A request no route matched has no route pattern.
+    route: /^[A-Z]+ undefined$/,
+    answer(answer) {
+      if (answer.status !== 404 || !answer.request.url.startsWith('/api/core/')) return;
+      answer.text = JSON.stringify({ message: `Route ${answer.request.method}:${answer.request.url} not found`, error: 'Not Found', statusCode: 404 });
+    },
+  },
   'errors.text-plain-content-type': {
     breaks: ['ERR-004'],
     description: 'the numbers list is answered with Content-Type text/plain (the body is still JSON)',

@@ -27,6 +27,9 @@ export async function malformedRequest(op: CoreOperation, ctx: RouteContext, spo
   return { ...rest, headers: { ...rest.headers, 'content-type': 'application/json' }, body: spoil(JSON.stringify(json ?? {})) };
 }
 
+/** A path under /api/core/ that no route of the interface has. */
+const NO_SUCH_CORE_PATH = '/api/core/conformance-no-such-route';
+
 export const ERROR_PROBES: readonly ErrorProbe[] = [
   ...CORE_OPERATIONS.map(
     (op): ErrorProbe => ({
@@ -35,6 +38,19 @@ export const ERROR_PROBES: readonly ErrorProbe[] = [
       build: async (ctx) => ({ ...(await requestFor(op, ctx)), as: 'none' }),
     }),
   ),
+  // Section 4: all /api/core/* routes answer errors with the CORE wrapper; a path under it that
+  // names no route is answered by the same server, with or without a token (a framework's own
+  // 404 page is the usual slip).
+  {
+    name: 'a path under /api/core/ that names no route',
+    op: 'whoami',
+    build: async () => ({ path: NO_SUCH_CORE_PATH }),
+  },
+  {
+    name: 'a path under /api/core/ that names no route, without a bearer token',
+    op: 'whoami',
+    build: async () => ({ path: NO_SUCH_CORE_PATH, as: 'none' }),
+  },
   {
     name: 'numbers with an unknown bearer token',
     op: 'numbers',
