@@ -42,6 +42,14 @@ export const SEARCH_FAULTS = {
       if (status === 200) delete body.providerResultCount;
     },
   },
+  'search.nothing-found-count-null': {
+    breaks: ['SEARCH-001'],
+    description: 'a search that finds nothing answers providerResultCount null (one that finds numbers counts them)',
+    route: SEARCH,
+    answer({ status, body }) {
+      if (status === 200 && Array.isArray(body.groups) && body.groups.length === 0) body.providerResultCount = null;
+    },
+  },
   'search.groups-keep-last-number': {
     breaks: ['SEARCH-201'],
     description: 'each group of a search keeps only the last number of its exchange, with count 1 (a search that finds one number per exchange is right)',

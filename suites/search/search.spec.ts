@@ -48,8 +48,9 @@ test.describe('4.4 Search available numbers', () => {
   });
 
   // The sibling of a search that finds numbers: one that finds none. groups is still an array
-  // (an empty one), not null or absent: a server right on the first can be wrong on this.
-  test('a search that finds nothing answers groups as an array too', { tag: ['@SEARCH-001'] }, async ({ api }) => {
+  // (an empty one), providerResultCount and requestedQuantity still numbers, not null or absent:
+  // a server right on the first can be wrong on this.
+  test('a search that finds nothing answers groups as an array, providerResultCount and requestedQuantity as numbers, too', { tag: ['@SEARCH-001'] }, async ({ api }) => {
     const found = await acceptedSearch(api);
     if (!found.body) notTestable('no search body among the candidates was accepted (SEARCH-001 reports why)');
     const NOWHERE: Record<string, string> = { npa: '999', nxx: '999', city: 'Nowhere', state: 'ZZ', zipCode: '00000', rateCenter: 'NOWHERE' };
@@ -57,7 +58,10 @@ test.describe('4.4 Search available numbers', () => {
     if (Object.keys(body).length === 0) notTestable('the accepted search has no criteria to point at nothing');
     const res = await api.call('search', { json: body });
     if (!(res.status >= 200 && res.status < 300)) notTestable(`the target refused a search for ${JSON.stringify(body)} (${res.status}): nothing to read`);
-    expect(Array.isArray(res.body.groups), `SEARCH-001: a search for ${JSON.stringify(body)} answers groups as an array; body ${res.text.slice(0, 200)}`).toBe(true);
+    expect.soft(Array.isArray(res.body?.groups), `SEARCH-001: a search for ${JSON.stringify(body)} answers groups as an array; body ${res.text.slice(0, 200)}`).toBe(true);
+    for (const field of ['providerResultCount', 'requestedQuantity']) {
+      expect.soft(typeof res.body?.[field], `SEARCH-001: a search for ${JSON.stringify(body)} answers ${field} as a number; body ${res.text.slice(0, 200)}`).toBe('number');
+    }
   });
 });
 
