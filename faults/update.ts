@@ -143,6 +143,25 @@ export const UPDATE_FAULTS = {
       }
     },
   },
+  'update.flags-shared-by-registered-numbers': {
+    breaks: ['UPD-007'],
+    description: "an update of smsEnabled or mmsEnabled of a number with a campaignregId also changes the client's other numbers with one (one flags object held by them all); the number updated is right",
+    route: UPDATE,
+    async preHandler(request, { stores, writes }) {
+      const changes = changesOf(request);
+      const flags = Object.fromEntries((['smsEnabled', 'mmsEnabled'] as const).filter((f) => typeof changes[f] === 'boolean').map((f) => [f, changes[f]]));
+      if (Object.keys(flags).length === 0) return;
+      const { numberId } = request.params as { numberId: string };
+      const apiClientId = callerOf(request).apiClientId;
+      const numbers = stores.numbers.listForClient(apiClientId);
+      const sharing = (n: (typeof numbers)[number]) => n.campaignregId !== null;
+      const updated = numbers.find((n) => n.numberId === numberId);
+      if (!updated || !sharing(updated)) return;
+      for (const sibling of numbers) {
+        if (sibling.numberId !== numberId && sharing(sibling)) await writes.run({ op: 'updateNumber', apiClientId, numberId: sibling.numberId, changes: flags });
+      }
+    },
+  },
   'update.campaign-change-spreads': {
     breaks: ['UPD-007'],
     description: "an update of a number's campaignregId also gives the new value to the client's other numbers that had the same old one (null included): registrations kept per value, not per number",

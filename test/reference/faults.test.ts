@@ -967,6 +967,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'update.empty-body-500': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 0).numberId}`, { payload: {} })).status < 500,
   'update.null-body-500': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 0).numberId}`, { body: 'null' })).status < 500,
+  'update.flags-shared-by-registered-numbers': async (s) => {
+    const [first, second] = s.client('primary').numbers.filter((n) => n.campaignregId);
+    if (!first || !second) throw new Error('the demo fixtures need two primary numbers with a campaignregId');
+    await call(s, 'PATCH', `/api/core/numbers/${first.numberId}`, { payload: { smsEnabled: false } });
+    const list = (await call(s, 'GET', '/api/core/numbers')).body as { numbers: Array<{ numberId: string; smsEnabled: boolean }> };
+    return list.numbers.find((n) => n.numberId === second.numberId)?.smsEnabled === true;
+  },
   'update.campaign-change-spreads': async (s) => {
     // The client's third number has no campaignregId: giving it one must leave the others' alone.
     const [first, , third] = s.client('primary').numbers;
