@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../reference/auth/bearer.ts';
 import { CoreError } from '../reference/errors.ts';
-import type { NumberSettings } from '../reference/store/numbers.ts';
+import type { ReferenceContext } from '../reference/context.ts';
+import type { NumberRecord, NumberSettings } from '../reference/store/numbers.ts';
 import type { FaultDefinition } from './fault.ts';
 
 // Faults of the number update (section 4.5). Each changes or refuses the update before the
@@ -12,6 +13,21 @@ const UPDATE = 'PATCH /api/core/numbers/:numberId';
 
 type Update = Partial<NumberSettings>;
 const changesOf = (request: FastifyRequest): Update => request.body as Update;
+
+/**
+ * How a fault spreads an update to neighbours: `changes` written to each other number of the
+ * caller's for which `alongside(sibling, updated)` holds (`updated`: the number named, as it was).
+ */
+async function spreadToSiblings(request: FastifyRequest, { stores, writes }: ReferenceContext, changes: Update, alongside: (sibling: NumberRecord, updated: NumberRecord) => boolean): Promise<void> {
+  const { numberId } = request.params as { numberId: string };
+  const apiClientId = callerOf(request).apiClientId;
+  const numbers = stores.numbers.listForClient(apiClientId);
+  const updated = numbers.find((n) => n.numberId === numberId);
+  if (!updated) return;
+  for (const sibling of numbers) {
+    if (sibling.numberId !== numberId && alongside(sibling, updated)) await writes.run({ op: 'updateNumber', apiClientId, numberId: sibling.numberId, changes });
+  }
+}
 
 /** Whether `value` has the JSON type section 2 gives the settable attribute `field` (booleans; string or null). */
 function typedAsSection2(field: string, value: unknown): boolean {
@@ -133,50 +149,28 @@ export const UPDATE_FAULTS = {
     breaks: ['UPD-007'],
     description: "an update that sets a webhookDeliveryOverride also gives it to the client's other numbers that have none (a bulk default applied on every write)",
     route: UPDATE,
-    async preHandler(request, { stores, writes }) {
+    async preHandler(request, ctx) {
       const url = changesOf(request).webhookDeliveryOverride;
-      if (typeof url !== 'string') return;
-      const { numberId } = request.params as { numberId: string };
-      const apiClientId = callerOf(request).apiClientId;
-      for (const sibling of stores.numbers.listForClient(apiClientId)) {
-        if (sibling.numberId !== numberId && sibling.webhookDeliveryOverride === null) await writes.run({ op: 'updateNumber', apiClientId, numberId: sibling.numberId, changes: { webhookDeliveryOverride: url } });
-      }
+      if (typeof url === 'string') await spreadToSiblings(request, ctx, { webhookDeliveryOverride: url }, (sibling) => sibling.webhookDeliveryOverride === null);
     },
   },
   'update.flags-shared-by-registered-numbers': {
     breaks: ['UPD-007'],
     description: "an update of smsEnabled or mmsEnabled of a number with a campaignregId also changes the client's other numbers with one (one flags object held by them all); the number updated is right",
     route: UPDATE,
-    async preHandler(request, { stores, writes }) {
+    async preHandler(request, ctx) {
       const changes = changesOf(request);
       const flags = Object.fromEntries((['smsEnabled', 'mmsEnabled'] as const).filter((f) => typeof changes[f] === 'boolean').map((f) => [f, changes[f]]));
-      if (Object.keys(flags).length === 0) return;
-      const { numberId } = request.params as { numberId: string };
-      const apiClientId = callerOf(request).apiClientId;
-      const numbers = stores.numbers.listForClient(apiClientId);
-      const sharing = (n: (typeof numbers)[number]) => n.campaignregId !== null;
-      const updated = numbers.find((n) => n.numberId === numberId);
-      if (!updated || !sharing(updated)) return;
-      for (const sibling of numbers) {
-        if (sibling.numberId !== numberId && sharing(sibling)) await writes.run({ op: 'updateNumber', apiClientId, numberId: sibling.numberId, changes: flags });
-      }
+      if (Object.keys(flags).length > 0) await spreadToSiblings(request, ctx, flags, (sibling, updated) => updated.campaignregId !== null && sibling.campaignregId !== null);
     },
   },
   'update.campaign-change-spreads': {
     breaks: ['UPD-007'],
     description: "an update of a number's campaignregId also gives the new value to the client's other numbers that had the same old one (null included): registrations kept per value, not per number",
     route: UPDATE,
-    async preHandler(request, { stores, writes }) {
+    async preHandler(request, ctx) {
       const changes = changesOf(request);
-      if (!('campaignregId' in changes)) return;
-      const { numberId } = request.params as { numberId: string };
-      const apiClientId = callerOf(request).apiClientId;
-      const numbers = stores.numbers.listForClient(apiClientId);
-      const old = numbers.find((n) => n.numberId === numberId)?.campaignregId;
-      if (old === undefined) return;
-      for (const sibling of numbers) {
-        if (sibling.numberId !== numberId && sibling.campaignregId === old) await writes.run({ op: 'updateNumber', apiClientId, numberId: sibling.numberId, changes: { campaignregId: changes.campaignregId ?? null } });
-      }
+      if ('campaignregId' in changes) await spreadToSiblings(request, ctx, { campaignregId: changes.campaignregId ?? null }, (sibling, updated) => sibling.campaignregId === updated.campaignregId);
     },
   },
   'update.foreign-number-invalid': {
