@@ -2,7 +2,7 @@ import type { FastifyError } from 'fastify';
 import { CoreError, coreErrorBody, OAuthError } from '../reference/errors.ts';
 import { toCoreError } from '../reference/routes/coreErrorHandler.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
-import type { FaultDefinition } from './fault.ts';
+import { rawBodyOf, type FaultDefinition } from './fault.ts';
 
 // Faults of the error model (section 7).
 
@@ -162,6 +162,15 @@ export const ERRORS_FAULTS = {
     answer(answer) {
       if (answer.status !== 404 || !answer.request.url.startsWith('/api/core/')) return;
       answer.text = JSON.stringify({ message: `Route ${answer.request.method}:${answer.request.url} not found`, error: 'Not Found', statusCode: 404 });
+    },
+  },
+  'errors.leading-whitespace-refused': {
+    breaks: ['ERR-007'],
+    description: "the update takes a body only if it starts with '{': JSON with whitespace before the value (RFC 8259: ws value ws) is refused 400 INVALID_REQUEST",
+    route: 'PATCH /api/core/numbers/:numberId',
+    rawBody: true,
+    preValidation(request) {
+      if (/^\s/.test(rawBodyOf(request) ?? '')) throw new CoreError('INVALID_REQUEST', 'The body must be a JSON object.');
     },
   },
   'errors.text-plain-content-type': {

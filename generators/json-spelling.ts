@@ -2,7 +2,8 @@ import fc from 'fast-check';
 
 /**
  * Ways to write one JSON value as text that RFC 8259 makes the same value: insignificant
- * whitespace between tokens (section 2: space, horizontal tab, line feed, carriage return),
+ * whitespace between tokens and around the whole text (section 2: `JSON-text = ws value ws`;
+ * space, horizontal tab, line feed, carriage return),
  * object members in another order (section 4: "an unordered collection"; the harness never
  * writes a name twice, where the RFC leaves behaviour unpredictable), and characters of strings
  * written as escapes (section 7: `\uXXXX` for any character, a surrogate pair beyond the BMP,
@@ -14,7 +15,7 @@ import fc from 'fast-check';
  * whitespace, members in the order given, no escapes) and applies to any value.
  */
 export interface JsonSpelling {
-  /** What goes between tokens: after `{`, `[`, `,` and `:`, and before `}` and `]`. */
+  /** What goes between tokens (after `{`, `[`, `,` and `:`, and before `}` and `]`) and before and after the text. */
   whitespace: '' | ' ' | '\n' | '\t' | '\r\n' | ' \t\n ';
   /** Write object members in reverse order (a permutation every object of the value undergoes). */
   reverseMembers: boolean;
@@ -60,7 +61,7 @@ export function spell(value: unknown, spelling: JsonSpelling): string {
     }
     throw new TypeError(`spell: ${typeof v} is not a JSON value`);
   };
-  return write(value);
+  return `${ws}${write(value)}${ws}`;
 }
 
 const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };

@@ -1286,6 +1286,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'errors.json5-read': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{/* c */npa:"202"}', headers: { 'content-type': 'application/json' } })).status === 400,
   'errors.unknown-core-path-unwrapped': async (s) => typeof (await call(s, 'GET', '/api/core/no-such-route')).body?.error?.code === 'string',
   'search.nothing-found-count-null': async (s) => typeof (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '999' } })).body.providerResultCount === 'number',
+  'errors.leading-whitespace-refused': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: ' {"smsEnabled":true}', headers: { 'content-type': 'application/json' } })).status === 200,
   'send.null-media-taken-as-absent': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: null }))).status === 400,
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
