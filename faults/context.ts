@@ -94,6 +94,15 @@ export const CONTEXT_FAULTS = {
       if (status === 200 && typeof counts?.total === 'number') counts.total = seeded.reduce((sum, client) => sum + stores.numbers.listForClient(client.apiClientId).length, 0);
     },
   },
+  'ctx.counts-enabled-numbers-only': {
+    breaks: ['CTX-005'],
+    description: "assignedNumbers.total counts only the caller's numbers with SMS or MMS enabled (right while every number has one)",
+    route: WHOAMI,
+    answer({ request, status, body }, { stores }) {
+      const counts = body.assignedNumbers as Record<string, unknown> | undefined;
+      if (status === 200 && typeof counts?.total === 'number') counts.total = stores.numbers.listForClient(callerOf(request).apiClientId).filter((n) => n.smsEnabled || n.mmsEnabled).length;
+    },
+  },
   'ctx.search-ignores-capability': {
     breaks: ['CTX-202'],
     description: 'the search does not check the NUMBER_SEARCH capability: a client without it searches like any other (the context still shows what it lacks, and the sends check theirs)',

@@ -99,6 +99,27 @@ test.describe("2, 4.3: assignedNumbers summarises the client's own numbers", () 
       expect.soft(count, `CTX-005: assignedNumbers.${member} of the ${role} client (routes.whoami.assignedCount) counts the ${numbers.length} numbers its list returns`).toBe(numbers.length);
     }
   });
+
+  // A later moment: a number's settings changed. The count is of the numbers assigned, whatever
+  // they may do: a server that counts only numbers with SMS or MMS enabled, or with a
+  // campaignregId, is right while every number has them.
+  test('the declared count still equals the list\'s length after a number loses SMS, MMS and its campaignregId', { tag: ['@CTX-005'] }, async ({ api, target, settings, workerNumbers }) => {
+    const member = target.routes.assignedCount;
+    if (member === undefined) notTestable(reasonFor('assignedCount'));
+    const number = workerNumbers.share.find((n) => n.role === 'primary');
+    if (!number) notTestable('the worker has no number of the primary client whose settings it may change');
+    let judged = 0;
+    for (const patch of [{ smsEnabled: false }, { mmsEnabled: false }, { campaignregId: null }] as const) {
+      const changed = await settings.change(number!.numberId, patch);
+      if (changed.status < 200 || changed.status >= 300) continue;
+      const [res, numbers] = await Promise.all([api.call('whoami'), readNumbers(api)]);
+      expect(res).toSucceed('CTX-005: precondition: the client reads its context');
+      const count: unknown = (res.body?.assignedNumbers as Record<string, unknown> | undefined)?.[member!];
+      expect.soft(count, `CTX-005: after ${JSON.stringify(patch)} on ${number!.numberId}, assignedNumbers.${member} counts the ${numbers.length} numbers the list returns`).toBe(numbers.length);
+      judged++;
+    }
+    if (judged === 0) notTestable(`the target accepted none of the changes to ${number!.numberId}`);
+  });
 });
 
 /**

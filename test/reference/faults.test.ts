@@ -813,6 +813,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.length;
     return (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers.total === listed;
   },
+  'ctx.counts-enabled-numbers-only': async (s) => {
+    const { numberId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false, mmsEnabled: false } });
+    const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.length;
+    return (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers.total === listed;
+  },
   // The special client has SMS only.
   'ctx.search-ignores-capability': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { token: await s.token('special'), payload: { npa: '202' } })).status === 403,
   'ctx.suspended-client-lists-numbers': async (s) => {
