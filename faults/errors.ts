@@ -195,7 +195,7 @@ export const ERRORS_FAULTS = {
     },
   },
   'errors.media-type-case-refused': {
-    breaks: ['ERR-103'],
+    breaks: ['ERR-009'],
     description: 'a JSON body labelled Application/JSON (the media type in other letter cases) is refused 415, on the token endpoint and on every core route',
     route: /^[A-Z]+ \/api\/(?:core\/|auth\/token$)/,
     onRequest(request) {
@@ -205,8 +205,17 @@ export const ERRORS_FAULTS = {
       throw request.url.startsWith('/api/core/') ? new CoreError('UNSUPPORTED_MEDIA_TYPE', refusal) : new OAuthError('invalid_request', refusal, 415);
     },
   },
+  'errors.form-type-case-refused': {
+    breaks: ['ERR-009'],
+    description: 'the token endpoint reads form fields only when labelled application/x-www-form-urlencoded in lower case: Application/X-WWW-Form-Urlencoded is refused 400 invalid_request (JSON in any case is read)',
+    route: 'POST /api/auth/token',
+    onRequest(request) {
+      const type = request.headers['content-type'] ?? '';
+      if (/^\s*application\/x-www-form-urlencoded\b/i.test(type) && !/^\s*application\/x-www-form-urlencoded\b/.test(type)) throw new OAuthError('invalid_request', 'Unsupported content type.');
+    },
+  },
   'errors.charset-value-case-refused': {
-    breaks: ['ERR-103'],
+    breaks: ['ERR-009'],
     description: 'a send labelled application/json; charset=UTF-8 (the charset in capitals) is refused 400 INVALID_REQUEST; charset=utf-8 is read',
     route: 'POST /api/core/messages/send',
     onRequest(request) {

@@ -144,7 +144,7 @@ export const REQUIREMENT_IDS = [
   'ERR-006',
   'ERR-007',
   'ERR-008',
-  'ERR-103',
+  'ERR-009',
   'ERR-101',
   'ERR-201',
   'ERR-202',

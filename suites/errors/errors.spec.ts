@@ -226,22 +226,31 @@ test.describe('4 (with RFC 8259 11, RFC 9110 8.3.1): a charset parameter on the 
 
 // RFC 9110 8.3.1: the type and subtype of a media type are case-insensitive, and so are a
 // parameter's name and the charset's value (8.3.2); 5.6.6 lets a parameter follow the ";" with
-// or without a space, its value quoted or not. Level standard: the document asks for JSON
-// bodies, and how a label may be spelt is HTTP's (ERR-103).
+// or without a space, its value quoted or not. Document level, as ERR-008: a body so labelled is
+// still the JSON (or the form) section 4 asks for (ERR-009).
 const JSON_IN_CAPITALS = 'Application/JSON';
+const FORM_IN_CAPITALS = 'Application/X-WWW-Form-Urlencoded';
 const JSON_LABELS_SPELT_OTHERWISE = [JSON_IN_CAPITALS, 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'application/json; Charset="utf-8"'];
 
-test.describe('RFC 9110 8.3.1: a media type is read whatever the case of its letters', () => {
-  test(`the token endpoint reads a JSON body labelled "${JSON_IN_CAPITALS}", or with its charset parameter spelt otherwise, as JSON`, { tag: ['@ERR-103'] }, async ({ api, target }) => {
+test.describe('4 (with RFC 9110 8.3.1): a media type is read whatever the case of its letters', () => {
+  test(`the token endpoint reads form fields labelled "${FORM_IN_CAPITALS}" as form fields`, { tag: ['@ERR-009'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const form = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    expect(await api.call('token', { form })).toSucceed('TOKEN-004: precondition: the form token request labelled application/x-www-form-urlencoded issues a token');
+    const res = await api.call('token', { form, headers: { 'content-type': FORM_IN_CAPITALS } });
+    expect(res).toSucceed(`ERR-009: the same token request labelled "${FORM_IN_CAPITALS}" issues a token`);
+  });
+
+  test(`the token endpoint reads a JSON body labelled "${JSON_IN_CAPITALS}", or with its charset parameter spelt otherwise, as JSON`, { tag: ['@ERR-009'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
     const json = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
     expect(await api.call('token', { json })).toSucceed('TOKEN-003: precondition: the JSON token request labelled application/json issues a token');
     const answers = await Promise.all(JSON_LABELS_SPELT_OTHERWISE.map(async (label) => ({ label, res: await api.call('token', { json, headers: { 'content-type': label } }) })));
-    for (const { label, res } of answers) expect.soft(res).toSucceed(`ERR-103: the same token request labelled "${label}" issues a token`);
+    for (const { label, res } of answers) expect.soft(res).toSucceed(`ERR-009: the same token request labelled "${label}" issues a token`);
   });
 
   for (const op of BODY_OPERATIONS) {
-    test(`${op} reads a JSON body labelled "${JSON_IN_CAPITALS}", or with its charset parameter spelt otherwise, as JSON`, { tag: ['@ERR-103'] }, async ({ api, target, knownNumbers, newKey }) => {
+    test(`${op} reads a JSON body labelled "${JSON_IN_CAPITALS}", or with its charset parameter spelt otherwise, as JSON`, { tag: ['@ERR-009'] }, async ({ api, target, knownNumbers, newKey }) => {
       const request = await acceptedRequestFor(op, { api, target, knownNumbers, newKey });
       const plain = await api.call(op, request);
       expect(plain).toSucceed(`${ACCEPTED_BY[op]}: precondition: the ${op} labelled application/json is accepted`);
@@ -249,7 +258,7 @@ test.describe('RFC 9110 8.3.1: a media type is read whatever the case of its let
         // A send under each label is a new operation, under its own key.
         const again = op === 'send' ? { ...request, headers: { ...request.headers, 'idempotency-key': newKey() } } : request;
         const res = await api.call(op, { ...again, headers: { ...again.headers, 'content-type': label } });
-        expect.soft(res).toSucceed(`ERR-103: the same ${op} labelled "${label}" is accepted`);
+        expect.soft(res).toSucceed(`ERR-009: the same ${op} labelled "${label}" is accepted`);
       }
     });
   }

@@ -1293,6 +1293,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'errors.unknown-core-path-unwrapped': async (s) => typeof (await call(s, 'GET', '/api/core/no-such-route')).body?.error?.code === 'string',
   'search.nothing-found-count-null': async (s) => typeof (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '999' } })).body.providerResultCount === 'number',
   'errors.leading-whitespace-refused': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: ' {"smsEnabled":true}', headers: { 'content-type': 'application/json' } })).status === 200,
+  'errors.form-type-case-refused': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const body = `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}&client_secret=${encodeURIComponent(clientSecret)}`;
+    return (await call(s, 'POST', '/api/auth/token', { token: null, headers: { 'content-type': 'Application/X-WWW-Form-Urlencoded' }, body })).status === 200;
+  },
   'send.null-media-taken-as-absent': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: null }))).status === 400,
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
