@@ -311,7 +311,7 @@ export const IDEMPOTENCY_FAULTS = {
     },
   },
   'idempotency.keys-case-insensitive': {
-    breaks: ['IDEM-105'],
+    breaks: ['IDEM-006'],
     description: 'Idempotency-Key values are compared without regard to letter case (stored lower-cased), so a key differing from a used one only in case is answered as that key: a replay or a conflict',
     route: SEND,
     preHandler(request) {

@@ -342,3 +342,19 @@ test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft
   });
 });
 
+test.describe('4.6 rules 7 and 8: the key is a string, and distinct strings are distinct keys', () => {
+  for (const payload of ['the same payload', 'another payload'] as const) {
+    test(`a key differing from a used one only in letter case, with ${payload}, is a new operation`, { tag: ['@IDEM-006'] }, async ({ api, target, knownNumbers, newKey }) => {
+      // The key is a string, compared as written (nothing in the document folds it; the draft's
+      // sf-string neither): "Idem-x" and "idem-x" are two keys, so the second send is a first
+      // attempt, neither a replay of the first (same payload) nor an unsafe retry (another).
+      const key = `Idem-${newKey()}`;
+      const to = deliveredRecipients(target);
+      const body = smsPayload(smsNumber(knownNumbers), to, 'key-case-upper');
+      const first = expectQueuedFor(await send(api, key, body), 'IDEM-006', 'the send under the mixed-case key');
+      const other = await send(api, key.toLowerCase(), payload === 'the same payload' ? body : smsPayload(smsNumber(knownNumbers), to, 'key-case-lower'));
+      const ids = expectQueued(other, `IDEM-006: the send under the lower-cased key ${key.toLowerCase()}, another key, with ${payload}, is accepted as a new operation`);
+      expect(ids.filter((id) => first.includes(id)), `IDEM-006: the send under the lower-cased key, with ${payload}, gets messageIds of its own`).toEqual([]);
+    });
+  }
+});

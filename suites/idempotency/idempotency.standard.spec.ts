@@ -61,19 +61,6 @@ test.describe('Idempotency-Key draft 2.7: the unsafe retry', () => {
   });
 });
 
-test.describe('Idempotency-Key draft 2.1: the key is a string, and distinct strings are distinct keys', () => {
-  test('a key differing from a used one only in letter case is a new operation', { tag: ['@IDEM-105'] }, async ({ api, target, knownNumbers, newKey }) => {
-    // A Structured Field string is compared as it is: "Idem-x" and "idem-x" are two keys, so
-    // the second send, with its own payload, is a first attempt and not an unsafe retry.
-    const key = `Idem-${newKey()}`;
-    const to = deliveredRecipients(target);
-    const first = expectQueuedFor(await send(api, key, smsPayload(smsNumber(knownNumbers), to, 'key-case-upper')), 'IDEM-105', 'the send under the mixed-case key');
-    const other = await send(api, key.toLowerCase(), smsPayload(smsNumber(knownNumbers), to, 'key-case-lower'));
-    const ids = expectQueued(other, `IDEM-105: the send under the lower-cased key ${key.toLowerCase()}, another key, is accepted as a new operation`);
-    expect(ids.filter((id) => first.includes(id)), 'IDEM-105: the send under the lower-cased key gets messageIds of its own').toEqual([]);
-  });
-});
-
 test.describe('Idempotency-Key draft 2.1 and 2.7: an empty key is no key', () => {
   for (const [what, value] of [
     ['empty', ''],
