@@ -127,6 +127,17 @@ export const SEND_FAULTS = {
       if (record?.fingerprint === payloadFingerprint(send)) request.apiClient = stores.clients.byApiClientId(owner) ?? null;
     },
   },
+  'send.foreign-settings-checked-first': {
+    breaks: ['SEND-004'],
+    description: "a sendFrom of another client's that has no campaignregId, or SMS disabled, is answered 400 INVALID_REQUEST: the number's settings are checked before its owner (another client's registered number is still 403)",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const number = numbers.byId(request.sendFrom);
+      if (number && number.apiClientId !== client.apiClientId && (number.campaignregId === null || !number.smsEnabled)) {
+        throw new CoreError('INVALID_REQUEST', 'The sendFrom number cannot send this message.', { field: 'sendFrom' });
+      }
+      return resolveSendFrom(request, client, numbers);
+    }),
+  },
   'send.no-campaign-accepted': {
     breaks: ['SEND-005'],
     description: 'a sendFrom number without a campaignregId is accepted',

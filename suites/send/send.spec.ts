@@ -80,6 +80,26 @@ test.describe('4.6 rule 4: sendFrom ownership', () => {
   });
 });
 
+test.describe('4.6 rule 4: ownership is checked whatever the other client set on its number', () => {
+  // The settings of another client's number are that client's (4.5 applies to a number only for
+  // its owner): what it set changes nothing in this client's answer, which rule 4 gives. A server
+  // that checks the registration, or the number's SMS setting, before its owner answers 400 and
+  // tells the caller about a number it does not own.
+  for (const [what, patch] of [
+    ['without a campaignregId', { campaignregId: null }],
+    ['with SMS disabled', { smsEnabled: false }],
+  ] as const) {
+    test(`a sendFrom owned by another client and ${what} is 403 FORBIDDEN`, { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey, settings }) => {
+      if (!knownNumbers.foreign) notTestable('needs a number of a second client (clients.secondary or numbers.foreign in the target config)');
+      if (!target.clients.secondary) notTestable("needs the second client's credentials (clients.secondary) to change its number's settings");
+      const changed = await settings.change(knownNumbers.foreign!, patch, 'secondary');
+      if (changed.status < 200 || changed.status >= 300) notTestable(`the secondary client's update ${JSON.stringify(patch)} of ${knownNumbers.foreign} was not accepted (${changed.status})`);
+      const res = await send(api, newKey(), smsPayload(knownNumbers.foreign!, deliveredRecipients(target), 'foreign-send-from-settings'));
+      expect(res).toBeCoreError(403, 'FORBIDDEN', `SEND-004: a sendFrom owned by another client, ${what}, is not owned: 403 FORBIDDEN`);
+    });
+  }
+});
+
 test.describe('4.6 rule 4: ownership is checked whatever Idempotency-Key a send carries', () => {
   test("another client's exact send, under that client's Idempotency-Key, is 403 FORBIDDEN and gets none of its messageIds", { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey, secondClient }) => {
     // Rule 4 holds for every send: the key the secondary client gives (the same string the

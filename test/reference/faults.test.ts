@@ -1298,6 +1298,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const body = `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}&client_secret=${encodeURIComponent(clientSecret)}`;
     return (await call(s, 'POST', '/api/auth/token', { token: null, headers: { 'content-type': 'Application/X-WWW-Form-Urlencoded' }, body })).status === 200;
   },
+  'send.foreign-settings-checked-first': async (s) => {
+    const theirs = s.client('secondary').numbers[0]!;
+    await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: await s.token('secondary'), payload: { campaignregId: null } });
+    return (await send(s, sendBody(theirs.numberId))).status === 403;
+  },
   'send.null-media-taken-as-absent': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: null }))).status === 400,
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
