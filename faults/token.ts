@@ -4,6 +4,8 @@ import { FormParameters, readTokenParameters, type TokenParameters } from '../re
 import { CoreError, coreErrorBody, OAuthError } from '../reference/errors.ts';
 import { TOKEN_CHALLENGE } from '../reference/routes/token.ts';
 import { bearerToken, unauthorized } from '../reference/auth/bearer.ts';
+import { newAccessToken, tokenHash } from '../reference/auth/tokenHash.ts';
+import { sourceOf } from '../reference/http/sources.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import { onTokenPath } from '../reference/http/rejections.ts';
 import { ofServer, rawBodyOf, type Answer, type FaultDefinition } from './fault.ts';
@@ -222,6 +224,33 @@ export const TOKEN_FAULTS = {
     route: /^(GET|PUT|DELETE|PATCH) /,
     answer(answer, ctx) {
       if (answer.status === 405 && onTokenPath(answer.request.url, ctx.behaviour.paths.token)) answer.reply.removeHeader('allow');
+    },
+  },
+  'token.get-query-credentials-issue': {
+    breaks: ['TOKEN-113'],
+    description: "a GET of the token path whose query carries grant_type=client_credentials and a client's valid credentials issues a token (a GET without them is still 405)",
+    route: /^GET /,
+    async answer(answer, ctx) {
+      if (answer.status !== 405 || !onTokenPath(answer.request.url, ctx.behaviour.paths.token)) return;
+      const query = answer.request.query as Record<string, unknown>;
+      if (query.grant_type !== 'client_credentials' || typeof query.client_id !== 'string' || typeof query.client_secret !== 'string') return;
+      const client = await ctx.tokenGuard.authenticate(sourceOf(answer.request.ip), query.client_id, query.client_secret, ctx.stores.clients.byClientId(query.client_id));
+      if (!client) return;
+      const token = newAccessToken();
+      await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt: Date.now() + ctx.options.tokenTtlSeconds * 1000 });
+      answer.status = 200;
+      answer.body = { access_token: token, token_type: 'bearer', expires_in: ctx.options.tokenTtlSeconds };
+      answer.reply.removeHeader('allow');
+    },
+  },
+  'token.json-unknown-member-refused': {
+    breaks: ['TOKEN-109'],
+    description: 'a JSON token request with a member other than grant_type, client_id, client_secret and scope is refused invalid_request (a form request with an unknown parameter gets its token)',
+    route: TOKEN,
+    preHandler(request) {
+      const body = request.body;
+      if (!/json/i.test(request.headers['content-type'] ?? '') || typeof body !== 'object' || body === null) return;
+      if (Object.keys(body).some((k) => !['grant_type', 'client_id', 'client_secret', 'scope'].includes(k))) throw new OAuthError('invalid_request', 'Unknown member in the token request.');
     },
   },
   'token.other-method-not-found': {

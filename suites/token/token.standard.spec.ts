@@ -156,10 +156,15 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     for (const { empty, res } of answers) expect.soft(res.status, `TOKEN-108: HTTP Basic with an empty ${empty} in the body is one method (the empty parameter is absent, RFC 6749 3.2); got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(200);
   });
 
-  test('unknown parameters are ignored', { tag: ['@TOKEN-109'] }, async ({ api, target }) => {
+  test('unknown parameters are ignored, in a form body, a JSON body and beside HTTP Basic', { tag: ['@TOKEN-109'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
-    const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, colour: 'blue' } });
-    expect(res).toSucceed('TOKEN-109: an unknown parameter does not stop the grant (RFC 6749 3.2)');
+    const fields = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    const answers = await Promise.all([
+      api.call('token', { form: { ...fields, colour: 'blue' } }).then((res) => ({ how: 'a form body', res })),
+      api.call('token', { json: { ...fields, audience: 'x' } }).then((res) => ({ how: 'a JSON body', res })),
+      api.call('token', { form: { grant_type: 'client_credentials', colour: 'blue' }, headers: { authorization: basicCredentials(clientId, clientSecret) } }).then((res) => ({ how: 'HTTP Basic', res })),
+    ]);
+    for (const { how, res } of answers) expect.soft(res).toSucceed(`TOKEN-109: an unknown parameter in a token request by ${how} does not stop the grant (RFC 6749 3.2)`);
   });
 
   test('a repeated parameter is invalid_request', { tag: ['@TOKEN-110'] }, async ({ api, target }) => {
@@ -173,9 +178,13 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
 test.describe('RFC 6749 3.2 and RFC 9110 15.5.6: the token endpoint takes POST only', () => {
   test('another method at the token endpoint issues no token, and a 405 names POST in Allow', { tag: ['@TOKEN-113'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
-    const answers = await Promise.all(
-      ['GET', 'PUT', 'DELETE'].map((method) => api.call('token', { method, ...(method === 'PUT' ? { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } } : {}) })),
-    );
+    // GET and DELETE also with the request's fields in the query, as a client that puts them in the
+    // URI would: RFC 6749 3.2 takes them by POST only (and 2.3.1 never in the URI).
+    const query = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
+    const answers = await Promise.all([
+      ...['GET', 'PUT', 'DELETE'].map((method) => api.call('token', { method, ...(method === 'PUT' ? { form: query } : {}) })),
+      ...['GET', 'DELETE'].map((method) => api.call('token', { method, query })),
+    ]);
     for (const res of answers) {
       expect.soft(res.body?.access_token, `TOKEN-113: ${res.describe()} issues no token`).toBeUndefined();
       if (res.status === 405) expect.soft(res.headers['allow'] ?? '', `TOKEN-113: ${res.describe()} names POST in its Allow header`).toMatch(/(^|,)\s*POST\s*(,|$)/i);

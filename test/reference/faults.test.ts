@@ -1303,6 +1303,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: await s.token('secondary'), payload: { campaignregId: null } });
     return (await send(s, sendBody(theirs.numberId))).status === 403;
   },
+  'token.get-query-credentials-issue': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const res = await s.app.inject({ method: 'GET', url: `/api/auth/token?grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}&client_secret=${encodeURIComponent(clientSecret)}` });
+    return res.statusCode === 405;
+  },
+  'token.json-unknown-member-refused': async (s) => (await token(s, { ...credentials(s), audience: 'x' })).status === 200,
   'send.null-media-taken-as-absent': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: null }))).status === 400,
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
