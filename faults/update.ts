@@ -164,6 +164,15 @@ export const UPDATE_FAULTS = {
       if (Object.keys(flags).length > 0) await spreadToSiblings(request, ctx, flags, (sibling, updated) => updated.campaignregId !== null && sibling.campaignregId !== null);
     },
   },
+  'update.non-ascii-stored-as-question-marks': {
+    breaks: ['UPD-001'],
+    description: "a campaignregId is stored in a single-byte column: each character beyond Latin-1 becomes '?' (an ASCII value is stored as sent)",
+    route: UPDATE,
+    preHandler(request) {
+      const changes = changesOf(request);
+      if (typeof changes.campaignregId === 'string') changes.campaignregId = [...changes.campaignregId].map((c) => (c.codePointAt(0)! > 0xff ? '?' : c)).join('');
+    },
+  },
   'update.campaign-change-spreads': {
     breaks: ['UPD-007'],
     description: "an update of a number's campaignregId also gives the new value to the client's other numbers that had the same old one (null included): registrations kept per value, not per number",

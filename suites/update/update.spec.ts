@@ -32,6 +32,19 @@ test.describe('4.5 Update number settings', () => {
     });
   }
 
+  // Another spelling of the same kind of value: characters beyond ASCII. JSON text is UTF-8
+  // (RFC 8259 8.1), so a value the update accepts is read back as written; a server that stores
+  // or answers in another encoding is right while every value is ASCII. A target that takes only
+  // registrations it knows refuses such a campaignregId, and has nothing to read back.
+  test('a campaignregId with characters beyond ASCII, once accepted, is read back exactly as written', { tag: ['@UPD-001'] }, async ({ api, knownNumbers, settings }) => {
+    const numberId = scratchNumber(knownNumbers);
+    const value = 'CR-é中\u{1F600}';
+    const res = await settings.change(numberId, { campaignregId: value });
+    if (res.status < 200 || res.status >= 300) notTestable(`the target refused campaignregId ${JSON.stringify(value)} (${res.status}): nothing to read back`);
+    const after = await recordOf(api, numberId, 'primary', 'UPD-001');
+    expect(after.campaignregId, `UPD-001: the numbers list shows campaignregId ${JSON.stringify(value)} as written (UTF-8, RFC 8259 8.1)`).toBe(value);
+  });
+
   // Either client, the other's number: a server that checks ownership for one identity only is
   // right on the first direction and wrong on the second.
   for (const [actor, owner] of [['primary', 'secondary'], ['secondary', 'primary']] as const) {

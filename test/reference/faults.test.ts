@@ -1309,6 +1309,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.statusCode === 405;
   },
   'token.json-unknown-member-refused': async (s) => (await token(s, { ...credentials(s), audience: 'x' })).status === 200,
+  'update.non-ascii-stored-as-question-marks': async (s) => {
+    const { numberId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: 'CR-中' } });
+    const list = (await call(s, 'GET', '/api/core/numbers')).body as { numbers: Array<{ numberId: string; campaignregId: string | null }> };
+    return list.numbers.find((n) => n.numberId === numberId)?.campaignregId === 'CR-中';
+  },
   'send.null-media-taken-as-absent': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: null }))).status === 400,
 
   'versioning.v1-prefix-only': async (s) => (await token(s, credentials(s))).status === 200,
