@@ -1,6 +1,11 @@
 import { outcomeFor } from '../reference/delivery/outcome.ts';
 import type { DeliveryEventData } from '../reference/webhooks/events.ts';
-import { replaceMember, type FaultDefinition } from './fault.ts';
+import type { SendRequest } from '../reference/send/sendRequest.ts';
+import { ofServer, replaceMember, type FaultDefinition } from './fault.ts';
+
+/** The externalReferences of the MMS sends a server with webhooks.mms-failure-reported-delivered accepted, per server. */
+const mmsReferences = new WeakMap<object, Set<string>>();
+const mmsReferencesOf = (stores: object) => ofServer(mmsReferences, stores, () => new Set<string>());
 
 // Faults of webhooks (sections 3, 6; Standard Webhooks): each replaces a member of the webhook
 // policy: where a callback goes, what a delivery event says, how a callback is signed or
@@ -231,6 +236,37 @@ export const WEBHOOKS_FAULTS = {
       const sent = attemptPayload(payload, attemptsBefore);
       return attemptsBefore === 0 ? sent : sent.replace(/"status":"FAILED"/g, '"status":"DELIVERED"');
     }),
+  },
+  'webhooks.mms-failure-reported-delivered': {
+    breaks: ['WH-008'],
+    description: 'the outcome of an MMS that fails is reported DELIVERED (an SMS that fails is reported FAILED)',
+    route: 'POST /api/core/messages/send',
+    preHandler(request, { stores }) {
+      const send = request.body as SendRequest;
+      if (send.messageType === 'MMS') mmsReferencesOf(stores).add(send.externalReference);
+    },
+    behaviour: (behaviour, { stores }) => ({
+      webhooks: {
+        ...behaviour.webhooks,
+        deliveryEvent: (data, nowMs, shape) =>
+          behaviour.webhooks.deliveryEvent(data.status === 'FAILED' && mmsReferencesOf(stores).has(data.externalReference) ? { ...data, status: 'DELIVERED', errorCode: undefined } : data, nowMs, shape),
+      },
+    }),
+  },
+  'webhooks.one-callback-per-recipient': {
+    breaks: ['WH-008'],
+    description: 'a send naming a recipient twice is answered with a messageId for each place, but one message is queued and reported per phone number (the repeat is reported nowhere)',
+    route: 'POST /api/core/messages/send',
+    answer({ status, body }) {
+      const errors = body.errors as Array<{ to?: unknown; code?: unknown }> | undefined;
+      const results = body.results as Array<Record<string, unknown>> | undefined;
+      if (status >= 300 || !Array.isArray(errors) || !Array.isArray(results)) return;
+      for (const repeat of errors.filter((e) => e.code === 'DUPLICATE_RECIPIENT')) {
+        const like = results.find((r) => r.to === repeat.to);
+        if (like) results.push({ ...like, messageId: `msg_${Math.random().toString(36).slice(2, 14)}` });
+      }
+      body.errors = errors.filter((e) => e.code !== 'DUPLICATE_RECIPIENT');
+    },
   },
   'webhooks.retries-at-fixed-interval': {
     breaks: ['WH-108'],

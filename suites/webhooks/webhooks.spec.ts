@@ -171,6 +171,8 @@ test.describe('3, 6 the final outcome of every message is reported', () => {
     { title: 'every message of an SMS to several recipients', type: 'SMS' as const, failing: false },
     { title: 'every message of an MMS to several recipients', type: 'MMS' as const, failing: false },
     { title: 'a message that fails, beside one that is delivered, in one send', type: 'SMS' as const, failing: true },
+    // The same with MMS: a server that reports the failure of an SMS right may not of an MMS.
+    { title: 'a message that fails, beside one that is delivered, in one MMS send', type: 'MMS' as const, failing: true },
   ];
   for (const c of cases) {
     test(`${c.title} is reported by a callback with a final status`, { tag: ['@WH-008'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
@@ -218,6 +220,29 @@ test.describe('3, 6 the final outcome of every message is reported', () => {
       }
     });
   }
+});
+
+test.describe('3, 6 the final outcome of every message is reported, a recipient named twice included', () => {
+  test('every message a send that names one recipient twice was answered with is reported by a callback with a final status', { tag: ['@WH-008'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    // The document does not forbid a recipient twice in `to`. However a server answers it (a
+    // message for each place, or one and an error item), each messageId it gives is a message
+    // whose final outcome section 6 reports: a server that sends one callback per phone number
+    // leaves the other message unreported.
+    const finalStatuses = target.webhooks.finalStatuses;
+    if (!finalStatuses) notTestable(reasonFor('finalStatuses'));
+    const [a, b] = deliveredRecipients(target, 2);
+    if (!a || !b) notTestable('needs two recipients the target delivers to (recipients.delivered)');
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('final-repeated-recipient');
+    await deliverTo(settings, numberId, channel.url, 'WH-008');
+    const res = await send(api, newKey(), smsPayload(numberId, [a!, b!, a!], 'wh-final-twice'));
+    if (res.status >= 400 && res.status < 500) notTestable(`the target refused a send naming ${a} twice (${res.status}): no message to follow`);
+    const ids = expectQueuedFor(res, 'WH-008');
+    for (const messageId of ids) {
+      const final = (cb: Parameters<typeof carriesFinalStatus>[0] & { text: string }) => cb.text.includes(messageId) && carriesFinalStatus(cb, finalStatuses!);
+      await expectCallbacks(channel, 'WH-008', `a callback naming ${messageId} (of a send to ${a}, ${b}, ${a}; the answer's messageIds: ${ids.join(', ')}) with a final status (${finalStatuses!.join(', ')})`, final, { timeoutMs: target.webhooks.timeoutMs });
+    }
+  });
 });
 
 test.describe('3, 6 the final outcome of every message is reported, however like an earlier one it is', () => {

@@ -814,10 +814,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers.total === listed;
   },
   'ctx.counts-enabled-numbers-only': async (s) => {
-    const { numberId } = primaryNumber(s);
+    const { numberId, smsEnabled, mmsEnabled } = primaryNumber(s);
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false, mmsEnabled: false } });
-    const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.length;
-    return (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers.total === listed;
+    try {
+      const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.length;
+      return (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers.total === listed;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled, mmsEnabled } });
+    }
   },
   // The special client has SMS only.
   'ctx.search-ignores-capability': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { token: await s.token('special'), payload: { npa: '202' } })).status === 403,
@@ -977,8 +981,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const [first, second] = s.client('primary').numbers.filter((n) => n.campaignregId);
     if (!first || !second) throw new Error('the demo fixtures need two primary numbers with a campaignregId');
     await call(s, 'PATCH', `/api/core/numbers/${first.numberId}`, { payload: { smsEnabled: false } });
-    const list = (await call(s, 'GET', '/api/core/numbers')).body as { numbers: Array<{ numberId: string; smsEnabled: boolean }> };
-    return list.numbers.find((n) => n.numberId === second.numberId)?.smsEnabled === true;
+    try {
+      const list = (await call(s, 'GET', '/api/core/numbers')).body as { numbers: Array<{ numberId: string; smsEnabled: boolean }> };
+      return list.numbers.find((n) => n.numberId === second.numberId)?.smsEnabled === true;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${first.numberId}`, { payload: { smsEnabled: first.smsEnabled } });
+      await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { smsEnabled: second.smsEnabled } });
+    }
   },
   'update.campaign-change-spreads': async (s) => {
     // The client's third number has no campaignregId: giving it one must leave the others' alone.
@@ -1236,6 +1245,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // A failed message's event, answered 500 once: its retry carries the same event.
+  'webhooks.mms-failure-reported-delivered': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550155'], messageType: 'MMS', media: [{ url: 'https://example.com/a.png', contentType: 'image/png' }] }));
+      const [callback] = await receiver.waitFor(1, 5_000);
+      return callback!.body.includes('FAILED');
+    } finally {
+      await receiver.close();
+    }
+  },
+  'webhooks.one-callback-per-recipient': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550101', '+12025550102', '+12025550101'] }))).body.results.length === 2,
   'webhooks.retry-reported-delivered': async (s) => {
     const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
     try {
@@ -1300,8 +1321,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'send.foreign-settings-checked-first': async (s) => {
     const theirs = s.client('secondary').numbers[0]!;
-    await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: await s.token('secondary'), payload: { campaignregId: null } });
-    return (await send(s, sendBody(theirs.numberId))).status === 403;
+    const token = await s.token('secondary');
+    await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token, payload: { campaignregId: null } });
+    try {
+      return (await send(s, sendBody(theirs.numberId))).status === 403;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token, payload: { campaignregId: theirs.campaignregId } });
+    }
   },
   'token.get-query-credentials-issue': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
@@ -1310,10 +1336,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'token.json-unknown-member-refused': async (s) => (await token(s, { ...credentials(s), audience: 'x' })).status === 200,
   'update.non-ascii-stored-as-question-marks': async (s) => {
-    const { numberId } = primaryNumber(s);
+    const { numberId, campaignregId } = primaryNumber(s);
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: 'CR-中' } });
-    const list = (await call(s, 'GET', '/api/core/numbers')).body as { numbers: Array<{ numberId: string; campaignregId: string | null }> };
-    return list.numbers.find((n) => n.numberId === numberId)?.campaignregId === 'CR-中';
+    try {
+      const list = (await call(s, 'GET', '/api/core/numbers')).body as { numbers: Array<{ numberId: string; campaignregId: string | null }> };
+      return list.numbers.find((n) => n.numberId === numberId)?.campaignregId === 'CR-中';
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    }
   },
   'send.null-media-taken-as-absent': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: null }))).status === 400,
 
