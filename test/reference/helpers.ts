@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { test as base } from '@playwright/test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp, type BuildOptions } from '../../reference/app.ts';
 import type { TargetDescription } from '../../reference/fixtures/out.ts';
 
@@ -40,14 +41,25 @@ export async function startTestServer(options: BuildOptions = {}, dir = mkdtempS
   await app.ready();
   const target = app.reference.describe('http://localhost');
   const client = (role: string) => target.clients.find((candidate) => candidate.role === role)!;
+  // The token endpoint limits requests per source: a test that asks for many tokens waits out its
+  // 429 (Retry-After) as a client would, and a token that is still not issued is an error here,
+  // not a request that fails later with "Bearer undefined".
   const token = async (role = 'primary') => {
     const { clientId, clientSecret } = client(role);
-    const response = await app.inject({
-      method: 'POST',
-      url: '/api/auth/token',
-      payload: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
-    });
-    return response.json().access_token as string;
+    for (let attempt = 1; ; attempt++) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/auth/token',
+        payload: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+      });
+      if (response.statusCode === 429 && attempt < 5) {
+        await sleep(Math.min(10, Number(response.headers['retry-after']) || 1) * 1000);
+        continue;
+      }
+      const issued: unknown = response.json().access_token;
+      if (typeof issued !== 'string') throw new Error(`no token for ${role}: ${response.statusCode} ${response.body}`);
+      return issued;
+    }
   };
   const shared = new Map<string, Promise<string>>();
   return {
