@@ -268,6 +268,16 @@ export const WEBHOOKS_FAULTS = {
       body.errors = errors.filter((e) => e.code !== 'DUPLICATE_RECIPIENT');
     },
   },
+  'webhooks.signed-with-first-client-secret': {
+    breaks: ['WH-101'],
+    description: "every callback is signed with the first client's secret, whichever client's event it is (the first client's callbacks verify)",
+    behaviour: (behaviour, { stores, seeded }) => ({
+      webhooks: {
+        ...behaviour.webhooks,
+        signedHeaders: (secret, webhookId, body, nowMs) => behaviour.webhooks.signedHeaders(stores.clients.byApiClientId(seeded[0]!.apiClientId)?.webhookSecret ?? secret, webhookId, body, nowMs),
+      },
+    }),
+  },
   'webhooks.retries-at-fixed-interval': {
     breaks: ['WH-108'],
     description: 'a failed callback is retried at a fixed interval (twice the retry base), never waiting longer however often it fails (a Retry-After is still honoured)',

@@ -1,4 +1,5 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { canSendSms, readNumbers } from '../../harness/known-numbers.ts';
 import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
 import { deliveredRecipients, expectQueuedFor, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
@@ -50,6 +51,29 @@ test.describe('Standard Webhooks: signature', () => {
       }
       expect(problem, `WH-101: the v1 signature of the callback of a ${outcome} message verifies with the client secret (empty means verified)`).toBe('');
     }
+  });
+
+  // Another identity: the secondary client's callbacks are signed with the secondary client's own
+  // secret. A server that signs every event with one secret (the first client's) is right on the
+  // primary client's callbacks and wrong on every other client's.
+  test("a callback of the secondary client's message verifies with the secondary client's own secret", { tag: ['@WH-101'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const secret = target.clients.secondary?.webhookSecret;
+    if (!secret) notTestable("needs the secondary client's webhook signing secret (clients.secondary.webhookSecret in the target config)");
+    const numberId = knownNumbers.foreign;
+    const record = numberId === undefined ? undefined : (await readNumbers(api, 'secondary')).find((n) => n.numberId === numberId);
+    if (!record || !canSendSms(record)) notTestable("the worker's number of the secondary client cannot send SMS (a campaignregId and smsEnabled)");
+    const channel = webhooks.channel('signed-secondary');
+    const pointed = await settings.change(numberId!, { webhookDeliveryOverride: channel.url }, 'secondary');
+    expect(pointed).toSucceed("WH-101: precondition: the secondary client points its number's webhookDeliveryOverride at the receiver");
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId!, deliveredRecipients(target), 'wh-signed-secondary'), 'secondary'), 'WH-101');
+    const callback = await firstAtOverride(channel, messageId!, numberId!, target.webhooks.timeoutMs);
+    let problem = '';
+    try {
+      verifyWebhook(secret!, callback.headers, callback.text, callback.receivedAt / 1000);
+    } catch (e) {
+      problem = (e as Error).message;
+    }
+    expect(problem, "WH-101: the secondary client's callback verifies with the secondary client's secret (empty means verified)").toBe('');
   });
 
   // The other kind of callback: a server that signs its delivery events and not its inbound

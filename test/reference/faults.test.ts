@@ -1257,6 +1257,27 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   'webhooks.one-callback-per-recipient': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550101', '+12025550102', '+12025550101'] }))).body.results.length === 2,
+  // The secondary client's callback verifies with the secondary's secret.
+  'webhooks.signed-with-first-client-secret': async (s) => {
+    const receiver = await startReceiver();
+    const theirs = s.client('secondary');
+    const token = await s.token('secondary');
+    const number = theirs.numbers.find((n) => n.campaignregId && n.smsEnabled)!;
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: receiver.url } });
+      await send(s, sendBody(number.numberId), newKey(), token);
+      const [callback] = await receiver.waitFor(1, 5_000);
+      try {
+        verifyWebhook(theirs.webhookSecret, callback!.headers as Record<string, string>, callback!.body);
+        return true;
+      } catch {
+        return false;
+      }
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'webhooks.retry-reported-delivered': async (s) => {
     const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
     try {
