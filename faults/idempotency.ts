@@ -151,7 +151,7 @@ export const IDEMPOTENCY_FAULTS = {
     },
   },
   'idempotency.replay-revalidates': {
-    breaks: ['IDEM-101'],
+    breaks: ['IDEM-001'],
     description: "a retry with the same key and payload runs the sendFrom checks again before replaying, so it is refused 400 once the number has lost its campaignregId",
     route: SEND,
     preHandler(request, ctx) {

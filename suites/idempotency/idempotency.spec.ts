@@ -34,6 +34,22 @@ test.describe('4.6 rule 8: the safe retry', () => {
     expect(sorted(messageIdsOf(retry)), 'IDEM-001: the safe retry reports the same messageIds, so nothing new was queued').toEqual(sorted(first));
   });
 
+  // A later moment: the retry comes after the sendFrom number lost its campaignregId. The first
+  // attempt was accepted, so its outcome is the retry's (rule 8: it is the same operation): a
+  // server that runs rule 5 again answers 400, and a client that retried after a timeout is told
+  // its message was refused when it was queued.
+  test('a retry with the same key and payload after the sendFrom number lost its campaignregId answers the same messageIds', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    const sendFrom = smsNumber(knownNumbers);
+    const key = newKey();
+    const body = smsPayload(sendFrom, deliveredRecipients(target), 'safe-retry-after-change');
+    const first = expectQueuedFor(await send(api, key, body), 'IDEM-001', 'the first send');
+    const cleared = await settings.change(sendFrom, { campaignregId: null });
+    if (cleared.status < 200 || cleared.status >= 300) notTestable(`the target refused to clear the campaignregId of ${sendFrom} (${cleared.status})`);
+    const retry = await send(api, key, body);
+    expect(retry).toSucceed('IDEM-001: the safe retry after the number lost its campaignregId succeeds as the first did');
+    expect(sorted(messageIdsOf(retry)), 'IDEM-001: the safe retry after the number lost its campaignregId reports the first messageIds').toEqual(sorted(first));
+  });
+
   test('several retries with the same key and payload all answer the first messageIds', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'safe-retries');
