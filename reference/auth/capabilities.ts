@@ -15,7 +15,7 @@ export function requireCapability(client: ClientRecord, capability: Capability):
 }
 
 /**
- * Profile client.status: only an ACTIVE client is served. A SUSPENDED client's token, issued
+ * Profile client.status (CTX-203): only an ACTIVE client is served. A SUSPENDED client's token, issued
  * before the suspension, is 403 FORBIDDEN on every core route, and its body names the status a
  * client is told to check (section 5.5).
  */

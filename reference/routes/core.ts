@@ -16,7 +16,9 @@ export async function coreRoutes(app: FastifyInstance, { ctx }: { ctx: Reference
   });
   app.setErrorHandler(coreErrorHandler);
   app.setNotFoundHandler(coreNotFoundHandler);
-  // Core bodies are JSON only; fastify would otherwise hand a text/plain body to the schema.
+  // Core bodies are JSON only; fastify would otherwise hand a text/plain body to the schema. Its JSON
+  // parser takes application/json in any letter case and with any parameters (ERR-008, ERR-009).
+  // Every path under /api/core/ that names no route is answered in the CORE wrapper (ERR-001).
   app.removeContentTypeParser('text/plain');
   await app.register(clientContextRoutes, { ctx });
   await app.register(numberRoutes, { ctx });

@@ -46,6 +46,8 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
   const ttlByClient = new Map(ctx.seeded.map(({ apiClientId, fixture }) => [apiClientId, fixture.tokenTtlSeconds ?? ctx.options.tokenTtlSeconds]));
   // Over the source's request rate, 429 before the body is read (reference/auth/tokenGuard.ts).
   app.addHook('onRequest', async (request) => ctx.tokenGuard.admit(sourceOf(request.ip)));
+  // fastify matches a media type whatever the case of its letters and with any parameters, so form
+  // fields labelled Application/X-WWW-Form-Urlencoded or with a charset are read (ERR-008, ERR-009).
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT_BYTES },
@@ -89,7 +91,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     // credentials came in the body (RFC 6749 5.2: 401 is required only after Basic).
     const status = basic === undefined && ctx.options.wire['token.invalidClient'] === '400' ? 400 : 401;
     if (!client) throw new OAuthError('invalid_client', 'Client authentication failed.', status);
-    // Profile client.status: told only to a caller that proved the credentials.
+    // Profile client.status (CTX-203): told only to a caller that proved the credentials.
     if (client.status !== 'ACTIVE') throw new OAuthError('unauthorized_client', `This API client is ${client.status}; check its account status.`);
 
     const token = newAccessToken();

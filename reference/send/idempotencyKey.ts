@@ -23,6 +23,8 @@ export function requireIdempotencyKey(request: FastifyRequest, _reply: FastifyRe
   if (given > 1) {
     throw new CoreError('INVALID_REQUEST', 'The Idempotency-Key header is repeated; send it once.', { header: 'Idempotency-Key', reason: 'repeated' });
   }
+  // An empty value, or spaces only, is no key (IDEM-106). The key is kept as written: keys that
+  // differ in letter case are two keys (IDEM-006).
   const raw = request.headers['idempotency-key'];
   const key = (Array.isArray(raw) ? raw.join(', ') : raw)?.trim();
   if (!key) throw new CoreError('INVALID_REQUEST', 'The Idempotency-Key header is required.', { header: 'Idempotency-Key' });
