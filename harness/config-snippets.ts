@@ -65,7 +65,7 @@ const TRIGGER_STUBS: Record<Capability, TriggerStub> = {
     ],
   },
   clientStatus: {
-    kinds: 'control (the test-control plane suspends the secondary client, then makes it ACTIVE again)',
+    kinds: 'control only (the test-control plane suspends the secondary client, then makes it ACTIVE again)',
     alongside: CONTROL_PLANE,
     lines: ['  clientStatus: { kind: control }'],
   },

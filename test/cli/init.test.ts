@@ -63,7 +63,7 @@ test('against the reference, init finds every route, marks what it cannot know, 
     return /^\s*#/.test(l.slice(2)) ? l : l.slice(2);
   });
   writeFileSync(join(dir, 'filled.yaml'), filled.join('\n'));
-  const stubEnv = { ...env, CONFORMANCE_WEBHOOK_SECRET: 'whsec_c2VjcmV0', UPSTREAM_FAILURE_RATE_CENTER: 'FAIL', SHORT_TOKEN_CLIENT_ID: 'b', SHORT_TOKEN_CLIENT_SECRET: 'bs', INBOUND_PHONE_NUMBER: '+12025550188', FAILING_RECIPIENT: '+12025550199' };
+  const stubEnv = { ...env, CONFORMANCE_WEBHOOK_SECRET: 'whsec_c2VjcmV0', UPSTREAM_FAILURE_RATE_CENTER: 'FAIL', SHORT_TOKEN_CLIENT_ID: 'b', SHORT_TOKEN_CLIENT_SECRET: 'bs', INBOUND_PHONE_NUMBER: '+12025550188', FAILING_RECIPIENT: '+12025550199', CONTROL_URL: 'http://127.0.0.1:9/_control' };
   const stubbed = loadTarget(join(dir, 'filled.yaml'), stubEnv);
   const supplied = suppliedBy(stubbed);
   for (const need of [...CAPABILITIES, 'webhookSecret', 'tokenLifetime', 'finalStatuses']) expect(supplied.has(need), need).toBe(true);
