@@ -1,15 +1,11 @@
-import type { FastifyRequest } from 'fastify';
-import { bearerToken, unauthorized } from '../reference/auth/bearer.ts';
+import { unauthorized } from '../reference/auth/bearer.ts';
 import { tokenHash } from '../reference/auth/tokenHash.ts';
 import { CoreError, coreErrorBody } from '../reference/errors.ts';
-import { ofServer, type FaultDefinition } from './fault.ts';
+import { ofServer, routeOf, tokenOf, type FaultDefinition } from './fault.ts';
 
 // Faults of bearer authentication (section 5). Each wraps the authenticate hook every core
 // route runs first (behaviour.authenticate) and falls back to it; one also reads the tokens the
 // token endpoint issues.
-
-const tokenOf = (request: FastifyRequest): string | undefined => bearerToken(request.headers.authorization ?? '');
-const routeOf = (request: FastifyRequest): string => `${request.method} ${request.routeOptions.url}`;
 
 /**
  * The tokens a server with auth.token-case-insensitive issued, by their lower-case form, per

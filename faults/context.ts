@@ -1,7 +1,7 @@
-import { bearerToken, callerOf } from '../reference/auth/bearer.ts';
+import { callerOf } from '../reference/auth/bearer.ts';
 import { tokenHash } from '../reference/auth/tokenHash.ts';
 import { TOKEN_CHALLENGE } from '../reference/routes/token.ts';
-import { currentClientAfterAwait, type FaultDefinition } from './fault.ts';
+import { currentClientAfterAwait, routeOf, tokenOf, type FaultDefinition } from './fault.ts';
 
 // Faults of the client context (sections 2, 4.2): each rewrites the whoami answer, but one that
 // reads it for the wrong caller.
@@ -117,9 +117,9 @@ export const CONTEXT_FAULTS = {
     description: "the numbers list serves a token issued before its client's suspension (every other core route refuses it 403, and the token endpoint says unauthorized_client)",
     behaviour: ({ authenticate }, { stores }) => ({
       authenticate: async (request, reply) => {
-        const token = bearerToken(request.headers.authorization ?? '');
+        const token = tokenOf(request);
         const client = token === undefined ? undefined : stores.clients.byTokenHash(tokenHash(token), Date.now());
-        if (`${request.method} ${request.routeOptions.url}` !== 'GET /api/core/numbers' || client?.status !== 'SUSPENDED') return authenticate(request, reply);
+        if (routeOf(request) !== 'GET /api/core/numbers' || client?.status !== 'SUSPENDED') return authenticate(request, reply);
         request.apiClient = client;
       },
     }),

@@ -1,4 +1,4 @@
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import { CoreError, coreErrorBody, OAuthError } from '../reference/errors.ts';
 import { toCoreError } from '../reference/routes/coreErrorHandler.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
@@ -7,6 +7,15 @@ import { rawBodyOf, type FaultDefinition } from './fault.ts';
 // Faults of the error model (section 7).
 
 const ANY_CORE_ROUTE = /^[A-Z]+ \/api\/core\//;
+
+/** A request under /api/core/ that no route matched (the router's 404 and its refusals). */
+const unroutedCore = (request: FastifyRequest): boolean => request.routeOptions.url === undefined && request.url.startsWith('/api/core/');
+
+/** Whether a Content-Type names `mediaType` in letters of another case than its lower-case spelling. */
+const inOtherCase = (contentType: string | undefined, mediaType: string): boolean => {
+  const type = contentType?.trim().split(';')[0]!.trim() ?? '';
+  return type.toLowerCase() === mediaType && type !== mediaType;
+};
 
 /** application/json with a charset parameter (`application/json; charset=utf-8`). */
 const JSON_WITH_CHARSET = /^\s*application\/json\s*;(?:.*;)?\s*charset\s*=/i;
@@ -91,7 +100,7 @@ export const ERRORS_FAULTS = {
     // The router's refusal has no route of its own: any GET, rewritten only when nothing matched under /api/core/.
     route: /^GET /,
     answer(answer) {
-      if (answer.status !== 404 || answer.request.routeOptions.url !== undefined || !answer.request.url.startsWith('/api/core/')) return;
+      if (answer.status !== 404 || !unroutedCore(answer.request)) return;
       answer.status = 405;
       answer.reply.header('allow', 'POST, PATCH');
       answer.text = '';
@@ -157,10 +166,10 @@ export const ERRORS_FAULTS = {
   'errors.unknown-core-path-unwrapped': {
     breaks: ['ERR-001'],
     description: "a path under /api/core/ that names no route is answered with the framework's own 404 body ({message, error, statusCode}), not the CORE wrapper",
-    // A request no route matched has no route pattern.
-    route: /^[A-Z]+ undefined$/,
+    // A request no route matched has no route pattern: any request, rewritten only when none matched under /api/core/.
+    route: /^[A-Z]+ /,
     answer(answer) {
-      if (answer.status !== 404 || !answer.request.url.startsWith('/api/core/')) return;
+      if (answer.status !== 404 || !unroutedCore(answer.request)) return;
       answer.text = JSON.stringify({ message: `Route ${answer.request.method}:${answer.request.url} not found`, error: 'Not Found', statusCode: 404 });
     },
   },
@@ -199,8 +208,7 @@ export const ERRORS_FAULTS = {
     description: 'a JSON body labelled Application/JSON (the media type in other letter cases) is refused 415, on the token endpoint and on every core route',
     route: /^[A-Z]+ \/api\/(?:core\/|auth\/token$)/,
     onRequest(request) {
-      const type = request.headers['content-type'] ?? '';
-      if (!/^\s*application\/json\b/i.test(type) || /^\s*application\/json\b/.test(type)) return;
+      if (!inOtherCase(request.headers['content-type'], 'application/json')) return;
       const refusal = 'Content-Type must be application/json.';
       throw request.url.startsWith('/api/core/') ? new CoreError('UNSUPPORTED_MEDIA_TYPE', refusal) : new OAuthError('invalid_request', refusal, 415);
     },
@@ -210,8 +218,7 @@ export const ERRORS_FAULTS = {
     description: 'the token endpoint reads form fields only when labelled application/x-www-form-urlencoded in lower case: Application/X-WWW-Form-Urlencoded is refused 400 invalid_request (JSON in any case is read)',
     route: 'POST /api/auth/token',
     onRequest(request) {
-      const type = request.headers['content-type'] ?? '';
-      if (/^\s*application\/x-www-form-urlencoded\b/i.test(type) && !/^\s*application\/x-www-form-urlencoded\b/.test(type)) throw new OAuthError('invalid_request', 'Unsupported content type.');
+      if (inOtherCase(request.headers['content-type'], 'application/x-www-form-urlencoded')) throw new OAuthError('invalid_request', 'Unsupported content type.');
     },
   },
   'errors.charset-value-case-refused': {

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bearerToken } from '../reference/auth/bearer.ts';
 import type { Behaviour } from '../reference/behaviour.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import type { ExtensionDeps } from '../reference/extension.ts';
@@ -70,6 +71,12 @@ export function keepRawBody(request: FastifyRequest, text: string): void {
 export function rawBodyOf(request: FastifyRequest): string | undefined {
   return rawBodies.get(request);
 }
+
+/** The route of a request as faults name it, `METHOD /pattern` (`GET undefined` when no route matched). */
+export const routeOf = (request: FastifyRequest): string => `${request.method} ${request.routeOptions.url}`;
+
+/** The bearer token a request presents, if its Authorization header is one. */
+export const tokenOf = (request: FastifyRequest): string | undefined => bearerToken(request.headers.authorization ?? '');
 
 /** The members of the behaviour that are groups of members (paths, schemas, send, webhooks). */
 type Group = { [K in keyof Behaviour]: Behaviour[K] extends (...args: never[]) => unknown ? never : Behaviour[K] extends object ? K : never }[keyof Behaviour];

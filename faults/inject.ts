@@ -3,7 +3,7 @@ import type { Behaviour } from '../reference/behaviour.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import type { ReferenceExtension } from '../reference/extension.ts';
 import { Readable } from 'node:stream';
-import { keepRawBody, type Answer, type FaultDefinition, type FaultDeps, type RequestHook } from './fault.ts';
+import { keepRawBody, routeOf, type Answer, type FaultDefinition, type FaultDeps, type RequestHook } from './fault.ts';
 import { DEFINITIONS, FAULT_NAMES, type FaultName } from './index.ts';
 
 // How active faults reach the server: as one extension (reference/extension.ts), the reference's
@@ -43,7 +43,7 @@ function behaviourWith(faults: ReadonlySet<FaultName>, behaviour: Behaviour, dep
 }
 
 function runsFor(fault: FaultDefinition, request: FastifyRequest): boolean {
-  const route = `${request.method} ${request.routeOptions.url}`;
+  const route = routeOf(request);
   return typeof fault.route === 'string' ? fault.route === route : fault.route!.test(route);
 }
 

@@ -2,13 +2,12 @@ import type { FastifyRequest } from 'fastify';
 import { parseBasicCredentials } from '../reference/auth/basicCredentials.ts';
 import { FormParameters, readTokenParameters, type TokenParameters } from '../reference/auth/tokenParameters.ts';
 import { CoreError, coreErrorBody, OAuthError } from '../reference/errors.ts';
-import { TOKEN_CHALLENGE } from '../reference/routes/token.ts';
-import { bearerToken, unauthorized } from '../reference/auth/bearer.ts';
-import { newAccessToken, tokenHash } from '../reference/auth/tokenHash.ts';
+import { issueToken, TOKEN_CHALLENGE } from '../reference/routes/token.ts';
+import { unauthorized } from '../reference/auth/bearer.ts';
 import { sourceOf } from '../reference/http/sources.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import { onTokenPath } from '../reference/http/rejections.ts';
-import { ofServer, rawBodyOf, type Answer, type FaultDefinition } from './fault.ts';
+import { ofServer, rawBodyOf, tokenOf, type Answer, type FaultDefinition } from './fault.ts';
 
 // Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a
 // request the route accepts; one unwraps a parameter, and one cuts a secret short, before the
@@ -236,10 +235,8 @@ export const TOKEN_FAULTS = {
       if (query.grant_type !== 'client_credentials' || typeof query.client_id !== 'string' || typeof query.client_secret !== 'string') return;
       const client = await ctx.tokenGuard.authenticate(sourceOf(answer.request.ip), query.client_id, query.client_secret, ctx.stores.clients.byClientId(query.client_id));
       if (!client) return;
-      const token = newAccessToken();
-      await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt: Date.now() + ctx.options.tokenTtlSeconds * 1000 });
       answer.status = 200;
-      answer.body = { access_token: token, token_type: 'bearer', expires_in: ctx.options.tokenTtlSeconds };
+      answer.body = await issueToken(ctx, client.apiClientId, ctx.options.tokenTtlSeconds);
       answer.reply.removeHeader('allow');
     },
   },
@@ -362,7 +359,7 @@ export const TOKEN_FAULTS = {
     },
     behaviour: ({ authenticate }) => ({
       authenticate: async (request, reply) => {
-        const token = bearerToken(request.headers.authorization ?? '');
+        const token = tokenOf(request);
         const until = token === undefined ? undefined : halvedTokens.get(token);
         if (until !== undefined && Date.now() > until) throw unauthorized('The bearer token is unknown or expired.', true);
         return authenticate(request, reply);

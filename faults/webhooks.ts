@@ -245,13 +245,9 @@ export const WEBHOOKS_FAULTS = {
       const send = request.body as SendRequest;
       if (send.messageType === 'MMS') mmsReferencesOf(stores).add(send.externalReference);
     },
-    behaviour: (behaviour, { stores }) => ({
-      webhooks: {
-        ...behaviour.webhooks,
-        deliveryEvent: (data, nowMs, shape) =>
-          behaviour.webhooks.deliveryEvent(data.status === 'FAILED' && mmsReferencesOf(stores).has(data.externalReference) ? { ...data, status: 'DELIVERED', errorCode: undefined } : data, nowMs, shape),
-      },
-    }),
+    behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent, { stores }) => (data, nowMs, shape) =>
+      deliveryEvent(data.status === 'FAILED' && mmsReferencesOf(stores).has(data.externalReference) ? { ...data, status: 'DELIVERED', errorCode: undefined } : data, nowMs, shape),
+    ),
   },
   'webhooks.one-callback-per-recipient': {
     breaks: ['WH-008'],
@@ -271,12 +267,9 @@ export const WEBHOOKS_FAULTS = {
   'webhooks.signed-with-first-client-secret': {
     breaks: ['WH-101'],
     description: "every callback is signed with the first client's secret, whichever client's event it is (the first client's callbacks verify)",
-    behaviour: (behaviour, { stores, seeded }) => ({
-      webhooks: {
-        ...behaviour.webhooks,
-        signedHeaders: (secret, webhookId, body, nowMs) => behaviour.webhooks.signedHeaders(stores.clients.byApiClientId(seeded[0]!.apiClientId)?.webhookSecret ?? secret, webhookId, body, nowMs),
-      },
-    }),
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders, { stores, seeded }) => (secret, webhookId, body, nowMs) =>
+      signedHeaders(stores.clients.byApiClientId(seeded[0]!.apiClientId)?.webhookSecret ?? secret, webhookId, body, nowMs),
+    ),
   },
   'webhooks.retries-at-fixed-interval': {
     breaks: ['WH-108'],

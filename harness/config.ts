@@ -19,8 +19,8 @@ export class ConfigError extends HarnessStop {
 }
 
 /** The capabilities the control plane's `hooks.offers` may name (each is a trigger of kind control). */
-export type HookName = 'upstreamFailure' | 'expireToken' | 'inbound' | 'clientWebhooks' | 'clientStatus';
-export const HOOK_NAMES: readonly HookName[] = ['upstreamFailure', 'expireToken', 'inbound', 'clientWebhooks', 'clientStatus'];
+export const HOOK_NAMES = ['upstreamFailure', 'expireToken', 'inbound', 'clientWebhooks', 'clientStatus'] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
 /** Every capability a target may declare a trigger for (config.schema.json, triggers). */
 export type Capability = HookName | 'failedDelivery';
 export const CAPABILITIES: readonly Capability[] = [...HOOK_NAMES, 'failedDelivery'];

@@ -94,13 +94,16 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     // Profile client.status (CTX-203): told only to a caller that proved the credentials.
     if (client.status !== 'ACTIVE') throw new OAuthError('unauthorized_client', `This API client is ${client.status}; check its account status.`);
 
-    const token = newAccessToken();
     const ttl = ttlByClient.get(client.apiClientId) ?? ctx.options.tokenTtlSeconds;
-    const expiresAt = Date.now() + ttl * 1000;
-    await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId: client.apiClientId, expiresAt });
-    // TOKEN-002, TOKEN-101; TOKEN-111: no refresh_token.
-    return reply.code(200).headers(NO_STORE).send({ access_token: token, token_type: 'bearer', expires_in: ttl });
+    return reply.code(200).headers(NO_STORE).send(await issueToken(ctx, client.apiClientId, ttl));
   });
+}
+
+/** A new access token for the client, living `ttlSeconds`, stored by its hash; the token response's body (TOKEN-002, TOKEN-101; TOKEN-111: no refresh_token). */
+export async function issueToken(ctx: ReferenceContext, apiClientId: string, ttlSeconds: number): Promise<{ access_token: string; token_type: 'bearer'; expires_in: number }> {
+  const token = newAccessToken();
+  await ctx.writes.run({ op: 'insertToken', hash: tokenHash(token), apiClientId, expiresAt: Date.now() + ttlSeconds * 1000 });
+  return { access_token: token, token_type: 'bearer', expires_in: ttlSeconds };
 }
 
 /**
