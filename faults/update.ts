@@ -191,6 +191,19 @@ export const UPDATE_FAULTS = {
       if (number && number.apiClientId !== callerOf(request).apiClientId) throw new CoreError('INVALID_REQUEST', 'numberId is not valid.', { field: 'params/numberId' });
     },
   },
+  'update.body-number-id-wins': {
+    breaks: ['UPD-007'],
+    description: "an update whose body also names a numberId is applied to the number the body names, if the caller owns it, instead of the one its path names (the body's member read after the path's parameter)",
+    route: UPDATE,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+      const fields = body as Record<string, unknown>;
+      if (typeof fields.numberId !== 'string') return;
+      (request.params as { numberId: string }).numberId = fields.numberId;
+      delete fields.numberId;
+    },
+  },
   'update.string-flag-coerced': {
     breaks: ['UPD-005'],
     description: 'smsEnabled or mmsEnabled given as the string "true" or "false" is read as the boolean and stored',

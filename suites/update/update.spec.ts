@@ -1,7 +1,7 @@
 import { answerOf } from '../../harness/api-client.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import { readNumbers } from '../../harness/known-numbers.ts';
+import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { answerClass, isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import { NON_OBJECT_BODIES } from '../support/malformed-json.ts';
@@ -88,6 +88,58 @@ test.describe('4.5 Update number settings', () => {
       }
     });
   }
+
+  // The path names the number (section 4.5); the body carries settable attributes only (section
+  // 2). A body that also names another number, or an owner, is another spelling of the same
+  // update at most: a server may refuse the member or pass over it, but a server that lets the
+  // body pick the number (the path's numberId read first, the body's after it) or writes every
+  // member it is given (a numberId, an owner) changes a neighbour, renames a number or hands it
+  // to another client. Each case flips one boolean the list shows, so an accepted update is seen
+  // to land on the path's number and nowhere else.
+  test('an update whose body also names another numberId or an owner changes at most the number its path names, which keeps its numberId and its owner', { tag: ['@UPD-007'] }, async ({ api, knownNumbers, settings, secondClient }) => {
+    const numberId = scratchNumber(knownNumbers);
+    const sibling = knownNumbers.primary.find((n) => n.numberId !== numberId)?.numberId;
+    const foreign = knownNumbers.foreign;
+    const secondaryId = (await api.call('whoami', { as: 'secondary' })).body?.apiClientId;
+    const guarded = [numberId, ...(sibling ? [sibling] : [])];
+    for (const id of guarded) await guardFields('UPD-007', settings, api, id, SETTABLE_FIELDS);
+    if (foreign) await guardFields('UPD-007', settings, api, foreign, SETTABLE_FIELDS, 'secondary');
+    const flag = BOOLEAN_FIELDS.find((f) => f in (knownNumbers.primary.find((n) => n.numberId === numberId) ?? {}));
+    if (!flag) notTestable(`the numbers list shows neither smsEnabled nor mmsEnabled of number ${numberId}, so an update cannot be seen to land on it`);
+    const extras: Array<[string, Record<string, unknown>]> = [
+      ...(sibling ? [[`the client's other number ${sibling} as numberId`, { numberId: sibling }] as [string, Record<string, unknown>]] : []),
+      ...(foreign ? [[`the secondary client's number ${foreign} as numberId`, { numberId: foreign }] as [string, Record<string, unknown>]] : []),
+      [`a numberId never issued`, { numberId: unknownNumberIdLike(numberId) }],
+      ...(typeof secondaryId === 'string' ? [[`the secondary client as apiClientId`, { apiClientId: secondaryId }] as [string, Record<string, unknown>]] : []),
+      [`the secondary client's clientId as clientId`, { clientId: secondClient.clientId }],
+    ];
+    const snapshot = async () => {
+      const [primary, secondary] = await Promise.all([readNumbers(api, 'primary'), readNumbers(api, 'secondary')]);
+      return { primary, secondary };
+    };
+    const ids = (records: readonly NumberRecord[]) => records.map((n) => n.numberId).sort();
+    for (const [what, extra] of extras) {
+      const before = await snapshot();
+      const record = before.primary.find((n) => n.numberId === numberId)!;
+      const body = { [flag!]: record[flag!] !== true, ...extra };
+      const res = await api.call('update', { params: { numberId }, json: body });
+      expect(res.status < 500, `UPD-007: the update of ${numberId} whose body also gives ${what} (${JSON.stringify(body)}) is accepted or refused, not failed: ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+      const after = await snapshot();
+      expect(ids(after.primary), `UPD-007: after the update of ${numberId} whose body also gives ${what}, the primary client's numbers are the same numberIds`).toEqual(ids(before.primary));
+      expect(ids(after.secondary), `UPD-007: after the update of ${numberId} whose body also gives ${what}, the secondary client's numbers are the same numberIds`).toEqual(ids(before.secondary));
+      for (const [role, records] of Object.entries(after) as Array<['primary' | 'secondary', NumberRecord[]]>) {
+        for (const now of records) {
+          const was = before[role].find((n) => n.numberId === now.numberId);
+          if (role === 'primary' && now.numberId === numberId) {
+            const expected = settableOf(res.status < 300 ? { ...was!, [flag!]: body[flag!] } : was!);
+            expect(settableOf(now), `UPD-007: the update of ${numberId} whose body also gives ${what}, answered ${res.status}, leaves its record ${res.status < 300 ? `as before but ${flag} = ${body[flag!]}` : 'as it was'}`).toEqual(expected);
+          } else if (guarded.includes(now.numberId) || now.numberId === foreign) {
+            expect(settableOf(now), `UPD-007: the update of ${numberId} whose body also gives ${what} leaves the ${role} client's number ${now.numberId} as it was`).toEqual(settableOf(was!));
+          }
+        }
+      }
+    }
+  });
 
   test('an update of a numberId that was never issued is refused and creates no number', { tag: ['@UPD-006'] }, async ({ api, knownNumbers, webhooks }) => {
     // Section 4.5: the update applies only to a number the client owns; a numberId nobody was

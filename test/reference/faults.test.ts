@@ -956,6 +956,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const foreign = s.client('secondary').numbers[0]!;
     return (await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { payload: { smsEnabled: foreign.smsEnabled } })).status === 404;
   },
+  'update.body-number-id-wins': async (s) => {
+    const { numberId } = primaryNumber(s, 1);
+    const other = primaryNumber(s, 0);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: !other.smsEnabled, numberId: other.numberId } });
+    await call(s, 'PATCH', `/api/core/numbers/${other.numberId}`, { payload: { smsEnabled: other.smsEnabled } });
+    return res.status === 400;
+  },
   'update.string-flag-coerced': async (s) => {
     const { numberId, smsEnabled } = primaryNumber(s, 1);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: String(!smsEnabled) } });
