@@ -191,6 +191,27 @@ export const UPDATE_FAULTS = {
       if (number && number.apiClientId !== callerOf(request).apiClientId) throw new CoreError('INVALID_REQUEST', 'numberId is not valid.', { field: 'params/numberId' });
     },
   },
+  'update.campaign-cut-to-40': {
+    breaks: ['UPD-001'],
+    description: 'a campaignregId is stored in a column of 40 characters: a longer one is cut to its first 40 and the update answered 200 (the limit refuses only what is over 64)',
+    route: UPDATE,
+    preValidation(request) {
+      const body = request.body as Record<string, unknown> | null;
+      if (body && typeof body.campaignregId === 'string') body.campaignregId = body.campaignregId.slice(0, 40);
+    },
+  },
+  'update.override-cut-to-255': {
+    breaks: ['UPD-001'],
+    description: 'webhook overrides are stored in columns of 255 characters: a longer URL is cut to its first 255 and the update answered 200 (the limit refuses only what is over 2048)',
+    route: UPDATE,
+    preValidation(request) {
+      const body = request.body as Record<string, unknown> | null;
+      if (!body) return;
+      for (const field of ['webhookInboundOverride', 'webhookDeliveryOverride']) {
+        if (typeof body[field] === 'string') body[field] = (body[field] as string).slice(0, 255);
+      }
+    },
+  },
   'update.body-number-id-wins': {
     breaks: ['UPD-007'],
     description: "an update whose body also names a numberId is applied to the number the body names, if the caller owns it, instead of the one its path names (the body's member read after the path's parameter)",

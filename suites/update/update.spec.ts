@@ -45,6 +45,41 @@ test.describe('4.5 Update number settings', () => {
     expect(after.campaignregId, `UPD-001: the numbers list shows campaignregId ${JSON.stringify(value)} as written (UTF-8, RFC 8259 8.1)`).toBe(value);
   });
 
+  // Another length of the same kind of value. Section 8 leaves limits open: a server may refuse
+  // a value it finds too long, as a request defect (section 7.3). What it accepts it stores: the
+  // update sets the value given, so the list reads back every character of it. A server that
+  // keeps a fixed-width column cuts what does not fit and answers 2xx, right on every short value.
+  // The lengths sit one past the widths columns are usually given (32, 50, 64, 100, 128, 255 for
+  // a registration; 255, 500, 1024, 2048 for a URL), each a value of its own.
+  test('a campaignregId or webhook override of any length, once accepted, is read back whole; a refused one is a request defect', { tag: ['@UPD-001'] }, async ({ api, knownNumbers, settings, webhooks }) => {
+    const numberId = scratchNumber(knownNumbers);
+    const shown = await recordOf(api, numberId, 'primary', 'UPD-001');
+    const fields = NULLABLE_FIELDS.filter((f) => f in shown);
+    if (fields.length === 0) notTestable(`the numbers list shows no campaignregId or webhook override of number ${numberId}, so nothing can be read back`);
+    const url = webhooks.channel('upd-long').url;
+    const ofLength = (field: SettableField, length: number): string => {
+      if (field === 'campaignregId') return `C${length}-${'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'.repeat(Math.ceil(length / 32))}`.slice(0, length);
+      const base = `${url}?length=${length}&pad=`;
+      return base + 'p'.repeat(Math.max(0, length - base.length));
+    };
+    let accepted = 0;
+    for (const field of fields) {
+      for (const length of field === 'campaignregId' ? [33, 51, 65, 101, 129, 256] : [256, 501, 1025, 2049]) {
+        const value = ofLength(field, length);
+        const res = await settings.change(numberId, { [field]: value } as Patch);
+        if (res.status < 200 || res.status >= 300) {
+          expect(isRequestDefectAnswer(res.status), `UPD-001: an update of ${field} to a value of ${value.length} characters is accepted or refused as a request defect (section 7.3); answered ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
+          continue;
+        }
+        accepted++;
+        const after = await recordOf(api, numberId, 'primary', 'UPD-001');
+        const read = after[field];
+        expect(read, `UPD-001: the update of ${field} to a value of ${value.length} characters was accepted (${res.status}), and the numbers list reads back ${typeof read === 'string' ? `${read.length} characters${value.startsWith(read) ? ', the value cut short' : ''}` : JSON.stringify(read)}, not the value set`).toBe(value);
+      }
+    }
+    if (accepted === 0) notTestable(`the target refused every value longer than 32 characters for ${fields.join(', ')}: nothing to read back`);
+  });
+
   // Either client, the other's number: a server that checks ownership for one identity only is
   // right on the first direction and wrong on the second.
   for (const [actor, owner] of [['primary', 'secondary'], ['secondary', 'primary']] as const) {

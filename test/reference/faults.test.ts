@@ -956,6 +956,20 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const foreign = s.client('secondary').numbers[0]!;
     return (await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { payload: { smsEnabled: foreign.smsEnabled } })).status === 404;
   },
+  'update.campaign-cut-to-40': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s, 1);
+    const value = 'C'.repeat(50);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: value } });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    return res.body?.campaignregId === value;
+  },
+  'update.override-cut-to-255': async (s) => {
+    const { numberId } = primaryNumber(s, 1);
+    const value = `http://127.0.0.1:1/${'p'.repeat(300)}`;
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: value } });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+    return res.body?.webhookDeliveryOverride === value;
+  },
   'update.body-number-id-wins': async (s) => {
     const { numberId } = primaryNumber(s, 1);
     const other = primaryNumber(s, 0);
