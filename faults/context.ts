@@ -17,6 +17,17 @@ function overrideCountsAsClientWebhook(kind: 'delivery' | 'inbound'): NonNullabl
   };
 }
 
+/** The user-id of an HTTP Basic header as written (still form-encoded), if the header is Basic. */
+function basicUserIdAsWritten(header: string | undefined): string | undefined {
+  const match = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  return decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : undefined;
+}
+
+// Tokens issued through HTTP Basic, by hash, with the user-id as written (ctx.basic-token-raw-client-id).
+const issuedThroughBasic = new Map<string, string>();
+
 export const CONTEXT_FAULTS = {
   'whoami.field-missing': {
     breaks: ['CTX-001'],
@@ -40,6 +51,21 @@ export const CONTEXT_FAULTS = {
     route: WHOAMI,
     answer({ status, body }, { seeded }) {
       if (status === 200) body.apiClientId = seeded[0]!.apiClientId;
+    },
+  },
+  'ctx.basic-token-raw-client-id': {
+    breaks: ['AUTH-007'],
+    description: "a token obtained with HTTP Basic keeps the Basic user-id as written, and the client context it sees gives that as apiClientId when form encoding changed it: a client whose id has reserved characters (special:client+1) sees 'special%3Aclient%2B1' through a Basic token and its own apiClientId through any other",
+    route: /^(POST \/api\/auth\/token|GET \/api\/core\/whoami)$/,
+    answer({ request, status, body }) {
+      if (status !== 200) return;
+      if (routeOf(request) === 'POST /api/auth/token') {
+        const written = basicUserIdAsWritten(request.headers.authorization);
+        if (written !== undefined && written !== decodeURIComponent(written.replace(/\+/g, ' ')) && typeof body.access_token === 'string') issuedThroughBasic.set(tokenHash(body.access_token), written);
+        return;
+      }
+      const written = issuedThroughBasic.get(tokenHash(tokenOf(request) ?? ''));
+      if (written !== undefined) body.apiClientId = written;
     },
   },
   'ctx.client-race': {

@@ -657,6 +657,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     if (!authorization.endsWith('==')) throw new Error(`the probe's credentials must end in "==": ${authorization}`);
     return (await token(s, 'grant_type=client_credentials', { authorization })).status === 200;
   },
+  'ctx.basic-token-raw-client-id': async (s) => {
+    const { clientId, clientSecret } = s.client('special');
+    const authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    const basic = (await token(s, 'grant_type=client_credentials', { authorization })).body.access_token as string;
+    const viaBasic = (await call(s, 'GET', '/api/core/whoami', { token: basic })).body;
+    const viaOther = (await call(s, 'GET', '/api/core/whoami', { token: await s.token('special') })).body;
+    return viaBasic.apiClientId === viaOther.apiClientId;
+  },
   'token.form-plus-decoded-late': async (s) => {
     const { clientId, clientSecret } = s.client('special');
     return (await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString())).status === 200;
