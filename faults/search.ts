@@ -15,6 +15,16 @@ export const SEARCH_FAULTS = {
       if (status === 200 && (request.body as { city?: unknown } | null)?.city !== undefined) delete body.requestedQuantity;
     },
   },
+  'search.failure-swallowed-by-zip': {
+    breaks: ['SEARCH-002'],
+    description: "a search that names a zipCode falls back to an empty result when the provider fails: answered 200 with no groups (a failed search by any other criteria is 502 UPSTREAM_ERROR)",
+    route: SEARCH,
+    answer(answer) {
+      if (answer.status !== 502 || (answer.request.body as { zipCode?: unknown } | null)?.zipCode === undefined) return;
+      answer.status = 200;
+      answer.body = { groups: [], providerResultCount: 0, requestedQuantity: 0 };
+    },
+  },
   'search.number-field-coerced': {
     breaks: ['SEARCH-003'],
     description: 'a search field given as a JSON number (npa: 202) is read as its string and searched',

@@ -173,10 +173,10 @@ async function attemptsAfterFailure(server: TestServer, fail: (req: IncomingMess
 }
 
 /** The answer to a search while the control plane's upstream answers `status`. */
-async function searchWhileUpstreamAnswers(s: TestServer, status: number): Promise<Reply> {
+async function searchWhileUpstreamAnswers(s: TestServer, status: number, criteria: Record<string, string> = { npa: '202' }): Promise<Reply> {
   await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status } });
   try {
-    return await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } });
+    return await call(s, 'POST', '/api/core/numbers/search', { payload: criteria });
   } finally {
     await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'ok' } });
   }
@@ -1051,6 +1051,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.status === 400;
   },
 
+  'search.failure-swallowed-by-zip': async (s) => (await searchWhileUpstreamAnswers(s, 503, { zipCode: '20001' })).status === 502,
   'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
   // A search of one exchange with several numbers: its group lists them all.
   'search.groups-keep-last-number': async (s) => {
