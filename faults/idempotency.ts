@@ -21,6 +21,10 @@ import { ofServer, type FaultDefinition } from './fault.ts';
 
 const SEND = 'POST /api/core/messages/send';
 
+// The slots of refused sends left in flight (idempotency.refusal-held-in-flight): client, key and payload.
+const refusedInFlight = new Set<string>();
+const refusedSlot = (request: FastifyRequest): string => JSON.stringify([callerOf(request).apiClientId, request.idempotencyKey, request.body]);
+
 const freshKey = (request: FastifyRequest): string => `${request.idempotencyKey}#${randomUUID()}`;
 
 /** The record of this send's key, if it has one. */
@@ -334,6 +338,18 @@ export const IDEMPOTENCY_FAULTS = {
     preHandler: whileHeld(() => {
       throw new CoreError('CONFLICT', 'A request with this Idempotency-Key is in progress; retry once it has been answered.', { header: 'Idempotency-Key' });
     }),
+  },
+  'idempotency.refusal-held-in-flight': {
+    breaks: ['IDEM-007'],
+    description: 'a refused send leaves its key and payload marked in flight: the same payload under the key is answered 409 CONFLICT ever after, also once the cause of the refusal is gone (a changed payload under the key is still a first attempt)',
+    route: SEND,
+    preHandler(request) {
+      if (request.idempotencyKey !== undefined && refusedInFlight.has(refusedSlot(request))) throw new CoreError('CONFLICT', 'A request with this Idempotency-Key is in progress.');
+    },
+    answer({ request, status }) {
+      if (status < 400 || status >= 500 || status === 409 || request.idempotencyKey === undefined || typeof request.body !== 'object' || request.body === null) return;
+      refusedInFlight.add(refusedSlot(request));
+    },
   },
   'idempotency.in-flight-invalid': {
     breaks: ['IDEM-104'],

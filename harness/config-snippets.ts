@@ -26,7 +26,7 @@ const TRIGGER_STUBS: Record<Capability, TriggerStub> = {
     lines: [
       '  upstreamFailure:',
       '    kind: request',
-      '    requests:                      # body: merged into a search your sandbox accepts; providerStatus: what details.providerStatus must carry',
+      '    requests:                      # body: merged into each search your sandbox accepts; providerStatus: what details.providerStatus must carry',
       '      - { body: { rateCenter: "${UPSTREAM_FAILURE_RATE_CENTER}" }, providerStatus: 503 }',
     ],
   },

@@ -106,6 +106,7 @@ export const REQUIREMENT_IDS = [
   'IDEM-004',
   'IDEM-005',
   'IDEM-006',
+  'IDEM-007',
   'IDEM-101',
   'IDEM-102',
   'IDEM-103',

@@ -301,6 +301,56 @@ test.describe('4.6 rule 8 with 7.3: a safe retry while the first is in flight', 
   });
 });
 
+test.describe('4.6 rule 8: the same payload under its key after the first was refused', () => {
+  // The same key and payload is the safe retry (rule 8), and the first is no longer in flight: the
+  // retry is answered as the first was (its refusal replayed, or the same checks giving the same
+  // refusal), or, once the cause of the refusal is gone, as a first attempt. 409 CONFLICT is the
+  // answer to a changed payload or to a first still in flight, and neither holds; a server that
+  // leaves a refused send's key taken answers every later use of it so, and the client can never
+  // send the message it fixed the number for.
+  test('a refused send retried with the same key and payload is refused alike, and once its cause is gone is refused alike or accepted, never a conflict', { tag: ['@IDEM-007'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    const to = deliveredRecipients(target);
+    const sendFrom = smsNumber(knownNumbers);
+    const registration = knownNumbers.primary.find((n) => n.numberId === sendFrom)?.campaignregId;
+    const causes: Array<[string, unknown]> = [
+      ['a recipient not in E.164', { ...smsPayload(sendFrom, to, 'refused-retry-recipient'), to: ['2025550100'] }],
+      ['an SMS with media', { ...smsPayload(sendFrom, to, 'refused-retry-media'), media: [{ url: 'https://cdn.example.com/conformance/a.png', contentType: 'image/png' }] }],
+      ...(knownNumbers.foreign ? [["another client's number as sendFrom", smsPayload(knownNumbers.foreign, to, 'refused-retry-foreign')] as [string, unknown]] : []),
+      ...(knownNumbers.withoutCampaign ? [['a sendFrom without a campaignregId', smsPayload(knownNumbers.withoutCampaign, to, 'refused-retry-campaign')] as [string, unknown]] : []),
+    ];
+    const unrefused: string[] = [];
+    for (const [cause, body] of causes) {
+      const key = newKey();
+      const first = await send(api, key, body);
+      // Whether such a send is refused is section 4.6's rules' business (SEND-002 to SEND-007); one that is not leaves no refusal to retry.
+      if (first.status < 400 || first.status >= 500) {
+        unrefused.push(`${cause} (${first.status})`);
+        continue;
+      }
+      for (const attempt of [2, 3]) {
+        const again = await send(api, key, body);
+        expect(again.status, `IDEM-007: retry ${attempt} of the send with ${cause}, the same key and payload, is refused as the first was (${first.status}); answered ${again.describe()} ${again.text.slice(0, 200)}`).toBe(first.status);
+      }
+    }
+    if (unrefused.length === causes.length) notTestable(`none of the sends was refused: ${unrefused.join(', ')}`);
+    // The cause removed: the number given its registration back after the first send was refused for lacking it.
+    if (typeof registration !== 'string' || registration === '') notTestable(`the numbers list shows no campaignregId of ${sendFrom} to clear and give back`);
+    const body = smsPayload(sendFrom, to, 'refused-then-registered');
+    const key = newKey();
+    expect(await settings.change(sendFrom, { campaignregId: null })).toSucceed('IDEM-007: precondition: clearing the campaignregId of the sendFrom number');
+    const first = await send(api, key, body);
+    if (first.status !== 400) notTestable(`the send from ${sendFrom} without a campaignregId was answered ${first.describe()}, not 400 (SEND-005 judges that)`);
+    expect(await settings.change(sendFrom, { campaignregId: registration })).toSucceed('IDEM-007: precondition: giving the campaignregId back');
+    const retried = await send(api, key, body);
+    expect(retried.status === 400 || (retried.status >= 200 && retried.status < 300), `IDEM-007: the same send under its key, once the number has its campaignregId again, is the refusal replayed (400) or a first attempt (2xx); answered ${retried.describe()} ${retried.text.slice(0, 200)}`).toBe(true);
+    if (retried.status >= 200 && retried.status < 300) {
+      const ids = expectQueuedFor(retried, 'IDEM-007', 'the retry accepted as a first attempt');
+      const replay = await send(api, key, body);
+      expect(sorted(messageIdsOf(replay)), 'IDEM-007: the next retry replays the attempt that was accepted (rule 8)').toEqual(sorted(ids));
+    }
+  });
+});
+
 test.describe('4.6 rule 8: a key is the client\'s (and the Idempotency-Key draft 5: keys are scoped per client)', () => {
   test('another client may use the same key for its own send', { tag: ['@IDEM-005', '@IDEM-103'] }, async ({ api, target, knownNumbers, newKey, secondClient, lockHold }) => {
     void secondClient; // the fixture reports the test not testable without a second client

@@ -537,6 +537,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const answers = await Promise.all([send(s, body, key), send(s, body, key), send(s, body, key)]);
     return answers.every((a) => a.status === 202);
   },
+  'idempotency.refusal-held-in-flight': async (s) => {
+    const key = newKey();
+    const body = { ...sendBody(primaryNumber(s).numberId), to: ['2025550100'] };
+    await send(s, body, key);
+    return (await send(s, body, key)).status === 400;
+  },
   'idempotency.in-flight-invalid': async (s) => {
     const key = newKey();
     const bearer = await s.token();
