@@ -25,6 +25,20 @@ export const SEARCH_FAULTS = {
       answer.body = { groups: [], providerResultCount: 0, requestedQuantity: 0 };
     },
   },
+  'search.assigned-numbers-offered': {
+    breaks: ['SEARCH-004'],
+    description: "the search offers the service's own numbers of the exchange it finds as available too (the provider's list is merged with the service's numbers, assigned or not): a search by 202 offers +12025550142 beside the provider's numbers",
+    route: SEARCH,
+    answer({ status, body }, { stores, seeded }) {
+      if (status !== 200 || !Array.isArray(body.groups)) return;
+      const service = seeded.flatMap(({ apiClientId }) => stores.numbers.listForClient(apiClientId)).map((n) => n.phoneNumber);
+      for (const group of body.groups as Array<{ npa: string; nxx: string; count: number; phoneNumbers: string[] }>) {
+        const ours = service.filter((n) => n.startsWith(`+1${group.npa}${group.nxx}`) && !group.phoneNumbers.includes(n));
+        group.phoneNumbers.push(...ours);
+        group.count = group.phoneNumbers.length;
+      }
+    },
+  },
   'search.number-field-coerced': {
     breaks: ['SEARCH-003'],
     description: 'a search field given as a JSON number (npa: 202) is read as its string and searched',

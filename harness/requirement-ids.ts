@@ -64,6 +64,7 @@ export const REQUIREMENT_IDS = [
   'SEARCH-001',
   'SEARCH-002',
   'SEARCH-003',
+  'SEARCH-004',
   'SEARCH-201',
   'SEARCH-202',
   'SEARCH-203',

@@ -5,6 +5,7 @@ import type { ReferenceContext } from '../context.ts';
 import { CoreError } from '../errors.ts';
 import { coreRoute } from '../options.ts';
 import { numberJson, type NumberRecord, type NumberSettings } from '../store/numbers.ts';
+import { withoutAssigned } from '../upstream/client.ts';
 import type { SearchCriteria } from '../upstream/inventory.ts';
 import { requestedUpstreamStatus, UPSTREAM_STATUS_HEADER } from '../upstream/triggers.ts';
 import { targetRefused } from '../webhooks/targetRefused.ts';
@@ -49,7 +50,8 @@ export async function numberRoutes(app: FastifyInstance, { ctx }: { ctx: Referen
       const client = callerOf(request);
       requireCapability(client, 'NUMBER_SEARCH');
       // Each client searches in its own share of the provider's connections (upstream/client.ts).
-      return ctx.upstream.search(client.apiClientId, request.body as SearchCriteria, requestedUpstreamStatus(request.headers[UPSTREAM_STATUS_HEADER]));
+      const found = await ctx.upstream.search(client.apiClientId, request.body as SearchCriteria, requestedUpstreamStatus(request.headers[UPSTREAM_STATUS_HEADER]));
+      return withoutAssigned(found, (phoneNumber) => ctx.stores.numbers.isServiceNumber(phoneNumber));
     },
   });
 

@@ -24,6 +24,23 @@ export interface SearchResult {
   requestedQuantity: number;
 }
 
+/**
+ * SEARCH-004: a search offers available numbers (section 4.4); one the service has assigned to a
+ * client is not, whatever the provider still lists. Groups left empty go, and providerResultCount
+ * counts what is left, so the groups still add up to it (profile search.groups, SEARCH-201).
+ */
+export function withoutAssigned(result: SearchResult, assigned: (phoneNumber: string) => boolean): SearchResult {
+  let withheld = 0;
+  const groups = result.groups
+    .map((group) => {
+      const phoneNumbers = group.phoneNumbers.filter((n) => !assigned(n));
+      withheld += group.phoneNumbers.length - phoneNumbers.length;
+      return { ...group, phoneNumbers, count: phoneNumbers.length };
+    })
+    .filter((group) => group.count > 0);
+  return { ...result, groups, providerResultCount: result.providerResultCount - withheld };
+}
+
 /** SEARCH-002: a provider's failure is 502 UPSTREAM_ERROR with details.providerStatus. */
 function upstreamFailure(providerStatus: number | string): CoreError {
   return new CoreError('UPSTREAM_ERROR', undefined, { providerStatus });

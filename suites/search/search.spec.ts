@@ -1,5 +1,6 @@
 import { answerOf, type ApiClient, type ApiResponse, type SchemaViolationError } from '../../harness/api-client.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { readNumbers } from '../../harness/known-numbers.ts';
 import { SEARCH_CANDIDATES, SEARCH_PROBE, acceptedSearch } from '../support/core-routes.ts';
 
 // Section 4.4: the number search. Its path, method and success status come from the target's
@@ -101,3 +102,56 @@ test.describe('4.4 and 7.2: an upstream failure of the search is 502 UPSTREAM_ER
     if (violations[0]) throw violations[0];
   });
 });
+
+test.describe('4.4 search available numbers: none the service has assigned', () => {
+  // Section 4.4 searches available numbers (section 1: "available number inventory"); a number
+  // the service has assigned to a client is not available, whatever the provider behind it still
+  // lists. The harness knows a number is assigned where the target shows its phone number: in a
+  // numbers list record of either client (a field whose value is an E.164 number), or as the
+  // inbound trigger's number. Each is searched for by its own area code and exchange, beside the
+  // candidate searches, and every string of every accepted answer is read for it, in any spelling
+  // of its digits: the group's fields are not shown.
+  test('no search offers a phone number the service has assigned to a client', { tag: ['@SEARCH-004'] }, async ({ api, target }) => {
+    const assigned = new Set<string>();
+    const roles = target.clients.secondary ? (['primary', 'secondary'] as const) : (['primary'] as const);
+    for (const role of roles) {
+      for (const record of await readNumbers(api, role)) {
+        for (const value of Object.values(record)) if (typeof value === 'string' && /^\+[1-9][0-9]{6,14}$/.test(value)) assigned.add(value);
+      }
+    }
+    const inbound = target.triggers.inbound?.kind === 'loopback' ? target.triggers.inbound.to.phoneNumber : undefined;
+    if (inbound !== undefined) assigned.add(inbound);
+    if (assigned.size === 0) notTestable('neither client\'s numbers list shows a phone number, and no inbound trigger names one: which numbers are assigned cannot be known');
+    const all = SEARCH_CANDIDATES.at(-2)!;
+    const nanp = [...assigned].filter((n) => /^\+1[0-9]{10}$/.test(n));
+    const bodies: Array<Record<string, string>> = [
+      ...Object.entries(all).map(([k, v]) => ({ [k]: v })),
+      all,
+      {},
+      ...nanp.flatMap((n): Array<Record<string, string>> => [{ npa: n.slice(2, 5) }, { npa: n.slice(2, 5), nxx: n.slice(5, 8) }]),
+    ];
+    const unique = [...new Map(bodies.map((b) => [JSON.stringify(b), b])).values()];
+    const answers = await Promise.all(unique.map(async (body) => ({ body, res: await api.call('search', { json: body }) })));
+    const accepted = answers.filter(({ res }) => res.status >= 200 && res.status < 300);
+    if (accepted.length === 0) notTestable('the target accepted none of these searches (SEARCH-001 reports the accepted search it needs)');
+    const digitsOf = (phone: string) => phone.replace(/[^0-9]/g, '');
+    const offered: string[] = [];
+    for (const { body, res } of accepted) {
+      for (const text of stringsIn(res.body)) {
+        const digits = digitsOf(text);
+        if (digits.length < 7) continue;
+        const hit = [...assigned].find((n) => digits === digitsOf(n) || (n.startsWith('+1') && digits === digitsOf(n).slice(1)));
+        if (hit !== undefined) offered.push(`${hit} (as ${JSON.stringify(text)}) in the answer to ${JSON.stringify(body)}`);
+      }
+    }
+    expect(offered, `SEARCH-004: no search offers a number the service has assigned (${[...assigned].join(', ')})`).toEqual([]);
+  });
+});
+
+/** Every string in a JSON value, at any depth. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
+  return [];
+}

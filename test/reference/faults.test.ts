@@ -1058,6 +1058,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
 
   'search.failure-swallowed-by-zip': async (s) => (await searchWhileUpstreamAnswers(s, 503, { zipCode: '20001' })).status === 502,
+  'search.assigned-numbers-offered': async (s) => {
+    const res = await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } });
+    const offered = (res.body.groups as Array<{ phoneNumbers: string[] }>).flatMap((g) => g.phoneNumbers);
+    return res.status === 200 && !offered.includes(primaryNumber(s).phoneNumber);
+  },
   'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
   // A search of one exchange with several numbers: its group lists them all.
   'search.groups-keep-last-number': async (s) => {

@@ -1,3 +1,4 @@
+import { withoutAssigned } from '../../reference/upstream/client.ts';
 import { test, expect } from './helpers.ts';
 
 // Sections 4.2 to 4.5 with the reference profile's choices (whoami.*, numbers.*, search.*, update.*).
@@ -57,6 +58,13 @@ test.describe('number search', () => {
     expect(body.groups.map((group: { nxx: string }) => group.nxx)).toEqual(['555', '556']);
     expect(body.groups[0]).toEqual({ npa: '415', nxx: '555', city: 'San Francisco', state: 'CA', rateCenter: 'SNFC CNTRL', count: 8, phoneNumbers: expect.any(Array) });
     expect(body.groups.reduce((sum: number, group: { count: number }) => sum + group.count, 0)).toBe(10);
+  });
+
+  test('a number the service has assigned is taken out of what the provider returned, and the count with it (SEARCH-004)', () => {
+    const group = (nxx: string, phoneNumbers: string[]) => ({ npa: '202', nxx, city: 'Washington', state: 'DC', rateCenter: 'WSHNGTNZN1', count: phoneNumbers.length, phoneNumbers });
+    const found = { groups: [group('555', ['+12025550160', '+12025550161']), group('556', ['+12025560160'])], providerResultCount: 3, requestedQuantity: 10 };
+    const assigned = new Set(['+12025550161', '+12025560160']);
+    expect(withoutAssigned(found, (n) => assigned.has(n))).toEqual({ groups: [group('555', ['+12025550160'])], providerResultCount: 1, requestedQuantity: 10 });
   });
 
   test('every field is optional; a search that matches nothing has no groups', async ({ server }) => {
