@@ -388,6 +388,16 @@ export const TOKEN_FAULTS = {
       if (Array.isArray(request.body)) request.body = request.body[0];
     },
   },
+  'token.basic-scheme-anywhere': {
+    breaks: ['TOKEN-115'],
+    description: "the Basic scheme is looked for anywhere in the Authorization header: 'NotBasic <credentials>' or 'Digest Basic <credentials>' authenticates the client as Basic does",
+    route: TOKEN,
+    onRequest(request) {
+      const header = request.headers.authorization ?? '';
+      const at = header.search(/Basic +[A-Za-z0-9+/]+=* *$/);
+      if (at > 0) request.headers.authorization = header.slice(at);
+    },
+  },
   'token.basic-double-padding-refused': {
     breaks: ['TOKEN-114'],
     description: "Basic credentials whose base64 ends in '==' are refused as undecodable (a hand-written decoder that takes one pad character)",

@@ -22,6 +22,7 @@ export const REQUIREMENT_IDS = [
   'TOKEN-106',
   'TOKEN-107',
   'TOKEN-114',
+  'TOKEN-115',
   'TOKEN-108',
   'TOKEN-109',
   'TOKEN-110',

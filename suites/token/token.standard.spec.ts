@@ -141,6 +141,17 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     for (const { how, res } of answers) expect.soft(res.status, `TOKEN-114: Basic credentials with ${how} are the client's own; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(200);
   });
 
+  // The other side of the rule above: the scheme is the header's first token (RFC 9110 11.4), so
+  // the same credentials after another scheme's name, or under a scheme whose name merely ends in
+  // Basic, are not Basic credentials, and with none in the body no client authenticated.
+  test('valid credentials under a scheme that is not Basic issue no token', { tag: ['@TOKEN-115'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const encoded = basicCredentials(clientId, clientSecret).replace(/^Basic /, '');
+    const headers = [`NotBasic ${encoded}`, `Digest Basic ${encoded}`];
+    const answers = await Promise.all(headers.map(async (authorization) => ({ authorization, res: await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization } }) })));
+    for (const { authorization, res } of answers) expect.soft(res.status >= 400 && res.status < 500, `TOKEN-115: Authorization: ${authorization.replace(encoded, '<the client\'s Basic credentials>')} is not HTTP Basic, and the body has no credentials: no token; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+  });
+
   test('an empty client_secret counts as absent: invalid_request', { tag: ['@TOKEN-108'] }, async ({ api, target }) => {
     const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId, client_secret: '' } });
     expect(res).toBeOAuthError('invalid_request', 'TOKEN-108: empty parameters count as absent (RFC 6749 3.2)');
