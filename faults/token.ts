@@ -388,6 +388,17 @@ export const TOKEN_FAULTS = {
       if (Array.isArray(request.body)) request.body = request.body[0];
     },
   },
+  'token.basic-client-id-any-case': {
+    breaks: ['TOKEN-007'],
+    description: 'a client id given by HTTP Basic is looked up without regard to letter case, so DEMO-PRIMARY with the right secret authenticates demo-primary (an id in a body is still compared as written)',
+    route: TOKEN,
+    preHandler(request, { seeded }) {
+      const basic = parseBasicCredentials(request.headers.authorization);
+      if (basic === undefined || basic === 'malformed') return;
+      const client = seeded.find((c) => c.clientId !== basic.clientId && c.clientId.toLowerCase() === basic.clientId.toLowerCase());
+      if (client) request.headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(basic.clientSecret)}`).toString('base64')}`;
+    },
+  },
   'token.basic-scheme-anywhere': {
     breaks: ['TOKEN-115'],
     description: "the Basic scheme is looked for anywhere in the Authorization header: 'NotBasic <credentials>' or 'Digest Basic <credentials>' authenticates the client as Basic does",

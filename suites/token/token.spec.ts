@@ -243,6 +243,24 @@ test.describe('7.1 Token endpoint errors', () => {
     });
   }
 
+  // The sibling on the other credential: the client id with one letter's case flipped names no
+  // client (ids are compared as written; section 4.1 gives no other rule), so with the real
+  // secret it is an unknown client. A server that looks ids up without regard to case on one
+  // path authenticates it there. Each way a client authenticates, at once.
+  test("a client id with one letter's case flipped, with the real secret, is invalid_client, in a JSON body, a form body and by HTTP Basic", { tag: ['@TOKEN-007'] }, async ({ api, target }) => {
+    const clients = [target.clients.primary, target.clients.secondary].filter((c): c is NonNullable<typeof c> => c !== undefined);
+    const flipped = NEAR_MISSES[2]!;
+    const ways = Object.keys(WAYS) as TokenStyle[];
+    const cases = ways.map((way, i) => ({ way, client: clients[i % clients.length]! })).map(({ way, client }) => ({ way, client, id: flipped.of(client.clientId) }));
+    if (cases.every((c) => c.id === null)) notTestable("no configured client's id has a letter whose case can be flipped");
+    const answers = await Promise.all(
+      cases
+        .filter((c) => c.id !== null)
+        .map(async ({ way, client, id }) => ({ res: await api.call('token', tokenRequest(way, { clientId: id!, clientSecret: client.clientSecret })), name: `${id} (${client.clientId} with one letter's case flipped) with its real secret (${WAYS[way]})` })),
+    );
+    for (const { res, name } of answers) expect.soft(res).toBeOAuthError('invalid_client', `TOKEN-007: ${name} names no client: invalid_client`);
+  });
+
   // Another identity's secret: the secret of another configured client is a wrong secret for
   // this one. A server that checks the secret against every client's, not the named client's own,
   // takes it (and a server that finds the client by its secret issues the other client's token).

@@ -671,6 +671,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const viaOther = (await call(s, 'GET', '/api/core/whoami', { token: await s.token('special') })).body;
     return viaBasic.apiClientId === viaOther.apiClientId;
   },
+  'token.basic-client-id-any-case': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId.toUpperCase())}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    return (await token(s, 'grant_type=client_credentials', { authorization })).status === 401;
+  },
   'token.basic-scheme-anywhere': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const authorization = `NotBasic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
