@@ -140,6 +140,16 @@ export const ERRORS_FAULTS = {
       answer.body = coreErrorBody(error, answer.request.id);
     },
   },
+  'errors.bad-utf8-500': {
+    breaks: ['ERR-003'],
+    description: 'a search body whose bytes are not UTF-8 fails 500 SERVER_ERROR (a strict decoder throws before the JSON parser runs); every well-encoded body is handled',
+    route: 'POST /api/core/numbers/search',
+    rawBody: true,
+    preValidation(request) {
+      // The body as written was decoded as UTF-8, each byte that is not one read as U+FFFD.
+      if (rawBodyOf(request)?.includes('\uFFFD')) throw new CoreError('SERVER_ERROR');
+    },
+  },
   'errors.trailing-json-ignored': {
     breaks: ['ERR-003'],
     description: 'the send reads its body up to the end of the first JSON value, as a streaming parser does: a valid body followed by more text (a word, a brace, the body again) is taken and queued',

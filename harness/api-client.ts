@@ -22,8 +22,8 @@ export interface CallOptions {
   json?: unknown;
   /** A form-encoded body, as fields or as a ready string (to send repeated or odd fields). */
   form?: Record<string, string> | string;
-  /** Raw body text; pair it with a content-type header. */
-  body?: string;
+  /** Raw body text, or bytes that are not UTF-8 text; pair it with a content-type header. */
+  body?: string | Uint8Array;
   /** A query string to append to the path (the evidence shows a client_secret in it redacted). */
   query?: Record<string, string>;
   /** Another method than the route's, to see how the route answers it. */
@@ -180,7 +180,7 @@ export class ApiClient {
       return encodeURIComponent(value);
     });
     const headers: Record<string, string> = { accept: 'application/json' };
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined;
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
@@ -199,7 +199,8 @@ export class ApiClient {
       // A query is form-encoded fields: redacted as a form body is.
       url: target.baseUrl + path + (query && `?${redactBody(query) as string}`),
       headers: redactHeaders(headers),
-      ...(body !== undefined && { body: redactBody(parseMaybe(body, headers['content-type'])) }),
+      // Bytes that are not UTF-8 are shown decoded, each bad byte as U+FFFD.
+      ...(body !== undefined && { body: redactBody(parseMaybe(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), headers['content-type'])) }),
     };
     const started = performance.now();
     let raw: HttpResponse;

@@ -5,7 +5,8 @@ export interface HttpRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  /** Text goes out as UTF-8; bytes as given (a body that is not UTF-8 at all). */
+  body?: string | Uint8Array;
 }
 
 export interface HttpResponse {

@@ -576,6 +576,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await send(s, sendBody('num_0000000000000000000000000000dead'));
     return res.status === 403 && res.body.error.code === 'FORBIDDEN';
   },
+  'errors.bad-utf8-500': async (s) => {
+    const token = await s.token();
+    const res = await s.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: Buffer.concat([Buffer.from('{"npa":"202","note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]) });
+    return res.statusCode < 500;
+  },
   'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
   'errors.stack-trace-on-mistyped-recipient': async (s) => !/\.ts:\d+:\d+/.test(JSON.stringify((await send(s, sendBody(primaryNumber(s).numberId, { to: [12025550100] }))).body)),
   'errors.request-id-per-route': async (s) => {
