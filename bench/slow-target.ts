@@ -13,7 +13,7 @@
 // the run's `webhooks.publicUrl` (http://127.0.0.1:<relay>/p{port}): every URL the harness hands
 // out names the port its receiver listens on, so a channel opened later (WH-104) is reached on its
 // own port, and refused until it opens, as it would be without the relay.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // The shapes the reporting layer passes around. report.schema.json is the published form of
 // `Report`; keep the two in step (test/reports/schema.test.ts fails when they drift).
 
-import type { Area, Level, Requirement, Testability as Check } from '../harness/catalogue.ts';
+import type { Area, Level, Testability as Check } from '../harness/catalogue.ts';
 import type { Exchange } from '../harness/evidence.ts';
 
 // The catalogue's own shapes have one definition, the harness's.

@@ -446,7 +446,7 @@ async function sendAndRecord(
   w: World,
   args: { actor: Role; token: ModelToken; key: string | undefined; body: Record<string, unknown>; bytes: string; ruling: Ruling; what: string; refusedAs: string },
 ): Promise<{ res: ApiResponse; accepted: boolean; ids: string[] }> {
-  const { actor, token, key, body, bytes, ruling, what } = args;
+  const { token, key, body, bytes, ruling, what } = args;
   const res = await w.core('send', { token: token.value, body: bytes, ...(key !== undefined && { headers: { 'idempotency-key': key } }) });
   const by = expectRuling(withToken(token, ruling), res, what, token);
   const ids = acceptedMessageIds(res.body);

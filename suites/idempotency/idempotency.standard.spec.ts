@@ -1,6 +1,6 @@
-import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { expect, test } from '../../harness/fixtures.ts';
 import { awaitCallback, deliverTo, outcomesSettled } from '../support/callbacks.ts';
-import { BURST, deliveredRecipients, expectQueued, expectQueuedFor, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
+import { BURST, deliveredRecipients, expectQueuedFor, messageIdsOf, send, smsNumber, smsPayload, sorted } from '../support/sends.ts';
 
 // What the Idempotency-Key draft (draft-ietf-httpapi-idempotency-key-header-07) adds where
 // rule 8 leaves the answers open. Level standard.

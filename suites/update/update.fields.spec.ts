@@ -5,7 +5,7 @@ import { checkProperty } from '../../harness/property.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { UPDATE_FIELDS, applyFieldDefect, defectsBreaking, everyDefectOnce, fieldDefectCase, type FieldDefectCase } from '../../generators/field-type-defects.ts';
 import { check, recordRun, routeRequest } from '../support/properties.ts';
-import { SETTABLE_FIELDS, differentValue, guardFields, recordOf, scratchNumber, type SettableField } from './update-support.ts';
+import { SETTABLE_FIELDS, differentValue, guardFields, recordOf, scratchNumber } from './update-support.ts';
 
 // Sections 2 and 4.5 type every settable attribute: campaignregId and the two webhook
 // overrides are "string or null", smsEnabled and mmsEnabled booleans. An update giving one of

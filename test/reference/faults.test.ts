@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { request as undiciRequest } from 'undici';
-import { buildApp } from '../../reference/app.ts';
 import { parseCommandLine } from '../../reference/cli/args.ts';
 import { ConfigError } from '../../reference/errors.ts';
 import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../faults/index.ts';
