@@ -399,6 +399,15 @@ export const TOKEN_FAULTS = {
       if (client) request.headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(basic.clientSecret)}`).toString('base64')}`;
     },
   },
+  'token.basic-scheme-as-written': {
+    breaks: ['TOKEN-114'],
+    description: "the Basic scheme is recognised only when written 'Basic': 'basic' or 'BASIC' credentials are taken for another scheme, so the request has none (400 invalid_request)",
+    route: TOKEN,
+    onRequest(request) {
+      const header = request.headers.authorization ?? '';
+      if (/^basic\s/i.test(header) && !/^Basic\s/.test(header)) request.headers.authorization = header.replace(/^\S+/, 'Other');
+    },
+  },
   'token.basic-scheme-anywhere': {
     breaks: ['TOKEN-115'],
     description: "the Basic scheme is looked for anywhere in the Authorization header: 'NotBasic <credentials>' or 'Digest Basic <credentials>' authenticates the client as Basic does",

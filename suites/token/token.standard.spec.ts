@@ -131,6 +131,9 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     const basic = (id: string, secret: string, gap = ' ') => `Basic${gap}${Buffer.from(`${id}:${secret}`).toString('base64')}`;
     const ways: Array<[string, string]> = [
       ['two spaces after the scheme name', basicCredentials(clientId, clientSecret).replace(/^Basic /, 'Basic  ')],
+      // The scheme name is case-insensitive (RFC 9110 11.1).
+      ['the scheme name in lower case', basicCredentials(clientId, clientSecret).replace(/^Basic /, 'basic ')],
+      ['the scheme name in capitals', basicCredentials(clientId, clientSecret).replace(/^Basic /, 'BASIC ')],
       ...[0, 1, 2].map((count): [string, string] => {
         const header = basic(percent(clientId, count), clientSecret);
         return [`the client id with ${count} more character${count === 1 ? '' : 's'} percent-encoded (base64 ending ${/==$/.test(header) ? '"=="' : /=$/.test(header) ? '"="' : 'without padding'})`, header];

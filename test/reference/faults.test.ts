@@ -680,6 +680,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId.toUpperCase())}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
     return (await token(s, 'grant_type=client_credentials', { authorization })).status === 401;
   },
+  'token.basic-scheme-as-written': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const authorization = `basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    return (await token(s, 'grant_type=client_credentials', { authorization })).status === 200;
+  },
   'token.basic-scheme-anywhere': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const authorization = `NotBasic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
