@@ -106,6 +106,18 @@ export const ERRORS_FAULTS = {
       answer.text = '';
     },
   },
+  'errors.405-without-allow': {
+    breaks: ['ERR-104'],
+    description: "a route's path asked with a method the route does not take is answered 405 in the CORE wrapper (code METHOD_NOT_ALLOWED), without the Allow header RFC 9110 requires",
+    // Only the paths of the interface's routes; a path no route has stays 404.
+    route: /^(GET|DELETE) /,
+    answer(answer) {
+      if (answer.status !== 404 || !unroutedCore(answer.request)) return;
+      if (!/^\/api\/core\/(whoami|numbers\/search|messages\/send|numbers\/[^/?]+)(\?|$)/.test(answer.request.url)) return;
+      answer.status = 405;
+      answer.body = { ...answer.body, error: { ...answer.body.error, code: 'METHOD_NOT_ALLOWED', message: 'This method is not allowed here.' } };
+    },
+  },
   'errors.request-id-missing': {
     breaks: ['ERR-001'],
     description: "the router's own refusals are answered in the CORE wrapper without requestId",

@@ -148,6 +148,7 @@ export const REQUIREMENT_IDS = [
   'ERR-007',
   'ERR-008',
   'ERR-009',
+  'ERR-104',
   'ERR-101',
   'ERR-201',
   'ERR-202',

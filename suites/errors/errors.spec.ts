@@ -90,15 +90,33 @@ test.describe('7.2 The CORE wrapper on a method the route does not serve', () =>
   // is not judged here. HEAD would bring no body to read; a method the route does not name is
   // never one that could remove or replace what the path names.
   for (const op of ['search', 'update', 'send'] as const) {
-    test(`${op}'s path asked with GET, where the route takes another method, is answered in the CORE wrapper`, { tag: ['@ERR-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+    test(`${op}'s path asked with GET, where the route takes another method, is answered in the CORE wrapper, and a 405 names the methods it takes`, { tag: ['@ERR-001', '@ERR-104'] }, async ({ api, target, knownNumbers, newKey }) => {
       if (target.routes[op].method === 'GET') notTestable(`the ${op} route is GET itself (routes.${op})`);
       const { json: _json, body: _body, ...request } = await requestFor(op, { api, target, knownNumbers, newKey });
       const res = await api.call(op, { ...request, method: 'GET' });
       notRefused(res, `GET on the path of ${op}`);
       expectWrapper(res, 'ERR-001', `GET on the path of ${op} (${target.routes[op].method} route)`);
+      expectAllow(res, op, target.routes[op].method);
     });
   }
+
+  // The client context is no resource a client removes: DELETE on its path changes nothing
+  // whatever a server makes of it, and is a method its route does not take (section 4.2).
+  test("whoami's path asked with DELETE is answered in the CORE wrapper, and a 405 names the methods it takes", { tag: ['@ERR-001', '@ERR-104'] }, async ({ api, target }) => {
+    if (target.routes.whoami.method === 'DELETE') notTestable('the whoami route is DELETE itself (routes.whoami)');
+    const res = await api.call('whoami', { method: 'DELETE' });
+    notRefused(res, 'DELETE on the path of whoami');
+    if (res.status >= 400) expectWrapper(res, 'ERR-001', `DELETE on the path of whoami (${target.routes.whoami.method} route)`);
+    expectAllow(res, 'whoami', target.routes.whoami.method);
+  });
 });
+
+/** RFC 9110 15.5.6: a 405 carries Allow, which lists the methods the resource takes (the route's own among them). */
+function expectAllow(res: ApiResponse, op: string, method: string): void {
+  if (res.status !== 405) return;
+  const allow = (res.headers['allow'] ?? '').split(',').map((m) => m.trim().toUpperCase()).filter((m) => m !== '');
+  expect.soft(allow, `ERR-104: the 405 on the path of ${op} carries Allow naming ${method}, the method its route takes; got ${res.headers['allow'] === undefined ? 'no Allow header' : `Allow: ${res.headers['allow']}`}`).toContain(method.toUpperCase());
+}
 
 test.describe('7.2 Status and error.code agree with the table', () => {
   for (const probe of ERROR_PROBES) {

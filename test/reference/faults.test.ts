@@ -580,6 +580,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await s.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: Buffer.concat([Buffer.from('{"npa":"202","note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]) });
     return res.statusCode < 500;
   },
+  'errors.405-without-allow': async (s) => {
+    const res = await call(s, 'GET', '/api/core/messages/send');
+    return res.status !== 405 || res.headers.allow !== undefined;
+  },
   'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
   'errors.stack-trace-on-mistyped-recipient': async (s) => !/\.ts:\d+:\d+/.test(JSON.stringify((await send(s, sendBody(primaryNumber(s).numberId, { to: [12025550100] }))).body)),
   'errors.request-id-per-route': async (s) => {
