@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { outcomeFor } from '../reference/delivery/outcome.ts';
 import type { DeliveryEventData } from '../reference/webhooks/events.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
@@ -11,6 +12,9 @@ const mmsReferencesOf = (stores: object) => ofServer(mmsReferences, stores, () =
 // policy: where a callback goes, what a delivery event says, how a callback is signed or
 // whether a failed one is tried again; one changes the sending number an MMS is accepted with,
 // so that its callbacks go elsewhere.
+
+// The webhook-ids already attempted once (webhooks.retry-unlabelled).
+const attemptedIds = new Set<string>();
 
 export const WEBHOOKS_FAULTS = {
   'webhooks.override-never-sent': {
@@ -160,6 +164,28 @@ export const WEBHOOKS_FAULTS = {
     behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, payload, nowMs) => {
       const { 'content-type': type, ...headers } = signedHeaders(secret, webhookId, payload, nowMs);
       return payload.includes('"message.delivery"') ? headers : { ...headers, 'content-type': type! };
+    }),
+  },
+  'webhooks.retry-unlabelled': {
+    breaks: ['WH-103'],
+    description: "a retried callback is sent without Content-Type (a retry path that builds its own request): only the first attempt of each webhook-id is labelled application/json",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, payload, nowMs) => {
+      const headers = signedHeaders(secret, webhookId, payload, nowMs);
+      if (!attemptedIds.has(webhookId)) {
+        attemptedIds.add(webhookId);
+        return headers;
+      }
+      const { 'content-type': _dropped, ...unlabelled } = headers;
+      return unlabelled;
+    }),
+  },
+  'webhooks.id-per-send': {
+    breaks: ['WH-109'],
+    description: "every event of a send carries one webhook-id, made from the send's externalReference: right for a send to one recipient, while a send to several gives each recipient's outcome the same id",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, payload, nowMs) => {
+      const reference = /"externalReference":"((?:[^"\\]|\\.)*)"/.exec(payload)?.[1];
+      const id = reference === undefined ? webhookId : `msg_${createHash('sha256').update(reference).digest('hex').slice(0, 24)}`;
+      return signedHeaders(secret, id, payload, nowMs);
     }),
   },
   'webhooks.inbound-labelled-text': {

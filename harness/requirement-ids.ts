@@ -136,6 +136,7 @@ export const REQUIREMENT_IDS = [
   'WH-107',
   'WH-106',
   'WH-108',
+  'WH-109',
   'WH-201',
   'WH-202',
   'WH-203',

@@ -2,7 +2,7 @@ import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { canSendSms, readNumbers } from '../../harness/known-numbers.ts';
 import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
 import { deliveredRecipients, expectQueuedFor, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
-import { awaitCallback, deliverTo, expectCallbacks, namesMessage } from '../support/callbacks.ts';
+import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { inboundNaming, inboundTo } from './webhook-support.ts';
 import { carriesFinalStatus, type CallbackAnswer, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { randomUUID } from 'node:crypto';
@@ -159,6 +159,34 @@ test.describe('Standard Webhooks: timestamp tolerance', () => {
   });
 });
 
+test.describe('Standard Webhooks: webhook-id names one event', () => {
+  // Standard Webhooks: webhook-id is the message's unique identifier, the same when that message
+  // is sent again, and the key a receiver de-duplicates on. So one webhook-id carries one body,
+  // however often it comes, and two events (each recipient's outcome of one send) carry two ids:
+  // a server that gives every event of a send the send's id is right on a send to one recipient,
+  // and a receiver keeps only the first outcome of any other.
+  test('each event of a send to several recipients carries a webhook-id of its own, and one webhook-id always the same body', { tag: ['@WH-109'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('one-id-per-event');
+    await deliverTo(settings, numberId, channel.url, 'WH-109');
+    const failing = target.triggers.failedDelivery?.recipients[0];
+    const to = [...deliveredRecipients(target, 2), ...(failing ? [failing] : [])];
+    const sent = Date.now();
+    const ids = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, to, 'wh-one-id-per-event')), 'WH-109');
+    for (const messageId of ids) await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-109');
+    await quietPeriod(Date.now() - sent);
+    const bodiesById = new Map<string, Set<string>>();
+    for (const c of channel.received) {
+      const id = c.headers['webhook-id'];
+      if (id === undefined) continue;
+      bodiesById.set(id, (bodiesById.get(id) ?? new Set()).add(c.text));
+    }
+    if (bodiesById.size === 0) notTestable('the callbacks carry no webhook-id (WH-101 judges the headers)');
+    const shared = [...bodiesById].filter(([, bodies]) => bodies.size > 1).map(([id, bodies]) => `${id}: ${[...bodies].map((b) => b.slice(0, 120)).join(' | ')}`);
+    expect(shared, `WH-109: each webhook-id carries one event; these carried ${shared.length === 0 ? 'one' : 'several'} (${to.length} recipients, messageIds ${ids.join(', ')})`).toEqual([]);
+  });
+});
+
 test.describe('Standard Webhooks: retries', () => {
   // Only 2xx is success (Standard Webhooks): a 4xx answer is a failure like a 5xx, and is
   // retried too (410 alone tells the sender to stop, and is not tried here), and so is a 3xx,
@@ -181,6 +209,8 @@ test.describe('Standard Webhooks: retries', () => {
       // other events (a status before the final one) meanwhile, each with its own id.
       const [, retried] = await expectCallbacks(channel, 'WH-103', `a retry of the callback answered ${status} (webhook-id ${id})`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
       expect(retried!.text, 'WH-103: the retry carries the same event').toBe(failed!.text);
+      // The same request again: labelled as the first attempt was (a JSON body, Content-Type application/json).
+      expect(retried!.headers['content-type'], `WH-103: the retry is labelled as the first attempt was (Content-Type ${failed!.headers['content-type'] ?? 'absent'})`).toBe(failed!.headers['content-type']);
     });
   }
 

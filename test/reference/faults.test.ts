@@ -1264,6 +1264,35 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.redirect-status-is-success': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(300).end())) >= 2,
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
+  'webhooks.retry-unlabelled': async (s) => {
+    const types: Array<string | undefined> = [];
+    const receiver = createServer((req, res) => {
+      types.push(req.headers['content-type']);
+      res.writeHead(types.length === 1 ? 500 : 204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      await overrideTo(s, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      for (let waited = 0; types.length < 2 && waited < 3_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (types.length < 2) throw new Error(`the probe's callback was not retried: ${types.length} attempt(s)`);
+      return types[1] === types[0];
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  },
+  'webhooks.id-per-send': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550101', '+12025550102'] }));
+      const callbacks = await receiver.waitFor(2, 3_000);
+      return new Set(callbacks.map((c) => c.headers['webhook-id'])).size === 2;
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.failed-signed-reserialized': async (s) => {
     const receiver = await startReceiver();
     try {
