@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { arrival } from '../reference/delivery/arrival.ts';
 import { outcomeFor } from '../reference/delivery/outcome.ts';
 import type { DeliveryEventData } from '../reference/webhooks/events.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
@@ -165,6 +166,20 @@ export const WEBHOOKS_FAULTS = {
       const { 'content-type': type, ...headers } = signedHeaders(secret, webhookId, payload, nowMs);
       return payload.includes('"message.delivery"') ? headers : { ...headers, 'content-type': type! };
     }),
+  },
+  'webhooks.inbound-first-recipient-only': {
+    breaks: ['WH-004'],
+    description: "a send's recipients are looked up among the service's numbers from the first alone: a send naming one of them after another recipient brings no inbound traffic about (a send to it alone does)",
+    behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals) => (policy, stores, from, request, accepted, nowMs, shape) => loopbackArrivals(policy, stores, from, request, accepted.slice(0, 1), nowMs, shape)),
+  },
+  'webhooks.inbound-to-sender-client': {
+    breaks: ['WH-005'],
+    description: "inbound traffic a send brings about is filed under the client that sent it: a number without an inbound override, of another client, has it delivered to the sender's inbound webhook (a send between a client's own numbers is right)",
+    behaviour: replaceMember('send', 'loopbackArrivals', () => (policy, stores, from, request, accepted, nowMs, shape) =>
+      accepted
+        .filter(({ to }) => outcomeFor(to).status === 'DELIVERED' && stores.numbers.isServiceNumber(to))
+        .map(({ to }) => arrival(policy, stores.clients.byApiClientId(from.apiClientId)!, stores.numbers.byPhoneNumber(to)!, from.phoneNumber, request.text ?? '', nowMs, shape)),
+    ),
   },
   'webhooks.retry-unlabelled': {
     breaks: ['WH-103'],

@@ -438,7 +438,19 @@ export interface FixturesFile {
   controlUrl?: string;
   controlToken?: string;
   profile?: 'reference';
-  clients: Array<{ role: string; clientId: string; clientSecret: string; webhookSecret?: string; numbers?: Array<{ numberId: string }> }>;
+  clients: Array<{ role: string; clientId: string; clientSecret: string; webhookSecret?: string; numbers?: Array<{ numberId: string; phoneNumber?: string; campaignregId?: string | null; smsEnabled?: boolean }> }>;
+}
+
+/**
+ * The bundled reference's inbound traffic as a vendor's sandbox brings it about: a send to one of
+ * the primary client's own numbers (triggers.inbound kind loopback), so the harness's loopback
+ * checks run on every certification of it. The number is the last of the primary's that can send
+ * an SMS, leaving an earlier one to send from; undefined when there are not two.
+ */
+function loopbackInbound(f: FixturesFile): Triggers['inbound'] {
+  const sending = (f.clients.find((c) => c.role === 'primary')?.numbers ?? []).filter((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '' && n.smsEnabled !== false && n.phoneNumber !== undefined);
+  const to = sending.length >= 2 ? sending.at(-1)! : undefined;
+  return to && { kind: 'loopback', to: { phoneNumber: to.phoneNumber!, numberId: to.numberId } };
 }
 
 /**
@@ -473,6 +485,7 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
   };
   const primary = creds('primary');
   const brief = creds('brief');
+  const inbound = loopbackInbound(f);
   if (!primary) throw new ConfigError(origin, ['/clients: no client with role "primary" (a reference fixtures file)']);
   return {
     label: 'reference server',
@@ -497,12 +510,13 @@ export function fromFixturesFile(f: FixturesFile, origin: string): RawConfig {
     triggers: {
       failedDelivery: { kind: 'request', recipients: ['+12025550150', '+12025550151'] },
       ...(brief && { expireToken: { kind: 'wait', client: brief } }),
+      ...(inbound && { inbound }),
     },
     ...(f.controlUrl && {
       hooks: {
         controlUrl: f.controlUrl,
         ...(f.controlToken && { controlToken: f.controlToken }),
-        offers: HOOK_NAMES.filter((hook) => !(brief && hook === 'expireToken')),
+        offers: HOOK_NAMES.filter((hook) => !(brief && hook === 'expireToken') && !(inbound && hook === 'inbound')),
       },
     }),
   };

@@ -162,8 +162,12 @@ function accepts(status: number): boolean {
 export interface Inbound {
   /** The number the traffic arrives at. */
   numberId: string;
-  /** Make `text` arrive at numberId; `from` is the sender's phone number when the harness knows it. */
-  deliver(text: string, id: RequirementLabel): Promise<{ messageId?: string; from?: string }>;
+  /**
+   * Make `text` arrive at numberId; `from` is the sender's phone number when the harness knows it.
+   * `besides`: other recipients the loopback send names before the number (the control plane
+   * delivers to the number alone).
+   */
+  deliver(text: string, id: RequirementLabel, options?: { besides?: readonly string[] }): Promise<{ messageId?: string; from?: string }>;
 }
 
 export interface TriggerContext {
@@ -361,8 +365,8 @@ export class TriggerSet {
     const from = typeof senderRecord?.phoneNumber === 'string' ? senderRecord.phoneNumber : undefined;
     return {
       numberId: numberId!,
-      deliver: async (text, id) => {
-        const json = { sendFrom: sender, to: [phoneNumber], messageType: 'SMS', text, externalReference: `conformance-${runMark(this.ctx.runDir)}-loopback-${randomUUID().slice(0, 8)}` };
+      deliver: async (text, id, options) => {
+        const json = { sendFrom: sender, to: [...(options?.besides ?? []), phoneNumber], messageType: 'SMS', text, externalReference: `conformance-${runMark(this.ctx.runDir)}-loopback-${randomUUID().slice(0, 8)}` };
         const res = await api.call('send', { headers: { 'idempotency-key': randomUUID() }, json });
         expect(res).toSucceed(`${id}: precondition: the loopback send from ${sender} to ${phoneNumber} (triggers.inbound) is accepted`);
         return from !== undefined ? { from } : {};

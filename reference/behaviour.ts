@@ -7,6 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerAuthentication, type Authenticate } from './auth/bearer.ts';
 import { coreErrorHandler } from './routes/coreErrorHandler.ts';
 import { checkMediaRule, checkNumberCapability, resolveSendFrom } from './send/checks.ts';
+import { loopbackArrivals } from './send/loopback.ts';
 import { loadRequestSchemas, type RequestSchemas } from './spec/requestSchemas.ts';
 import type { Stores } from './store/index.ts';
 import { REFERENCE_WEBHOOKS, type WebhookPolicy } from './webhooks/policy.ts';
@@ -25,11 +26,16 @@ export interface Behaviour {
   frameworkErrors: ((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined;
   /** The bearer authentication every /api/core route runs first (section 5, RFC 6750). */
   authenticate: Authenticate;
-  /** The send's rules that look at the body and the sendFrom number (section 4.6 rules 2 to 6; profile send.numberCapability). */
+  /**
+   * The send's rules that look at the body and the sendFrom number (section 4.6 rules 2 to 6;
+   * profile send.numberCapability), and the inbound traffic a send to the service's own numbers
+   * brings about (the loopback trigger: WH-004, WH-005).
+   */
   send: {
     checkMediaRule: typeof checkMediaRule;
     resolveSendFrom: typeof resolveSendFrom;
     checkNumberCapability: typeof checkNumberCapability;
+    loopbackArrivals: typeof loopbackArrivals;
   };
   /**
    * Whether a webhook override set through the update route is accepted (profile
@@ -47,7 +53,7 @@ export function referenceBehaviour(stores: Stores, targets: WebhookTargets): Beh
     schemas: loadRequestSchemas(),
     frameworkErrors: coreErrorHandler,
     authenticate: bearerAuthentication(stores.clients),
-    send: { checkMediaRule, resolveSendFrom, checkNumberCapability },
+    send: { checkMediaRule, resolveSendFrom, checkNumberCapability, loopbackArrivals },
     checkWebhookTarget: (url) => targets.check(url),
     webhooks: REFERENCE_WEBHOOKS,
   };

@@ -6,7 +6,6 @@ import type { ClientRecord } from '../store/clients.ts';
 import type { IdempotencyRecord } from '../store/idempotency.ts';
 import { buildAcceptance, type Acceptance } from './accept.ts';
 import { checkClientCapability, checkRecipients } from './checks.ts';
-import { loopbackArrivals } from './loopback.ts';
 import { payloadFingerprint } from './fingerprint.ts';
 import type { SendRequest } from './sendRequest.ts';
 
@@ -83,7 +82,7 @@ export class SendService {
       behaviour.send.checkNumberCapability(request, number);
       checkRecipients(request, behaviour.schemas.e164);
       acceptance = buildAcceptance(behaviour.webhooks, client, number, request, fingerprint, nowMs, options.wire);
-      arrivals = loopbackArrivals(behaviour.webhooks, stores, number, request, acceptance.accepted, nowMs, options.wire['webhook.payload']);
+      arrivals = behaviour.send.loopbackArrivals(behaviour.webhooks, stores, number, request, acceptance.accepted, nowMs, options.wire['webhook.payload']);
     } catch (error) {
       if (!(error instanceof CoreError)) throw error;
       refusal = error;

@@ -1,6 +1,7 @@
 import { answerOf, type ApiClient, type ApiResponse, type SchemaViolationError } from '../../harness/api-client.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
+import { stringsIn } from '../../harness/webhook-receiver.ts';
 import { SEARCH_CANDIDATES, SEARCH_PROBE, acceptedSearch } from '../support/core-routes.ts';
 
 // Section 4.4: the number search. Its path, method and success status come from the target's
@@ -147,11 +148,3 @@ test.describe('4.4 search available numbers: none the service has assigned', () 
     expect(offered, `SEARCH-004: no search offers a number the service has assigned (${[...assigned].join(', ')})`).toEqual([]);
   });
 });
-
-/** Every string in a JSON value, at any depth. */
-function stringsIn(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.flatMap(stringsIn);
-  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
-  return [];
-}

@@ -363,6 +363,54 @@ test.describe('1, 4.6 rule 7: the outcome is reported later, not before the send
 });
 
 test.describe('6 inbound traffic by webhook', () => {
+  // The same traffic reached another way: the number named after another recipient of the send
+  // that brings it about (triggers.inbound, kind loopback). A server that looks for its own
+  // numbers among a send's first recipient only is right on the send of one.
+  test("inbound traffic to a number named second among a send's recipients is POSTed to its webhookInboundOverride too", { tag: ['@WH-004'] }, async ({ target, settings, webhooks, inbound }) => {
+    if (target.triggers.inbound?.kind !== 'loopback') notTestable('the inbound trigger is not a loopback send (triggers.inbound kind loopback): no send names the number beside another recipient');
+    const channel = webhooks.channel('inbound-second-recipient');
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-004');
+    const text = `Conformance inbound ${randomUUID()}`;
+    const { messageId } = await inbound.deliver(text, 'WH-004', { besides: deliveredRecipients(target, 1) });
+    await expectCallbacks(channel, 'WH-004', `an inbound callback naming its text, the number named second among the send's recipients`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
+  });
+
+  // Another identity: the number another client holds. Its inbound traffic is its owner's
+  // (section 6: each client has its own inbound webhook, each number its own override), so a
+  // send from the primary client to a phone number the secondary client holds, which has no
+  // inbound override, brings the primary client nothing inbound: neither at its inbound webhook
+  // nor at the sending number's inbound override. A server that files inbound traffic under the
+  // client that sent it is right on every send between a client's own numbers. The send's own
+  // delivery callback bounds the wait, with a quiet period after it.
+  test("inbound traffic to a number another client holds never reaches the sending client's inbound webhook or the sending number's override", { tag: ['@WH-005'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, lockHold, newKey }) => {
+    if (target.triggers.inbound?.kind !== 'loopback') notTestable('the inbound trigger is not a loopback send (triggers.inbound kind loopback): a send brings no inbound traffic about');
+    if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
+    const admitted = new RegExp(target.recipients.allowPattern);
+    const phoneOf = (n: Record<string, unknown>) => Object.values(n).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+    const theirs = (await readNumbers(api, 'secondary')).find((n) => phoneOf(n) !== undefined);
+    if (!theirs) notTestable("the secondary client's numbers list shows no phone number the target admits as a recipient (recipients.allowPattern)");
+    if (theirs!.numberId !== knownNumbers.foreign) await lockHold.need([{ resource: numberResource('secondary', theirs!.numberId), mode: 'exclusive' }]);
+    const phone = phoneOf(theirs!)!;
+    const sender = smsNumber(knownNumbers);
+    const inboundAtSender = webhooks.channel('inbound-at-sender');
+    const outcomes = webhooks.channel('inbound-theirs-outcome');
+    if ('webhookInboundOverride' in theirs!) await settings.change(theirs!.numberId, { webhookInboundOverride: null }, 'secondary');
+    await inboundTo(settings, sender, inboundAtSender.url, 'WH-005');
+    await deliverTo(settings, sender, outcomes.url, 'WH-005');
+    await triggers.withClientWebhook('inbound', 'WH-005', async (clientChannel) => {
+      const payload = { ...smsPayload(sender, [phone], 'inbound-theirs'), text: `Conformance inbound ${randomUUID()}` };
+      const sent = Date.now();
+      const res = await send(api, newKey(), payload);
+      if (res.status >= 400 && res.status < 500) notTestable(`the target refused a send to ${phone}, a number of another client (${res.status})`);
+      const [messageId] = expectQueuedFor(res, 'WH-005', `the send to ${phone}, a number of the secondary client`);
+      await awaitCallback(outcomes, messageId!, target.webhooks.timeoutMs, 'WH-001: precondition: the outcome of the send to the secondary client\'s number reaches the sending number\'s override');
+      await quietPeriod(Date.now() - sent);
+      for (const [where, channel] of [["the sending client's inbound webhook", clientChannel], ["the sending number's inbound override", inboundAtSender]] as const) {
+        expect(channel.received.filter(inboundNaming(payload.text)).map((c) => c.text.slice(0, 200)), `WH-005: inbound traffic to ${phone}, the secondary client's number, never reaches ${where}`).toEqual([]);
+      }
+    });
+  });
+
   test("an inbound message is POSTed to the number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ target, settings, webhooks, inbound }) => {
     const channel = webhooks.channel('inbound-override');
     await inboundTo(settings, inbound.numberId, channel.url, 'WH-004');

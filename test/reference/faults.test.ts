@@ -1264,6 +1264,32 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.redirect-status-is-success': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(300).end())) >= 2,
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
+  // A send from the primary's first number to its second's phone number, named after another recipient: inbound traffic at the second's override.
+  'webhooks.inbound-first-recipient-only': async (s) => {
+    const receiver = await startReceiver();
+    const second = primaryNumber(s, 1);
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookInboundOverride: receiver.url } });
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550101', second.phoneNumber] }));
+      return (await receiver.waitFor(1, 2_000).catch(() => [])).length === 1;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookInboundOverride: null } });
+      await receiver.close();
+    }
+  },
+  // A send from the primary to a number of the secondary's, which has no inbound override: nothing at the primary's inbound webhook.
+  'webhooks.inbound-to-sender-client': async (s) => {
+    const clientHook = await startReceiver();
+    const theirs = s.client('secondary').numbers[0]!;
+    try {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: clientHook.url } });
+      await send(s, sendBody(primaryNumber(s).numberId, { to: [theirs.phoneNumber] }));
+      return (await clientHook.waitFor(1, 1_500).catch(() => [])).length === 0;
+    } finally {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: null } });
+      await clientHook.close();
+    }
+  },
   'webhooks.retry-unlabelled': async (s) => {
     const types: Array<string | undefined> = [];
     const receiver = createServer((req, res) => {
