@@ -51,7 +51,8 @@ const CONTROL_UPSTREAM_STATUSES = [503, 500, 429, 404, 400, 300] as const;
  * meanwhile: the wait ends as soon as the token is refused. Before expires_in is out whoami
  * asks less often: a refusal then says the token did not live as long as it was said to.
  */
-const EXPIRY_MARGIN_MS = 1_000;
+// Long enough past expires_in to see a token still taken later than LIFETIME_TOLERANCE_MS after it (AUTH-003).
+const EXPIRY_MARGIN_MS = 2_000;
 const EXPIRY_POLL_MS = 50;
 const LIFETIME_POLL_MS = 500;
 
@@ -95,6 +96,8 @@ export interface ObservedLifetime {
   reportedSeconds: number;
   /** whoami's status with the token right after it was issued. */
   acceptedBefore: number;
+  /** Milliseconds from sending the token request to its answer: the token's expires_in runs from then at the latest. */
+  answeredMs: number;
   /** Milliseconds from sending the token request to the first answer that refused the token; null when none did while the harness watched. */
   refusedAfterMs: number | null;
   /**
@@ -395,6 +398,16 @@ function carries(record: NumberRecord, phoneNumber: string): boolean {
  */
 export const LIFETIME_TOLERANCE_MS = 1_500;
 
+/**
+ * How long after its expires_in was out (counted from the token response) a watch saw the token
+ * still taken, beyond the same tolerance the other way (a server that keeps expiry in whole
+ * seconds, rounded up, and its own work): 0 when it was not.
+ */
+export function acceptedPastLifetimeMs(l: ObservedLifetime): number {
+  if (l.lastAcceptedMs === null) return 0;
+  return Math.max(0, l.lastAcceptedMs - l.answeredMs - l.reportedSeconds * 1000 - LIFETIME_TOLERANCE_MS);
+}
+
 /** Whether a watch saw when a token stopped working: refused too soon, or still taken until its lifetime (less the tolerance) was out. */
 export function showsLifetime(l: ObservedLifetime): boolean {
   const mustLiveMs = l.reportedSeconds * 1000 - LIFETIME_TOLERANCE_MS;
@@ -471,7 +484,7 @@ export async function obtainExpiredToken(
     if (refuses(status)) refusedAfterMs = Date.now() - requested;
     else if (accepts(status)) lastAcceptedMs = asked;
   }
-  const lifetime: ObservedLifetime = { clientId: client.clientId, reportedSeconds, acceptedBefore, refusedAfterMs, lastAcceptedMs, watchedMs: Date.now() - requested };
+  const lifetime: ObservedLifetime = { clientId: client.clientId, reportedSeconds, acceptedBefore, answeredMs: received - requested, refusedAfterMs, lastAcceptedMs, watchedMs: Date.now() - requested };
   // Still accepted after the longest wait, short of its expires_in: nothing to judge AUTH-003 with.
   if (refusedAfterMs === null && reportedSeconds * 1000 > maxWaitMs) {
     return {

@@ -1,6 +1,7 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { Target } from '../../harness/config.ts';
 import { expect, test } from '../../harness/fixtures.ts';
+import { acceptedPastLifetimeMs, LIFETIME_TOLERANCE_MS } from '../../harness/triggers.ts';
 import { ACCEPTED_BY, CORE_OPERATIONS, acceptedRequestFor, caseSwappedToken, issueToken, requestFor, tamperedToken, tokenAlteredAt, unknownToken, unknownTokenShapes } from '../support/core-routes.ts';
 import { otherwiseAnswered } from './otherwise-answered.ts';
 
@@ -86,9 +87,19 @@ test.describe('5 rule 3: an expired token is 401 UNAUTHORIZED', () => {
   // Expiry is counted from the issue, not from the last use: a server that moves a token's expiry
   // forward with each request keeps a token in use alive for ever, and refuses only tokens left
   // alone (the unseen ones above). Its last use was a moment ago, when the watch ended.
-  test('a token presented throughout its lifetime is refused once its expires_in is out', { tag: ['@AUTH-003'] }, async ({ api, triggers }) => {
+  test('a token presented throughout its lifetime is refused once its expires_in is out', { tag: ['@AUTH-003'] }, async ({ api, target, triggers }) => {
     const expired = await triggers.expiredToken();
     expect(expired.acceptedBefore, 'AUTH-003: precondition: the fresh token was accepted (whoami 2xx) before it expired').toBeLessThan(300);
+    // Where the token was waited out (kind wait), the watch itself presented it until it was
+    // refused, or until its expires_in and a margin were out: still taken then is an expired token
+    // taken, whatever happens on the later request below (a sliding lifetime lapses once idle).
+    if (target.triggers.expireToken?.kind === 'wait') {
+      const lifetime = await triggers.tokenLifetime();
+      if (lifetime) {
+        const late = acceptedPastLifetimeMs(lifetime);
+        expect(late, `AUTH-003: the token of ${lifetime.clientId} (expires_in ${lifetime.reportedSeconds} s), presented throughout its lifetime, was still accepted ${lifetime.lastAcceptedMs} ms after it was asked for, ${late} ms beyond its lifetime and the ${LIFETIME_TOLERANCE_MS} ms allowed`).toBe(0);
+      }
+    }
     const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${expired.token}` } });
     expect(res).toBeCoreError(401, 'UNAUTHORIZED', 'AUTH-003: whoami with the expired token the harness presented throughout its lifetime (expiry runs from the issue, not from the last use)');
   });

@@ -13,7 +13,7 @@ import { ControlClient, ControlPlaneError } from '../../harness/control.ts';
 import { HarnessStop } from '../../harness/judgement.ts';
 import { reasonFor, suppliedBy } from '../../harness/plan.ts';
 import { clientWebhookUrl, RecordedChannel, startRunReceiver } from '../../harness/run-receiver.ts';
-import { loadTokenIssuedEarly, obtainExpiredToken, saveTokenIssuedEarly, TriggerError, TriggerSet, UNSEEN_EXPIRED_TOKENS, type TriggerContext } from '../../harness/triggers.ts';
+import { acceptedPastLifetimeMs, loadTokenIssuedEarly, obtainExpiredToken, saveTokenIssuedEarly, TriggerError, TriggerSet, UNSEEN_EXPIRED_TOKENS, type TriggerContext } from '../../harness/triggers.ts';
 
 const primary = { clientId: 'p', clientSecret: 'ps' };
 const minimal = { baseUrl: 'https://api.example.com', clients: { primary } };
@@ -98,7 +98,7 @@ test('expireToken by wait waits out expires_in once the token was accepted, and 
   const target = targetWith({ expireToken: { kind: 'wait', client: brief, maxWaitSeconds: 5 } });
   const started = Date.now();
   const outcome = await obtainExpiredToken(target, new ControlClient(target), issue(0), whoami);
-  expect(outcome).toEqual({ token: 'tok-brief', acceptedBefore: 200, unseen, lifetime: { clientId: 'brief', reportedSeconds: 0, acceptedBefore: 200, refusedAfterMs: null, lastAcceptedMs: expect.any(Number), watchedMs: expect.any(Number) } });
+  expect(outcome).toEqual({ token: 'tok-brief', acceptedBefore: 200, unseen, lifetime: { clientId: 'brief', reportedSeconds: 0, acceptedBefore: 200, answeredMs: expect.any(Number), refusedAfterMs: null, lastAcceptedMs: expect.any(Number), watchedMs: expect.any(Number) } });
   // A token still accepted is used as expired only once the margin past expires_in is out.
   expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
   // The watched token and the unseen ones, issued together.
@@ -176,13 +176,13 @@ test('a token refused long before the expires_in it reported is still the expire
 
 test('the lifetime of a token is asked for only of a wait: through the control plane, or with no trigger, there is none (the test that asks is then not testable: the reason names triggers.expireToken)', async () => {
   const recorded: string[] = [];
-  const lifetime = { clientId: 'brief', reportedSeconds: 2, acceptedBefore: 200, refusedAfterMs: 2_100, lastAcceptedMs: 1_900, watchedMs: 2_100 };
+  const lifetime = { clientId: 'brief', reportedSeconds: 2, acceptedBefore: 200, answeredMs: 20, refusedAfterMs: 2_100, lastAcceptedMs: 1_900, watchedMs: 2_100 };
   const byWait = targetWith({ expireToken: { kind: 'wait', client: { clientId: 'brief', clientSecret: 'bs' }, maxWaitSeconds: 5 } });
   const allowed: number[] = [];
   const set = triggerSet(byWait, recorded, { expiredToken: async () => ({ token: 't', acceptedBefore: 200, unseen: [], lifetime }), allow: (ms) => allowed.push(ms) });
   expect(await set.tokenLifetime()).toEqual(lifetime);
   expect(recorded).toEqual(['expireToken: wait']);
-  expect(allowed).toEqual([12_000]);
+  expect(allowed).toEqual([14_000]);
   // The worker's token was seen only right after its issue and once refused (the preflight's,
   // reached after its lifetime): a fresh token is watched, and its lifetime is the one given.
   const ten = { ...lifetime, reportedSeconds: 10, lastAcceptedMs: 9_600, refusedAfterMs: 10_100 };
@@ -297,4 +297,13 @@ test('the run receiver records declared client webhooks for the tests of every w
   } finally {
     await stop();
   }
+});
+
+test('a token still taken later than its expires_in, past the tolerance, is counted from the token response: a sliding lifetime shows, a whole-second one does not', () => {
+  const base = { clientId: 'brief', reportedSeconds: 5, acceptedBefore: 200, answeredMs: 100, refusedAfterMs: null, watchedMs: 8_000 };
+  // Taken 1.4 s past its lifetime: a server that rounds expiry up to the next whole second.
+  expect(acceptedPastLifetimeMs({ ...base, lastAcceptedMs: 100 + 5_000 + 1_400 })).toBe(0);
+  // Taken 2 s past it: 500 ms beyond the tolerance.
+  expect(acceptedPastLifetimeMs({ ...base, lastAcceptedMs: 100 + 5_000 + 2_000 })).toBe(500);
+  expect(acceptedPastLifetimeMs({ ...base, lastAcceptedMs: null })).toBe(0);
 });
