@@ -39,6 +39,18 @@ export const SEARCH_FAULTS = {
       }
     },
   },
+  'search.coerced-beside-zip': {
+    breaks: ['SEARCH-003'],
+    description: 'a search that names a zipCode reads its other criteria with String(), so npa: 202 beside a zipCode is searched (a search without a zipCode type-checks every field)',
+    route: SEARCH,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+      const fields = body as Record<string, unknown>;
+      if (typeof fields.zipCode !== 'string') return;
+      for (const [name, value] of Object.entries(fields)) if (name !== 'zipCode' && value !== null && typeof value !== 'string') fields[name] = String(value);
+    },
+  },
   'search.number-field-coerced': {
     breaks: ['SEARCH-003'],
     description: 'a search field given as a JSON number (npa: 202) is read as its string and searched',

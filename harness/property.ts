@@ -149,7 +149,9 @@ export async function checkProperty<Ts>(
   const seed = settings.seed ?? (Date.now() ^ (Math.random() * 0x100000000));
   const parameters: fc.Parameters<Ts> = {
     ...options.parameters,
-    numRuns: settings.numRuns,
+    // fast-check counts examples among numRuns, so more examples than runs would drop the last
+    // ones: every example runs, then numRuns drawn cases.
+    numRuns: settings.numRuns + (options.parameters?.examples?.length ?? 0),
     seed,
     ...(settings.path === undefined ? {} : { path: settings.path }),
   };

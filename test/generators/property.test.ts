@@ -33,6 +33,19 @@ test('a passing property reports the seed it ran with', async () => {
   expect(run).toEqual({ seed: 99, numRuns: 30 });
 });
 
+test('every example runs, however many there are, and the drawn runs after them', async () => {
+  // fast-check counts examples among numRuns: 40 examples and 5 runs would run 5 examples alone.
+  for (const independentCases of [false, true]) {
+    const seen = new Set<number>();
+    let drawn = 0;
+    const examples = Array.from({ length: 40 }, (_, i): [number] => [-1 - i]);
+    const run = await checkProperty('SEND-008', fc.asyncProperty(fc.nat(), async (n) => void (n < 0 ? seen.add(n) : drawn++)), { settings: { depth: 'quick', numRuns: 5, seed: 3 }, parameters: { examples }, independentCases });
+    expect(seen.size, `independentCases ${independentCases}`).toBe(40);
+    expect(drawn, `independentCases ${independentCases}`).toBe(5);
+    expect(run.numRuns).toBe(45);
+  }
+});
+
 test('a property is judged on the requirement its failing check names, whether or not it was run for it, else on all it was run for', async () => {
   const settings: PropertySettings = { depth: 'quick', numRuns: 20, seed: 7 };
   const failing = (message: string) => fc.property(fc.nat(), () => {
@@ -144,7 +157,8 @@ test.describe('independent cases run several at a time', () => {
     });
     await checkProperty('SEND-008', property, { settings: { depth: 'quick', numRuns: 3, seed: 1 }, independentCases: true, parameters: { examples: [[-1], [-2]] } });
     expect(values.slice(0, 2).sort()).toEqual([-1, -2]);
-    expect(values).toHaveLength(3);
+    // The two examples, then the three runs drawn.
+    expect(values).toHaveLength(5);
   });
 
   test('a failing case is replayed alone and shrunk: the report is the one a sequential run gives', async () => {

@@ -1086,6 +1086,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const offered = (res.body.groups as Array<{ phoneNumbers: string[] }>).flatMap((g) => g.phoneNumbers);
     return res.status === 200 && !offered.includes(primaryNumber(s).phoneNumber);
   },
+  'search.coerced-beside-zip': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202, zipCode: '20001' } })).status === 400,
   'search.number-field-coerced': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: 202 } })).status === 400,
   // A search of one exchange with several numbers: its group lists them all.
   'search.groups-keep-last-number': async (s) => {
