@@ -118,6 +118,16 @@ export const ERRORS_FAULTS = {
       answer.body = { ...answer.body, error: { ...answer.body.error, code: 'METHOD_NOT_ALLOWED', message: 'This method is not allowed here.' } };
     },
   },
+  'errors.head-refused': {
+    breaks: ['ERR-105'],
+    description: 'HEAD is answered 405 (Allow: GET) on the paths served by GET: only the methods a route names are served',
+    route: /^HEAD /,
+    answer(answer) {
+      answer.status = 405;
+      answer.reply.header('allow', 'GET');
+      answer.text = '';
+    },
+  },
   'errors.request-id-missing': {
     breaks: ['ERR-001'],
     description: "the router's own refusals are answered in the CORE wrapper without requestId",

@@ -252,6 +252,12 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler: fieldFingerprintedAs('text', (text) => (typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : text)),
   },
+  'idempotency.fingerprint-text-nfkc': {
+    breaks: ['IDEM-002'],
+    description: "a payload's text is fingerprinted in Unicode normal form NFKC: the same key with an accented letter decomposed, or a digit written full-width, replays the first send instead of being refused",
+    route: SEND,
+    preHandler: fieldFingerprintedAs('text', (text) => (typeof text === 'string' ? text.normalize('NFKC') : text)),
+  },
   'idempotency.recipients-fingerprinted-as-a-set': {
     breaks: ['IDEM-002'],
     description: "a payload's recipients are sorted before it is fingerprinted: the same key with the same recipients in another order replays the first send instead of being refused",

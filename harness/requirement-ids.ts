@@ -150,6 +150,7 @@ export const REQUIREMENT_IDS = [
   'ERR-008',
   'ERR-009',
   'ERR-104',
+  'ERR-105',
   'ERR-101',
   'ERR-201',
   'ERR-202',

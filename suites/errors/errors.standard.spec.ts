@@ -1,5 +1,5 @@
 import type { CallOptions } from '../../harness/api-client.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { CASES_AT_ONCE } from '../../harness/property.ts';
 import { applyFieldDefect, fieldDefects, SEARCH_FIELDS, SEND_FIELDS, UPDATE_FIELDS, type FieldTable } from '../../generators/field-type-defects.ts';
 import { requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
@@ -108,6 +108,20 @@ test.describe('Errors and tenancy: no internals in the answer to a body field of
         const answers = await Promise.all(batch.map(({ body }) => api.call(op, { ...valid, ...(op === 'send' && { headers: { ...valid.headers, 'idempotency-key': newKey() } }), json: body })));
         answers.forEach((res, j) => expectNoLeak(res.text, `${op} with ${batch[j]!.label} (${res.describe()})`));
       }
+    });
+  }
+});
+
+test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
+  // A resource served by GET is served by HEAD too: the same status, no content. A framework that
+  // registers only the methods a route names answers HEAD 405 (or 404) where GET is 200.
+  for (const op of ['whoami', 'numbers'] as const) {
+    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body`, { tag: ['@ERR-105'] }, async ({ api, target }) => {
+      if (target.routes[op].method !== 'GET') notTestable(`the ${op} route is ${target.routes[op].method}, not GET (routes.${op})`);
+      const [get, head] = await Promise.all([api.call(op, {}), api.call(op, { method: 'HEAD' })]);
+      expect(get).toSucceed(`ERR-105: precondition: GET on the path of ${op} succeeds`);
+      expect(head.status, `ERR-105: HEAD on the path of ${op} is answered as GET is (${get.status}); got ${head.describe()}`).toBe(get.status);
+      expect(head.text, `ERR-105: the answer to HEAD on the path of ${op} has no body`).toBe('');
     });
   }
 });

@@ -138,16 +138,26 @@ const textSiblings: Array<[string, (text: string) => string]> = [
   ['its letters in upper case', (text) => text.toUpperCase()],
 ];
 
+// Another spelling of the same characters to a reader, another string to the document: the
+// payload is JSON, and JSON compares strings code point by code point (RFC 8259 8.3). A server
+// that normalises text before it fingerprints it takes these for the first payload.
+const unicodeSiblings: Array<[string, (text: string) => string]> = [
+  ['an accented letter decomposed (NFD)', (text) => text.normalize('NFD')],
+  ['a digit written full-width (NFKC folds it)', (text) => text.replace('1', '\uFF11')],
+];
+
 test.describe('4.6 rule 8: the unsafe retry', () => {
   // The same for the externalReference, the caller's own key (4.6 table): a string, compared as
   // written; a server that folds its case or trims it takes "Order-1" and "ORDER-1" for one.
   for (const field of ['text', 'externalReference'] as const) {
-    test(`reusing a key with the ${field} changed only in its spacing or letter case is rejected and queues nothing`, { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    test(`reusing a key with the ${field} changed only in its spacing, letter case${field === 'text' ? ' or Unicode spelling' : ''} is rejected and queues nothing`, { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
       const [recipient] = deliveredRecipients(target);
       await Promise.all(
-        textSiblings.map(async ([change, changeText]) => {
+        [...textSiblings, ...(field === 'text' ? unicodeSiblings : [])].map(async ([change, changeText]) => {
           const key = newKey();
-          const body = smsPayload(smsNumber(knownNumbers), [recipient!], `unsafe-${field}`);
+          const sms = smsPayload(smsNumber(knownNumbers), [recipient!], `unsafe-${field}`);
+          // A text with a precomposed accented letter and a digit, for the Unicode siblings to respell.
+          const body = field === 'text' ? { ...sms, text: `${sms.text} Caf\u00e9 1` } : sms;
           const changedBody = { ...body, [field]: changeText(field === 'externalReference' ? `Order ${body.externalReference}` : String(body.text)) };
           const original = field === 'externalReference' ? { ...body, externalReference: `Order ${body.externalReference}` } : body;
           const first = expectQueuedFor(await send(api, key, original), 'IDEM-002', 'the first send');

@@ -475,6 +475,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s).numberId, { text: 'a b' }), key);
     return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'ab' }), key)).status === 409;
   },
+  'idempotency.fingerprint-text-nfkc': async (s) => {
+    const key = newKey();
+    await send(s, sendBody(primaryNumber(s).numberId, { text: 'Caf\u00e9' }), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { text: 'Cafe\u0301' }), key)).status === 409;
+  },
   'idempotency.recipients-fingerprinted-as-a-set': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }), key);
@@ -583,6 +588,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'errors.405-without-allow': async (s) => {
     const res = await call(s, 'GET', '/api/core/messages/send');
     return res.status !== 405 || res.headers.allow !== undefined;
+  },
+  'errors.head-refused': async (s) => {
+    const token = await s.token();
+    return (await s.app.inject({ method: 'HEAD', url: '/api/core/numbers', headers: { authorization: `Bearer ${token}` } })).statusCode === 200;
   },
   'errors.malformed-json-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa": "202"' })).status === 400,
   'errors.stack-trace-on-mistyped-recipient': async (s) => !/\.ts:\d+:\d+/.test(JSON.stringify((await send(s, sendBody(primaryNumber(s).numberId, { to: [12025550100] }))).body)),
