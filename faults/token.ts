@@ -399,6 +399,15 @@ export const TOKEN_FAULTS = {
       if (client) request.headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(basic.clientSecret)}`).toString('base64')}`;
     },
   },
+  'token.missing-grant-unsupported': {
+    breaks: ['TOKEN-116'],
+    description: 'a token request without grant_type is answered unsupported_grant_type (the grant type read as empty, which is not client_credentials) instead of invalid_request',
+    route: TOKEN,
+    answer(answer) {
+      if (answer.body?.error !== 'invalid_request' || !/grant_type/.test(String(answer.body.error_description ?? ''))) return;
+      answer.body = { ...answer.body, error: 'unsupported_grant_type', error_description: 'The grant type is not supported.' };
+    },
+  },
   'token.basic-scheme-as-written': {
     breaks: ['TOKEN-114'],
     description: "the Basic scheme is recognised only when written 'Basic': 'basic' or 'BASIC' credentials are taken for another scheme, so the request has none (400 invalid_request)",

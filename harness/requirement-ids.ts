@@ -23,6 +23,7 @@ export const REQUIREMENT_IDS = [
   'TOKEN-107',
   'TOKEN-114',
   'TOKEN-115',
+  'TOKEN-116',
   'TOKEN-108',
   'TOKEN-109',
   'TOKEN-110',

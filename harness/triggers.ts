@@ -268,6 +268,15 @@ export class TriggerSet {
    * reaches expired tokens otherwise, or not at all, had nothing waited out: undefined, and the
    * test that asks says why it is not testable (reasonFor('tokenLifetime')).
    */
+  /**
+   * The same, for a check that uses it only where there is one (AUTH-003 on a token the watch
+   * saw taken past its lifetime): it reaches the expireToken trigger, and its absence (kind
+   * control) makes no test not testable.
+   */
+  async watchedLifetime(): Promise<ObservedLifetime | undefined> {
+    return this.tokenLifetime();
+  }
+
   async tokenLifetime(): Promise<ObservedLifetime | undefined> {
     const trigger = this.ctx.target.triggers.expireToken;
     if (trigger?.kind !== 'wait') return undefined;

@@ -155,6 +155,18 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     for (const { authorization, res } of answers) expect.soft(res.status >= 400 && res.status < 500, `TOKEN-115: Authorization: ${authorization.replace(encoded, '<the client\'s Basic credentials>')} is not HTTP Basic, and the body has no credentials: no token; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
   });
 
+  // The grant's own parameter missing, with credentials that would issue a token, each way a
+  // client authenticates: invalid_request (RFC 6749 5.2), not unsupported_grant_type.
+  test('a token request without grant_type, with valid credentials, is 400 invalid_request', { tag: ['@TOKEN-116'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const answers = await Promise.all([
+      api.call('token', { json: { client_id: clientId, client_secret: clientSecret } }).then((res) => ({ how: 'a JSON body', res })),
+      api.call('token', { form: { client_id: clientId, client_secret: clientSecret } }).then((res) => ({ how: 'a form body', res })),
+      api.call('token', { form: {}, headers: { authorization: basicCredentials(clientId, clientSecret) } }).then((res) => ({ how: 'HTTP Basic', res })),
+    ]);
+    for (const { how, res } of answers) expect.soft(res).toBeOAuthError('invalid_request', `TOKEN-116: a token request by ${how} without grant_type is missing a required parameter (RFC 6749 5.2)`);
+  });
+
   test('an empty client_secret counts as absent: invalid_request', { tag: ['@TOKEN-108'] }, async ({ api, target }) => {
     const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: target.clients.primary.clientId, client_secret: '' } });
     expect(res).toBeOAuthError('invalid_request', 'TOKEN-108: empty parameters count as absent (RFC 6749 3.2)');

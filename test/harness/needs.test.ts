@@ -19,6 +19,8 @@ const TRIGGER_OF: Record<string, string> = {
   whileSuspended: 'clientStatus',
   // what a waited-out token showed of its lifetime: nothing without kind wait, and the test is then not testable
   tokenLifetime: 'tokenLifetime',
+  // the same where a check uses it only when there is one: it reaches the expireToken trigger
+  watchedLifetime: 'expireToken',
 };
 
 function specFiles(dir: string): string[] {

@@ -693,6 +693,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId.toUpperCase())}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
     return (await token(s, 'grant_type=client_credentials', { authorization })).status === 401;
   },
+  'token.missing-grant-unsupported': async (s) => (await token(s, { client_id: s.client('primary').clientId, client_secret: s.client('primary').clientSecret })).body.error === 'invalid_request',
   'token.basic-scheme-as-written': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const authorization = `basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
