@@ -175,17 +175,17 @@ test.describe('7.3 Malformed JSON is a request defect', () => {
     // sends the client to retry what will fail again. The bytes sit in a member of their own, so a
     // server that reads them as U+FFFD answers the request as it would without them.
     test(`${op} answers a body whose bytes are not UTF-8, or that escapes a lone surrogate, as a request defect or as the request it reads, never a 5xx`, { tag: ['@ERR-003'] }, async ({ api, target, knownNumbers, newKey }) => {
-      const valid = await requestFor(op, { api, target, knownNumbers, newKey });
-      const { json, ...rest } = valid;
-      const text = JSON.stringify({ ...(json as Record<string, unknown>), conformanceNote: 'BAD' });
-      const [before, after] = text.split('BAD') as [string, string];
       // Its neighbour in valid UTF-8: an escaped lone surrogate, which JSON's grammar allows and
       // whose reading RFC 8259 8.2 leaves to the parser.
-      const ways: Array<[string, string | Uint8Array]> = [
-        ['bytes that are not UTF-8 (ff fe c3 28) in a string', Buffer.concat([Buffer.from(before, 'utf8'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from(after, 'utf8')])],
-        ['a lone surrogate escaped in a string (\\ud800)', `${before}\\ud800${after}`],
+      const ways: Array<[string, (before: string, after: string) => string | Uint8Array]> = [
+        ['bytes that are not UTF-8 (ff fe c3 28) in a string', (before, after) => Buffer.concat([Buffer.from(before, 'utf8'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from(after, 'utf8')])],
+        ['a lone surrogate escaped in a string (\\ud800)', (before, after) => `${before}\\ud800${after}`],
       ];
-      for (const [what, body] of ways) {
+      for (const [what, spell] of ways) {
+        // A request of its own each (a send its own Idempotency-Key: the two are different payloads).
+        const { json, ...rest } = await requestFor(op, { api, target, knownNumbers, newKey });
+        const [before, after] = JSON.stringify({ ...(json as Record<string, unknown>), conformanceNote: 'BAD' }).split('BAD') as [string, string];
+        const body = spell(before, after);
         const { res, violation } = await answerOf(api.call(op, { ...rest, headers: { ...rest.headers, 'content-type': 'application/json' }, body }));
         expect.soft(res.status < 500, `ERR-003: ${op} with ${what} is refused as a request defect or answered as the request it reads; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
         if (res.status >= 400) {
