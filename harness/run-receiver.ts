@@ -79,6 +79,10 @@ export class RecordedChannel extends WebhookChannel {
     this.file = recordFile(runDir, role, kind);
   }
 
+  protected override refresh(): void {
+    this.sync();
+  }
+
   /** Take in what the run's receiver has recorded since the last look. */
   sync(): void {
     if (!existsSync(this.file)) return;
@@ -108,8 +112,4 @@ export class RecordedChannel extends WebhookChannel {
     }
   }
 
-  override unique(): ReceivedCallback[] {
-    this.sync();
-    return super.unique();
-  }
 }

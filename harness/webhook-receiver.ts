@@ -209,7 +209,17 @@ export type Answerer = (callback: ReceivedCallback, earlier: readonly ReceivedCa
 const OWN_MATCH_WAIT_MS = 10_000;
 
 export class WebhookChannel {
-  readonly received: ReceivedCallback[] = [];
+  private readonly callbacks: ReceivedCallback[] = [];
+
+  /** Every callback that reached the channel so far, in order of arrival (read afresh each time: a recorded channel takes in what its file gained). */
+  get received(): readonly ReceivedCallback[] {
+    this.refresh();
+    return this.callbacks;
+  }
+
+  /** Take in callbacks that reached the channel by another way than push (a recorded client webhook's file). */
+  protected refresh(): void {}
+
   private scripted: number[] = [];
   /** Which callbacks take the scripted answers: every one unless scriptOnlyFor narrows it. */
   private match: CallbackMatch | Promise<CallbackMatch> = () => true;
@@ -271,13 +281,13 @@ export class WebhookChannel {
     if (this.scripted.length === 0 && this.answerer === undefined) return 200;
     const own = await this.match;
     if (!own(callback)) return 200;
-    if (this.answerer !== undefined) return this.answerer(callback, this.received) ?? 200;
+    if (this.answerer !== undefined) return this.answerer(callback, this.callbacks) ?? 200;
     return this.scripted.shift() ?? 200;
   }
 
   /** @internal */
   push(callback: ReceivedCallback): void {
-    this.received.push(callback);
+    this.callbacks.push(callback);
     for (const wake of this.waiters.splice(0)) wake();
   }
 

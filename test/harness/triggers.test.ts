@@ -293,6 +293,10 @@ test('the run receiver records declared client webhooks for the tests of every w
     expect(callback!.json).toEqual({ messageId: 'm-1' });
     expect(channel.unique().map((c) => c.json.messageId)).toEqual(['m-other', 'm-1']);
     expect(other.unique()).toEqual([]);
+    // A callback recorded after the last wait is seen by received too, not only by waitFor and
+    // unique: a test's check that nothing stray came reads received after a quiet period.
+    expect((await post('/clients/primary/delivery', '{"messageId":"m-late"}')).status).toBe(200);
+    expect(channel.received.map((c) => c.json.messageId)).toEqual(['m-other', 'm-1', 'm-late']);
     expect((await post('/hooks/anything', '{}')).status).toBe(404);
   } finally {
     await stop();
