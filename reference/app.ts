@@ -204,6 +204,8 @@ async function assemble(ctx: ReferenceContext, extensions: readonly ReferenceExt
   // reads it (percent-encoded or not), the CORE wrapper elsewhere.
   const tokenPath = ctx.behaviour.paths.token;
   app.setErrorHandler((error: FastifyError, request, reply) => (onTokenPath(request.url, tokenPath) ? oauthErrorHandler(error, request, reply) : coreErrorHandler(error, request, reply)));
+  // A core path asked with a method its route does not take is 404 (no 405, so no Allow to give: ERR-104);
+  // fastify serves HEAD on every GET route (ERR-105).
   app.setNotFoundHandler(coreNotFoundHandler);
   app.addHook('onRequest', methodNotAllowedOnTokenPath(ctx.behaviour.paths.token));
   await app.register(tokenRoutes, { ctx });

@@ -16,7 +16,7 @@ function formDecode(value: string): string {
  */
 export function parseBasicCredentials(header: string | undefined): ClientCredentials | 'malformed' | undefined {
   if (header === undefined) return undefined;
-  // One or more spaces after the scheme name, base64 with any padding (TOKEN-114).
+  // The scheme first, in any case (TOKEN-114, TOKEN-115), one or more spaces after it, base64 with any padding.
   const match = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
   if (!match) return /^Basic(\s|$)/i.test(header) ? 'malformed' : undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');

@@ -62,6 +62,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Referenc
     }
     // TOKEN-003, TOKEN-004: credentials in a JSON or a form-encoded body.
     const parameters = readTokenParameters(request.body);
+    // TOKEN-116: a missing grant_type is a missing parameter (RFC 6749 5.2), not an unsupported grant.
     if (parameters.grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
 
     // TOKEN-005: credentials by HTTP Basic.

@@ -87,6 +87,7 @@ export function buildAcceptance(
       wire['webhook.payload'],
     );
     const target = policy.deliveryTarget(client, number, to);
+    // One webhook-id per event, kept across its retries (WH-109, WH-103).
     const webhookId = newId('evt');
     events.push({ webhookId, apiClientId: client.apiClientId, kind: 'message.delivery', messageId, targetUrl: target, payload, createdAt: nowMs });
     if (target) webhooks.push({ webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs });

@@ -88,6 +88,8 @@ export class SendService {
       refusal = error;
     }
 
+    // A refusal the profile does not store leaves the key free: the same send again is a first
+    // attempt, never a conflict (IDEM-007, IDEM-203).
     // The send.rejections choice 'stored': the refusal claims the key like an acceptance, and a
     // retry gets it replayed (Idempotency-Key draft 2.6).
     const storedRefusal =
