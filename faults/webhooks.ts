@@ -181,6 +181,20 @@ export const WEBHOOKS_FAULTS = {
         .map(({ to }) => arrival(policy, stores.clients.byApiClientId(from.apiClientId)!, stores.numbers.byPhoneNumber(to)!, from.phoneNumber, request.text ?? '', nowMs, shape)),
     ),
   },
+  'webhooks.gone-stops-every-callback': {
+    breaks: ['WH-001'],
+    description: 'a 410 Gone from any receiver stops every later delivery callback: the sender takes it for its own webhooks disabled, not the one endpoint (right until a receiver first answers 410)',
+    behaviour: ({ webhooks }) => {
+      let stopped = false;
+      return {
+        webhooks: {
+          ...webhooks,
+          gone: (attempt) => (webhooks.gone(attempt) ? (stopped = true) : false),
+          deliveryTarget: (client, number, to) => (stopped ? null : webhooks.deliveryTarget(client, number, to)),
+        },
+      };
+    },
+  },
   'webhooks.retry-unlabelled': {
     breaks: ['WH-103'],
     description: "a retried callback is sent without Content-Type (a retry path that builds its own request): only the first attempt of each webhook-id is labelled application/json",

@@ -290,7 +290,7 @@ async function failOwnCallback(
 }
 
 test.describe('Standard Webhooks: a receiver that is gone, or asks for time', () => {
-  test('a callback answered 410 Gone is not tried again', { tag: ['@WH-105'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  test('a callback answered 410 Gone is not tried again, and the outcome of a later message still reaches its own target', { tag: ['@WH-105', '@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     // The first attempt of the test's own callback is answered 500 and its retry 410: the gap
     // between the two says how soon this server tries again, so the test knows how long to watch
     // for an attempt after the 410.
@@ -304,6 +304,16 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
     await new Promise((resolve) => setTimeout(resolve, Math.max(1_000, 4 * gap)));
     const after = channel.received.filter((c) => c.headers['webhook-id'] === webhookId);
     expect(after.length, `WH-105: no attempt of ${webhookId} follows its 410 within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms)`).toBe(2);
+    // A later moment: the 410 settles that callback, and at most that receiver (Standard
+    // Webhooks: 410 disables the endpoint). The outcome of a later message of the same number,
+    // its override pointed at another receiver, is still reported there (section 6, WH-001): a
+    // server that stops every later callback of the client, or of the server, after one 410 is
+    // right until a receiver first answers it.
+    const numberId = smsNumber(knownNumbers);
+    const later = webhooks.channel('after-gone');
+    await deliverTo(settings, numberId, later.url, 'WH-001');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-after-gone')), 'WH-001', 'the send after the 410');
+    await awaitCallback(later, messageId!, target.webhooks.timeoutMs, "WH-001: after another receiver answered 410, the outcome of a later message still reaches the number's new override");
   });
 
   // The other side of WH-103: any 2xx is success (Standard Webhooks, "Delivery success and

@@ -1301,6 +1301,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await clientHook.close();
     }
   },
+  // After a receiver answered 410, a later message's outcome still reaches another receiver.
+  'webhooks.gone-stops-every-callback': async (s) => {
+    await attemptsAfterFailure(s, (_req, res) => res.writeHead(410).end());
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      return (await receiver.waitFor(1, 2_000).catch(() => [])).length === 1;
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.retry-unlabelled': async (s) => {
     const types: Array<string | undefined> = [];
     const receiver = createServer((req, res) => {
