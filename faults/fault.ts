@@ -72,6 +72,12 @@ export function rawBodyOf(request: FastifyRequest): string | undefined {
   return rawBodies.get(request);
 }
 
+/** The members of a request's body when it is a JSON object; undefined for any other body (an array, null, a scalar, form fields). */
+export function objectBodyOf(request: FastifyRequest): Record<string, unknown> | undefined {
+  const body = request.body;
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+}
+
 /** The route of a request as faults name it, `METHOD /pattern` (`GET undefined` when no route matched). */
 export const routeOf = (request: FastifyRequest): string => `${request.method} ${request.routeOptions.url}`;
 

@@ -1,5 +1,5 @@
 import { CoreError, coreErrorBody } from '../reference/errors.ts';
-import type { Answer, FaultDefinition } from './fault.ts';
+import { objectBodyOf, type Answer, type FaultDefinition } from './fault.ts';
 
 // Faults of the number search (section 4.4): one rewrites a field before the schema sees it,
 // the others rewrite the search's answer.
@@ -44,9 +44,8 @@ export const SEARCH_FAULTS = {
     description: 'a search that names a zipCode reads its other criteria with String(), so npa: 202 beside a zipCode is searched (a search without a zipCode type-checks every field)',
     route: SEARCH,
     preValidation(request) {
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-      const fields = body as Record<string, unknown>;
+      const fields = objectBodyOf(request);
+      if (!fields) return;
       if (typeof fields.zipCode !== 'string') return;
       for (const [name, value] of Object.entries(fields)) if (name !== 'zipCode' && value !== null && typeof value !== 'string') fields[name] = String(value);
     },
@@ -56,9 +55,8 @@ export const SEARCH_FAULTS = {
     description: 'a search field given as a JSON number (npa: 202) is read as its string and searched',
     route: SEARCH,
     preValidation(request) {
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-      const fields = body as Record<string, unknown>;
+      const fields = objectBodyOf(request);
+      if (!fields) return;
       for (const [name, value] of Object.entries(fields)) if (typeof value === 'number') fields[name] = String(value);
     },
   },

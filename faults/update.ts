@@ -3,7 +3,7 @@ import { callerOf } from '../reference/auth/bearer.ts';
 import { CoreError } from '../reference/errors.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import type { NumberRecord, NumberSettings } from '../reference/store/numbers.ts';
-import type { FaultDefinition } from './fault.ts';
+import { objectBodyOf, type FaultDefinition } from './fault.ts';
 
 // Faults of the number update (section 4.5). Each changes or refuses the update before the
 // route handles it (two before the schema sees it, one of them storing part of a body the schema
@@ -217,9 +217,8 @@ export const UPDATE_FAULTS = {
     description: "an update whose body also names a numberId is applied to the number the body names, if the caller owns it, instead of the one its path names (the body's member read after the path's parameter)",
     route: UPDATE,
     preValidation(request) {
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-      const fields = body as Record<string, unknown>;
+      const fields = objectBodyOf(request);
+      if (!fields) return;
       if (typeof fields.numberId !== 'string') return;
       (request.params as { numberId: string }).numberId = fields.numberId;
       delete fields.numberId;
@@ -244,9 +243,9 @@ export const UPDATE_FAULTS = {
     route: UPDATE,
     // Every well-typed setting of the body is stored before the schema sees the mistyped one and refuses the update.
     async preValidation(request, { writes }) {
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-      const fields = Object.entries(body as Record<string, unknown>);
+      const body = objectBodyOf(request);
+      if (!body) return;
+      const fields = Object.entries(body);
       if (!fields.every(([field]) => SETTABLE.includes(field)) || fields.every(([field, value]) => typedAsSection2(field, value))) return;
       const typed = Object.fromEntries(fields.filter(([field, value]) => typedAsSection2(field, value)));
       if (Object.keys(typed).length === 0) return;
