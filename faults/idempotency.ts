@@ -53,7 +53,7 @@ function deliveryEventsAgain({ db }: ReferenceContext, messageIds: readonly stri
      WHERE o.message_id = ? AND o.kind = 'message.delivery' AND o.target_url IS NOT NULL`,
   );
   const nowMs = Date.now();
-  return messageIds.flatMap((messageId) => stored.all(messageId).map((event) => ({ ...event, webhookId: newId('evt'), attempts: 0, nextAttemptAt: nowMs })));
+  return messageIds.flatMap((messageId) => stored.all(messageId).map((event) => ({ ...event, kind: 'message.delivery' as const, webhookId: newId('evt'), attempts: 0, nextAttemptAt: nowMs })));
 }
 
 // How long the first of several concurrent sends with one key holds it under

@@ -347,6 +347,11 @@ export const WEBHOOKS_FAULTS = {
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',
     behaviour: replaceMember('webhooks', 'retried', () => (attempt) => attempt.status === undefined),
   },
+  'webhooks.inbound-not-retried': {
+    breaks: ['WH-110'],
+    description: 'an inbound callback the receiver did not take is given up after that one attempt (the retry queue holds delivery outcomes alone; they are still retried)',
+    behaviour: replaceMember('webhooks', 'retried', (retried) => (attempt) => attempt.kind !== 'message.inbound' && retried(attempt)),
+  },
   'webhooks.unreachable-not-retried': {
     breaks: ['WH-104'],
     description: 'a callback whose receiver could not be reached (no connection, no answer) is given up after that one attempt',

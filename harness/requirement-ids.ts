@@ -138,6 +138,7 @@ export const REQUIREMENT_IDS = [
   'WH-106',
   'WH-108',
   'WH-109',
+  'WH-110',
   'WH-201',
   'WH-202',
   'WH-203',

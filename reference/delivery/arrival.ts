@@ -28,6 +28,6 @@ export function arrival(policy: Pick<WebhookPolicy, 'inboundTarget'>, client: Cl
   return {
     message: { messageId, apiClientId: client.apiClientId, numberId: number.numberId, from, text, createdAt: nowMs },
     event: { webhookId, apiClientId: client.apiClientId, kind: 'message.inbound', messageId, targetUrl: target, payload, createdAt: nowMs },
-    ...(target && { webhook: { webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs } }),
+    ...(target && { webhook: { webhookId, kind: 'message.inbound', targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs } }),
   };
 }

@@ -90,7 +90,7 @@ export function buildAcceptance(
     // One webhook-id per event, kept across its retries (WH-109, WH-103).
     const webhookId = newId('evt');
     events.push({ webhookId, apiClientId: client.apiClientId, kind: 'message.delivery', messageId, targetUrl: target, payload, createdAt: nowMs });
-    if (target) webhooks.push({ webhookId, targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs });
+    if (target) webhooks.push({ webhookId, kind: 'message.delivery', targetUrl: target, payload, webhookSecret: client.webhookSecret, attempts: 0, nextAttemptAt: nowMs });
     results.push(resultItem(wire['send.results'], to, messageId));
     accepted.push({ messageId, to });
   }

@@ -32,6 +32,8 @@ export function outboxRow(entry: OutboxEntry): OutboxRow {
 /** What the dispatcher needs to make one attempt. */
 export interface DueWebhook {
   webhookId: string;
+  /** Which event it carries: a delivery outcome or inbound traffic (each retried alike, WH-103, WH-110). */
+  kind: WebhookKind;
   targetUrl: string;
   payload: string;
   webhookSecret: string;
@@ -68,7 +70,7 @@ export class OutboxStore {
          updated_at = @now WHERE webhook_id = @webhookId`,
     );
     this.pendingStmt = db.prepare<[], DueWebhook>(
-      `SELECT o.webhook_id AS webhookId, o.target_url AS targetUrl, o.payload, c.webhook_secret AS webhookSecret,
+      `SELECT o.webhook_id AS webhookId, o.kind, o.target_url AS targetUrl, o.payload, c.webhook_secret AS webhookSecret,
          o.attempts, o.next_attempt_at AS nextAttemptAt
        FROM webhook_outbox o JOIN clients c USING (api_client_id)
        WHERE o.state = 'pending' ORDER BY o.next_attempt_at`,

@@ -151,15 +151,16 @@ export class WebhookDispatcher {
     const lastResult = result.status !== undefined ? `HTTP ${result.status}` : result.refused ?? `error ${result.error}`;
     const now = Date.now();
     const { webhookId } = webhook;
+    const attempt = { ...result, kind: webhook.kind };
     if (result.refused !== undefined) {
       // Not retried: the target is not one the server calls (profile webhook.targets).
       this.logger.warn({ webhookId, lastResult }, 'webhook not sent: its target is refused');
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'refused', attempts, lastResult, nowMs: now });
-    } else if (this.policy.delivered(result)) {
+    } else if (this.policy.delivered(attempt)) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'delivered', attempts, lastResult, nowMs: now });
-    } else if (this.policy.gone(result)) {
+    } else if (this.policy.gone(attempt)) {
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'gone', attempts, lastResult, nowMs: now });
-    } else if (attempts >= WEBHOOK_MAX_ATTEMPTS || !this.policy.retried(result)) {
+    } else if (attempts >= WEBHOOK_MAX_ATTEMPTS || !this.policy.retried(attempt)) {
       this.logger.warn({ webhookId, attempts, lastResult }, 'webhook abandoned after its last attempt');
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'failed', attempts, lastResult, nowMs: now });
     } else {

@@ -1,5 +1,6 @@
 import type { ClientRecord } from '../store/clients.ts';
 import type { NumberRecord } from '../store/numbers.ts';
+import type { WebhookKind } from '../store/outbox.ts';
 import { deliveryEvent } from './events.ts';
 import { parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
 import { signedHeaders } from './sign.ts';
@@ -28,10 +29,11 @@ export interface WebhookPolicy {
   parseRetryAfter: typeof parseRetryAfter;
 }
 
-/** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`). */
+/** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`), and the kind of event it carried. */
 export interface FailedAttempt {
   status?: number;
   error?: string;
+  kind: WebhookKind;
 }
 
 /**
@@ -49,8 +51,9 @@ function inboundTarget(client: ClientRecord, number: NumberRecord): string | nul
 
 /**
  * A failed attempt is tried again, with the same webhook-id, until the attempts run out: whether
- * the receiver answered non-2xx (WH-103) or could not be reached (WH-104). (410 Gone, the one
- * answer that stops retries, is settled before this is asked.)
+ * the receiver answered non-2xx (WH-103) or could not be reached (WH-104), and whatever event it
+ * carries, a delivery outcome or inbound traffic (WH-110). (410 Gone, the one answer that stops
+ * retries, is settled before this is asked.)
  */
 function retried(_attempt: FailedAttempt): boolean {
   return true;

@@ -214,6 +214,24 @@ test.describe('Standard Webhooks: retries', () => {
     });
   }
 
+  // The other kind of event section 6 sends: inbound traffic. A server whose retry queue holds
+  // delivery outcomes alone sends each inbound event once, and is right on every delivery
+  // callback above.
+  test('an inbound callback answered 500 is retried with the same webhook-id and the same event', { tag: ['@WH-110'] }, async ({ target, settings, webhooks, inbound }) => {
+    const channel = webhooks.channel('inbound-retry').respondWith(500);
+    const own = channel.scriptOnlyFor();
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-110');
+    const text = `Conformance inbound ${randomUUID()}`;
+    own(inboundNaming(text));
+    await inbound.deliver(text, 'WH-110');
+    const [failed] = await expectCallbacks(channel, 'WH-110', 'the inbound callback naming its text', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
+    expect(failed!.answered, 'WH-110: precondition: the first attempt was answered 500').toBe(500);
+    const id = failed!.headers['webhook-id'];
+    expect(id, 'WH-110: the inbound callback carries a webhook-id').toBeTruthy();
+    const [, retried] = await expectCallbacks(channel, 'WH-110', `a retry of the inbound callback answered 500 (webhook-id ${id})`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
+    expect(retried!.text, 'WH-110: the retry carries the same event').toBe(failed!.text);
+  });
+
   // Standard Webhooks retries with exponential backoff: the waits grow. Each attempt of the
   // test's callback is failed until the fifth; the waits before the fourth and fifth, together,
   // must be more than BACKOFF_GROWTH times those before the second and third. Doubling waits give

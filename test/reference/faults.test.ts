@@ -1275,6 +1275,23 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.redirect-status-is-success': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(300).end())) >= 2,
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
+  // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
+  'webhooks.inbound-not-retried': async (s) => {
+    let attempts = 0;
+    const receiver = createServer((_req, res) => res.writeHead(++attempts === 1 ? 500 : 204).end());
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const numberId = primaryNumber(s).numberId;
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/inbound` } });
+      await call(s, 'POST', '/_control/inbound', { token: s.app.reference.controlToken!, payload: { numberId, from: '+12025550123', text: 'hello' } });
+      for (let waited = 0; attempts < 2 && waited < 2_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      return attempts >= 2;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  },
   // A send from the primary's first number to its second's phone number, named after another recipient: inbound traffic at the second's override.
   'webhooks.inbound-first-recipient-only': async (s) => {
     const receiver = await startReceiver();
