@@ -53,6 +53,11 @@ export interface PreflightResult {
   clients: PreflightClient[];
   /** The token the preflight obtained for triggers.expireToken's client (kind wait), for the tests that wait it out. */
   tokenIssuedEarly?: TokenIssuedEarly;
+  /**
+   * A failure the preflight found that no config can cause (checkIdentities): once the server has
+   * shown one, what the preflight finds after it may be its consequence, and is the server's too.
+   */
+  serverFailure?: string;
 }
 
 /**
@@ -63,8 +68,13 @@ export interface PreflightResult {
  * fails TOKEN-001, not a user's mistake).
  */
 export function stopOrNote(stop: PreflightError, result: PreflightResult, ownFixtures: boolean | undefined, judgedBy: string): void {
-  if (!ownFixtures) throw stop;
-  result.notes.push(`${stop.what} (${stop.answer}): the bundled reference was started from the harness's own fixtures, so this is the server's failure, for the suites to judge (${judgedBy})`);
+  if (ownFixtures) {
+    result.notes.push(`${stop.what} (${stop.answer}): the bundled reference was started from the harness's own fixtures, so this is the server's failure, for the suites to judge (${judgedBy})`);
+  } else if (result.serverFailure !== undefined) {
+    result.notes.push(`${stop.what} (${stop.answer}): the server had already failed in the preflight (${result.serverFailure}), which this may follow from, so it is taken as the server's failure too, for the suites to judge (${judgedBy}); if it persists once that is fixed, check: ${stop.check}`);
+  } else {
+    throw stop;
+  }
 }
 
 /** The run cannot go on: `what` failed, `answer` is the evidence, `check` says what to fix. */
@@ -164,10 +174,39 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
     result.records = { ...result.records, ...check.value.records };
     if (check.value.tokenIssuedEarly) result.tokenIssuedEarly = check.value.tokenIssuedEarly;
   }
+  await checkIdentities(target, result, timeoutMs);
   await checkConfiguredNumbers(target, result, config, timeoutMs, options.ownFixtures);
   const primaryToken = result.tokens?.primary;
   if (primaryToken !== undefined) await checkRoutes(target, primaryToken, result, config, timeoutMs, options.ownFixtures);
   return result;
+}
+
+/**
+ * The primary and the secondary client are two clients (the config names them apart): a token
+ * acts for the client it was issued to (section 5), and two clients see two apiClientIds (section
+ * 4.2). Once both have tokens, each token's context is asked again: the same access token issued
+ * to both, or both tokens acting for one apiClientId, is a failure no config can cause (a token
+ * store keyed by something the clients share, a token overwritten by the other's), so it is the
+ * server's, for the suites to judge (AUTH-007, CTX-002), and what the preflight finds after it is
+ * taken as the server's too (stopOrNote). Answers that name no apiClientId tell nothing here.
+ */
+async function checkIdentities(target: Target, result: PreflightResult, timeoutMs: number): Promise<void> {
+  const primary = result.tokens?.primary;
+  const secondary = result.tokens?.secondary;
+  if (primary === undefined || secondary === undefined) return;
+  let failure: string | undefined;
+  if (primary === secondary) {
+    failure = 'the primary and the secondary client were issued the same access token';
+  } else {
+    const whoami = (bearer: string) => send(target.routes.whoami, target.baseUrl + target.routes.whoami.path, { authorization: `Bearer ${bearer}` }, undefined, timeoutMs);
+    const [a, b] = await Promise.all([whoami(primary), whoami(secondary)]);
+    const idOf = (answer: Answer) => (answer.status !== undefined && answer.status < 300 ? (answer.json as { apiClientId?: unknown } | undefined)?.apiClientId : undefined);
+    const id = idOf(a);
+    if (typeof id === 'string' && id === idOf(b)) failure = `the primary client's token and the secondary client's token both act for apiClientId ${JSON.stringify(id)} (${shown(a)}; ${shown(b)})`;
+  }
+  if (failure === undefined) return;
+  result.serverFailure = failure;
+  result.notes.push(`${failure}: a token acts for the client it was issued to, and two clients are two apiClientIds, whatever the config says, so this is the server's failure, for the suites to judge (AUTH-007, CTX-002); what the preflight finds after it is taken as the server's too`);
 }
 
 /**

@@ -171,6 +171,28 @@ const perClient = (secrets: Record<string, string>, lists: Record<string, string
 };
 const twoClients = { clients: { primary: { clientId: 'c1', clientSecret: 's1' }, secondary: { clientId: 'c2', clientSecret: 's2' } } };
 
+test("two clients whose tokens act for one apiClientId, or who get one token, are the server's failure: a note naming AUTH-007 and CTX-002, and what would stop the run after it is the server's too", async () => {
+  const lists = { c1: ['n1'], c2: ['n2'] };
+  const whoami = (req: IncomingMessage, id: (owner: string) => string): [number, unknown] | undefined =>
+    req.url === '/api/core/whoami' ? [200, { apiClientId: id((req.headers.authorization ?? '').replace('Bearer tok-', '')) }] : undefined;
+  // A correct server: each token its own client's.
+  const apart = await against((req, body) => whoami(req, (owner) => `api-${owner}`) ?? perClient({ c1: 's1', c2: 's2' }, lists)(req, body), twoClients);
+  expect(apart.error).toBeUndefined();
+  expect(apart.result?.serverFailure).toBeUndefined();
+  // Both tokens act for the secondary (a token table keyed by something the two share); numbers.sms then names a number the primary's list does not show.
+  const mixed = await against((req, body) => whoami(req, () => 'api-c2') ?? perClient({ c1: 's1', c2: 's2' }, lists)(req, body), { ...twoClients, numbers: { sms: 'n9' } });
+  expect(mixed.error, 'the later finding is not a stop').toBeUndefined();
+  expect(mixed.result?.serverFailure).toContain('both act for apiClientId "api-c2"');
+  expect(mixed.result?.notes.join('\n')).toContain("server's failure, for the suites to judge (AUTH-007, CTX-002)");
+  expect(mixed.result?.notes.join('\n')).toContain('numbers.sms (n9) is not one of the primary client');
+  // One access token for both clients.
+  const same = await against((req, body) => (req.url === '/api/auth/token' ? [200, { access_token: 'one', token_type: 'bearer', expires_in: 60 }] : numbers(req, { numbers: [{ numberId: 'n1' }] })), twoClients);
+  expect(same.result?.serverFailure).toBe('the primary and the secondary client were issued the same access token');
+  // Without that failure, the same config mistake still stops the run.
+  const config = await against((req, body) => whoami(req, (owner) => `api-${owner}`) ?? perClient({ c1: 's1', c2: 's2' }, lists)(req, body), { ...twoClients, numbers: { sms: 'n9' } });
+  expect(config.error?.what).toContain('numbers.sms (n9) is not one of the primary client');
+});
+
 test('the expireToken trigger\'s own client with a wrong secret stops the run, naming the trigger\'s fields', async () => {
   const triggers = { expireToken: { kind: 'wait', client: { clientId: 'brief', clientSecret: 'wrong' }, maxWaitSeconds: 10 } };
   const { error } = await against(perClient({ c1: 's1', brief: 'right' }, { c1: ['n1'] }), { triggers });
