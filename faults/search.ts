@@ -39,6 +39,23 @@ export const SEARCH_FAULTS = {
       }
     },
   },
+  'search.disabled-number-offered': {
+    breaks: ['SEARCH-004'],
+    description: "the search takes a service number turned off for SMS, or given a webhook override, for one out of service and offers it as available (a number as first assigned is never offered)",
+    route: SEARCH,
+    answer({ status, body }, { stores, seeded }) {
+      if (status !== 200 || !Array.isArray(body.groups)) return;
+      const idle = seeded
+        .flatMap(({ apiClientId }) => stores.numbers.listForClient(apiClientId))
+        .filter((n) => !n.smsEnabled || n.webhookDeliveryOverride !== null || n.webhookInboundOverride !== null)
+        .map((n) => n.phoneNumber);
+      for (const group of body.groups as Array<{ npa: string; nxx: string; count: number; phoneNumbers: string[] }>) {
+        const ours = idle.filter((n) => n.startsWith(`+1${group.npa}${group.nxx}`) && !group.phoneNumbers.includes(n));
+        group.phoneNumbers.push(...ours);
+        group.count = group.phoneNumbers.length;
+      }
+    },
+  },
   'search.coerced-beside-zip': {
     breaks: ['SEARCH-003'],
     description: 'a search that names a zipCode reads its other criteria with String(), so npa: 202 beside a zipCode is searched (a search without a zipCode type-checks every field)',

@@ -3,6 +3,7 @@ import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { stringsIn } from '../../harness/webhook-receiver.ts';
 import { SEARCH_CANDIDATES, SEARCH_PROBE, acceptedSearch } from '../support/core-routes.ts';
+import { SETTABLE_FIELDS, differentValue, scratchNumber } from '../support/settings.ts';
 
 // Section 4.4: the number search. Its path, method and success status come from the target's
 // config; which request fields are required is not shown, so a search the target accepts is
@@ -146,5 +147,33 @@ test.describe('4.4 search available numbers: none the service has assigned', () 
       }
     }
     expect(offered, `SEARCH-004: no search offers a number the service has assigned (${[...assigned].join(', ')})`).toEqual([]);
+  });
+
+  // A later moment: the same number after each change of its settings. An update changes a
+  // number's attributes, never whom it is assigned to (section 4.5), so a server that keeps
+  // "assigned" as a state the first change moves on from (or that reads a number turned off for
+  // SMS as free) is right on the search above and wrong here.
+  test('a number whose settings were just changed is still assigned: no search offers it after each change', { tag: ['@SEARCH-004'] }, async ({ api, knownNumbers, settings, webhooks }) => {
+    const numberId = scratchNumber(knownNumbers);
+    const record = (await readNumbers(api)).find((n) => n.numberId === numberId);
+    const phone = Object.values(record ?? {}).find((v): v is string => typeof v === 'string' && /^\+1[0-9]{10}$/.test(v));
+    if (phone === undefined) notTestable(`the numbers list shows no North American phone number for ${numberId}, so no search by its area code and exchange can look for it`);
+    const bodies = [{ npa: phone!.slice(2, 5) }, { npa: phone!.slice(2, 5), nxx: phone!.slice(5, 8) }];
+    const offered: string[] = [];
+    let searched = 0;
+    for (const field of SETTABLE_FIELDS.filter((f) => f in record!)) {
+      const value = differentValue(field, record![field], knownNumbers, () => webhooks.channel(`search4-${field}`).url);
+      const changed = await settings.change(numberId, { [field]: value });
+      if (changed.status < 200 || changed.status >= 300) continue;
+      for (const body of bodies) {
+        const res = await api.call('search', { json: body });
+        if (res.status < 200 || res.status >= 300) continue;
+        searched += 1;
+        const hits = stringsIn(res.body).filter((text) => text.replace(/[^0-9]/g, '').endsWith(phone!.slice(2)) && text.replace(/[^0-9]/g, '').length <= 11);
+        if (hits.length > 0) offered.push(`after ${field} was set to ${JSON.stringify(value)}, the answer to ${JSON.stringify(body)} offered ${phone} (as ${hits.map((h) => JSON.stringify(h)).join(', ')})`);
+      }
+    }
+    if (searched === 0) notTestable(`no change of ${numberId} was accepted, or no search by its area code was (UPD-001 and SEARCH-001 judge those)`);
+    expect(offered, `SEARCH-004: ${phone}, assigned to the primary client as ${numberId}, is never offered by a search, whatever its settings`).toEqual([]);
   });
 });
