@@ -65,6 +65,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 // The body length of the first request under each (client, key), per server, under idempotency.raw-bytes-fingerprint.
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
+// The body length of the last replay under each (client, key), standing for its bytes (idempotency.fingerprint-rewritten-on-replay).
+const replayLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 /**
  * A preHandler that fingerprints a payload as `normalise` reads it: a send whose key has a record
  * for another payload, but whose normalised payload is that of the key's first send, is handed
@@ -230,6 +232,19 @@ export const IDEMPOTENCY_FAULTS = {
       const earlier = earlierRecord(request, ctx);
       if (earlier === undefined) lengths.set(slot, length);
       else if (earlier === 'same' && lengths.has(slot) && lengths.get(slot) !== length) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+    },
+  },
+  'idempotency.fingerprint-rewritten-on-replay': {
+    breaks: ['IDEM-004'],
+    description: "a replay overwrites its record's fingerprint with the replay's own bytes: the first retry of a send is compared as JSON, every retry after a replay byte for byte, so the same payload written another way after a replay is refused 409 CONFLICT",
+    route: SEND,
+    preHandler(request, ctx) {
+      const lengths = ofServer(replayLengths, ctx, () => new Map<string, string | undefined>());
+      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const length = request.headers['content-length'];
+      if (earlierRecord(request, ctx) !== 'same') return;
+      if (lengths.has(slot) && lengths.get(slot) !== length) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+      lengths.set(slot, length);
     },
   },
   'idempotency.keys-cut-to-64': {

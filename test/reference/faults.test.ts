@@ -459,6 +459,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const retry = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body, null, 1), headers: { 'idempotency-key': key } });
     return retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
   },
+  // A plain replay first, then the same payload with other whitespace: a replay too.
+  'idempotency.fingerprint-rewritten-on-replay': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    const first = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body), headers: { 'idempotency-key': key } });
+    await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body), headers: { 'idempotency-key': key } });
+    const retry = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body, null, 1), headers: { 'idempotency-key': key } });
+    return retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
+  },
   'idempotency.keys-cut-to-64': async (s) => {
     const stem = `${newKey()}-${'k'.repeat(80)}`;
     const first = await send(s, sendBody(primaryNumber(s).numberId), `${stem}A`);
