@@ -347,6 +347,14 @@ export const WEBHOOKS_FAULTS = {
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',
     behaviour: replaceMember('webhooks', 'retried', () => (attempt) => attempt.status === undefined),
   },
+  'webhooks.retry-to-client-webhook': {
+    breaks: ['WH-001'],
+    description: "a delivery event's retries go to the client's delivery webhook, whatever target its first attempt had: an outcome reported to a number's override, and not taken there at once, reaches the client's webhook instead",
+    behaviour: replaceMember('webhooks', 'attemptTarget', (attemptTarget, { stores }) => {
+      const clientHook = stores.db.prepare<[string], string | null>('SELECT c.delivery_webhook_url FROM webhook_outbox o JOIN clients c USING (api_client_id) WHERE o.webhook_id = ?').pluck();
+      return (webhook, attemptsBefore) => (attemptsBefore > 0 && webhook.kind === 'message.delivery' ? clientHook.get(webhook.webhookId) : null) ?? attemptTarget(webhook, attemptsBefore);
+    }),
+  },
   'webhooks.inbound-not-retried': {
     breaks: ['WH-110'],
     description: 'an inbound callback the receiver did not take is given up after that one attempt (the retry queue holds delivery outcomes alone; they are still retried)',

@@ -54,7 +54,7 @@ export class WebhookDispatcher {
     private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
-    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'attemptPayload' | 'delivered' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter'>,
+    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'attemptPayload' | 'attemptTarget' | 'delivered' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter'>,
     targets: WebhookTargets,
     private readonly retryBaseMs: number = WEBHOOK_BACKOFF_BASE_IN_MS,
   ) {
@@ -117,7 +117,7 @@ export class WebhookDispatcher {
     try {
       const payload = this.policy.attemptPayload(webhook.payload, webhook.attempts);
       const headers = this.policy.signedHeaders(webhook.webhookSecret, webhook.webhookId, payload, Date.now());
-      const response = await request(webhook.targetUrl, {
+      const response = await request(this.policy.attemptTarget(webhook, webhook.attempts), {
         method: 'POST',
         headers,
         body: payload,

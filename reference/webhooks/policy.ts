@@ -1,6 +1,6 @@
 import type { ClientRecord } from '../store/clients.ts';
 import type { NumberRecord } from '../store/numbers.ts';
-import type { WebhookKind } from '../store/outbox.ts';
+import type { DueWebhook, WebhookKind } from '../store/outbox.ts';
 import { deliveryEvent } from './events.ts';
 import { parseRetryAfter, retryDelayMs } from './retryPolicy.ts';
 import { signedHeaders } from './sign.ts';
@@ -18,6 +18,11 @@ export interface WebhookPolicy {
    * reported once, however often it is sent (WH-008).
    */
   attemptPayload(payload: string, attemptsBefore: number): string;
+  /**
+   * Where an attempt goes, from the event as it was made and the attempts before it (0 for the
+   * first): where the first went, the target picked when the event was made (WH-001, WH-004).
+   */
+  attemptTarget(webhook: Pick<DueWebhook, 'webhookId' | 'kind' | 'targetUrl'>, attemptsBefore: number): string;
   /** Whether an answer delivers the callback, so it is not tried again: any 2xx (Standard Webhooks; WH-103, WH-107). */
   delivered(attempt: FailedAttempt): boolean;
   retried(attempt: FailedAttempt): boolean;
@@ -64,6 +69,11 @@ function attemptPayload(payload: string, _attemptsBefore: number): string {
   return payload;
 }
 
+/** Every attempt goes where the first went: a retry of an outcome reported to a number's override goes to that override, never to the client's webhook (WH-001, WH-103). */
+function attemptTarget(webhook: Pick<DueWebhook, 'targetUrl'>, _attemptsBefore: number): string {
+  return webhook.targetUrl;
+}
+
 /** Any 2xx is success, and only a 2xx (Standard Webhooks: a 3xx is a failure too). */
 function delivered(attempt: FailedAttempt): boolean {
   return attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300;
@@ -74,4 +84,4 @@ function gone(attempt: FailedAttempt): boolean {
   return attempt.status === 410;
 }
 
-export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, attemptPayload, delivered, retried, gone, retryDelayMs, parseRetryAfter };
+export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, attemptPayload, attemptTarget, delivered, retried, gone, retryDelayMs, parseRetryAfter };

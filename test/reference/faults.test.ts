@@ -1297,6 +1297,19 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
+  // The override answers the first attempt 500; the client's delivery webhook gets nothing of the message.
+  'webhooks.retry-to-client-webhook': async (s) => {
+    const clientHook = await startReceiver();
+    try {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: clientHook.url } });
+      const attempts = await attemptsAfterFailure(s, (_req, res) => res.writeHead(500).end());
+      await clientHook.waitFor(1, 500).catch(() => []);
+      return attempts >= 2 && clientHook.received.length === 0;
+    } finally {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: null } });
+      await clientHook.close();
+    }
+  },
   'webhooks.inbound-not-retried': async (s) => {
     let attempts = 0;
     const receiver = createServer((_req, res) => res.writeHead(++attempts === 1 ? 500 : 204).end());
