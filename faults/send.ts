@@ -286,6 +286,23 @@ export const SEND_FAULTS = {
       if (status < 300 && Array.isArray(body.results) && body.results.length >= 2) body.results.pop();
     },
   },
+  'send.results-capped-at-ten': {
+    breaks: ['SEND-008'],
+    description: 'a send to more than ten recipients queues a message for each, but its answer holds the first ten result items only (a page of results)',
+    route: SEND,
+    answer({ status, body }) {
+      if (status < 300 && Array.isArray(body.results) && body.results.length > 10) body.results = body.results.slice(0, 10);
+    },
+  },
+  'send.long-text-500': {
+    breaks: ['SEND-008'],
+    description: "a text longer than ten GSM segments (1530 characters) fails the segment count: answered 500 SERVER_ERROR (the profile's limit, 1600, is still refused 400 past it)",
+    route: SEND,
+    preHandler(request) {
+      const text = (request.body as { text?: unknown } | null)?.text;
+      if (typeof text === 'string' && text.length > 1530 && text.length <= 1600) throw new CoreError('SERVER_ERROR');
+    },
+  },
   'send.errors-array-missing': {
     breaks: ['SEND-009'],
     description: 'the send answer leaves out the errors array when nothing failed',

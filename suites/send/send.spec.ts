@@ -1,4 +1,5 @@
 import { answerOf } from '../../harness/api-client.ts';
+import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
@@ -11,6 +12,7 @@ import {
   expectQueuedFor,
   externalRef,
   messageIdsOf,
+  reportsQueued,
   send,
   smsNumber,
   smsPayload,
@@ -272,32 +274,63 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
     expect(new Set(ids).size, `SEND-008: messageIds are distinct, got ${ids.join(', ')}`).toBe(ids.length);
   });
 
-  test('every message a send queues is in its answer: each delivery callback of the send names a messageId it returned', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
-    // The answer gives "a messageId for each accepted message"; its outcome, reported later by
-    // webhook (rule 7), names the message. Whether two recipients make one message or two is
-    // not shown, so this asks no count: a callback about this send (it carries the send's unique
-    // externalReference) names a messageId the answer returned, or the answer left a message out.
-    const numberId = smsNumber(knownNumbers);
-    const channel = webhooks.channel('every-message');
-    // Setting the override is UPD-001's business (deliverTo judges it there), as the callbacks' arrival is WH-001's below.
-    await deliverTo(settings, numberId, channel.url, 'SEND-008');
-    const payload = smsPayload(numberId, deliveredRecipients(target, 2), 'every-message');
-    const sent = Date.now();
-    const ids = expectQueued(await send(api, newKey(), payload), 'SEND-008');
-    // The arrival of the named messages' outcomes bounds the wait for those of messages the answer
-    // did not name, with as long again (quietPeriod) for a server that does not deliver in order.
-    const unreported: string[] = [];
-    for (const messageId of ids) {
-      const arrived = await channel.waitFor(`a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs: target.webhooks.timeoutMs }).then(() => true, () => false);
-      if (!arrived) unreported.push(messageId);
-    }
-    expect(unreported, `WH-001: the outcome of each message of the send reaches the number's webhookDeliveryOverride within ${target.webhooks.timeoutMs} ms`).toEqual([]);
-    await quietPeriod(Date.now() - sent);
-    const unnamed = channel.unique().filter((c) => c.text.includes(payload.externalReference) && !ids.some((id) => c.text.includes(id)));
-    expect(
-      unnamed.map((c) => c.text.slice(0, 300)),
-      `SEND-008: every delivery callback of the send (externalReference ${payload.externalReference}) names a messageId its answer returned (${ids.join(', ')})`,
-    ).toEqual([]);
+  // Two recipients, and a send longer than a page of ten: a server that pages or caps the
+  // answer's results is right on the short send and leaves messages out of the long one. How many
+  // recipients a send may carry is not shown (section 8): a long send refused as a request defect
+  // leaves nothing to check.
+  for (const count of [2, 25]) {
+    test(`every message a send to ${count} recipients queues is in its answer: each delivery callback of the send names a messageId it returned`, { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+      // The answer gives "a messageId for each accepted message"; its outcome, reported later by
+      // webhook (rule 7), names the message. Whether two recipients make one message or two is
+      // not shown, so this asks no count: a callback about this send (it carries the send's unique
+      // externalReference) names a messageId the answer returned, or the answer left a message out.
+      const numberId = smsNumber(knownNumbers);
+      const to = count <= 2 ? deliveredRecipients(target, count) : testRecipients(target).slice(0, count);
+      if (to.length < count) notTestable(`needs ${count} recipients the target admits (recipients.delivered and recipients.allowPattern), it has ${to.length}`);
+      const channel = webhooks.channel(`every-message-${count}`);
+      // Setting the override is UPD-001's business (deliverTo judges it there), as the callbacks' arrival is WH-001's below.
+      await deliverTo(settings, numberId, channel.url, 'SEND-008');
+      const payload = smsPayload(numberId, to, `every-message-${count}`);
+      const sent = Date.now();
+      const answer = await send(api, newKey(), payload);
+      if (count > 2 && isRequestDefectAnswer(answer.status)) notTestable(`the target refused a send to ${count} recipients as a request defect (${answer.status}; section 8 leaves the number of recipients open)`);
+      const ids = expectQueued(answer, 'SEND-008');
+      // The arrival of the named messages' outcomes bounds the wait for those of messages the answer
+      // did not name, with as long again (quietPeriod) for a server that does not deliver in order.
+      const unreported: string[] = [];
+      for (const messageId of ids) {
+        const arrived = await channel.waitFor(`a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs: target.webhooks.timeoutMs }).then(() => true, () => false);
+        if (!arrived) unreported.push(messageId);
+      }
+      expect(unreported, `WH-001: the outcome of each message of the send reaches the number's webhookDeliveryOverride within ${target.webhooks.timeoutMs} ms`).toEqual([]);
+      await quietPeriod(Date.now() - sent);
+      const unnamed = channel.unique().filter((c) => c.text.includes(payload.externalReference) && !ids.some((id) => c.text.includes(id)));
+      expect(
+        unnamed.map((c) => c.text.slice(0, 300)),
+        `SEND-008: every delivery callback of the send to ${count} recipients (externalReference ${payload.externalReference}) names a messageId its answer returned (${ids.join(', ')})`,
+      ).toEqual([]);
+    });
+  }
+
+  // Text of every length a segment boundary sits on: 160 and 70 characters make one SMS segment
+  // (GSM 7-bit and UCS-2), 153 and 67 each further one, and ten segments are 1530 and 670. The
+  // document sets no maximum text length (section 8 leaves it open): a send past the server's own
+  // limit may be refused as a request defect; every other is accepted and queued. A server whose
+  // segment counting fails past a boundary answers 5xx there, right on every short text.
+  test('an SMS whose text sits at or just past a segment boundary is accepted and queued, or refused as a request defect past a limit', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const sendFrom = smsNumber(knownNumbers);
+    const to = deliveredRecipients(target);
+    const gsm = (n: number) => 'Conformance text '.repeat(Math.ceil(n / 17)).slice(0, n);
+    const ucs2 = (n: number) => 'Prüfung ✓ Текст '.repeat(Math.ceil(n / 16)).slice(0, n);
+    const cases = [
+      ...[160, 161, 306, 307, 1530, 1531, 1600, 1601, 2000].map((n) => ({ what: `${n} GSM characters`, text: gsm(n) })),
+      ...[70, 71, 134, 135, 670, 671].map((n) => ({ what: `${n} characters beyond GSM`, text: ucs2(n) })),
+    ];
+    const answers = await Promise.all(cases.map(async (c) => ({ ...c, res: await send(api, newKey(), { ...smsPayload(sendFrom, to, `text-${c.text.length}`), text: c.text }) })));
+    const wrong = answers
+      .filter(({ res }) => !isRequestDefectAnswer(res.status) && !(res.status >= 200 && res.status < 300 && messageIdsOf(res).length > 0 && reportsQueued(res)))
+      .map(({ what, res }) => `${what}: ${res.status} ${res.text.slice(0, 160)}`);
+    expect(wrong, 'SEND-008: a valid SMS of any text length is accepted with QUEUED and its messageId, or refused as a request defect where the server limits text (section 8)').toEqual([]);
   });
 
   test('two sends with different keys are two operations with different messageIds', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {

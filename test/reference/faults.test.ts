@@ -315,6 +315,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'send.status-not-queued': async (s) => (await send(s, sendBody(primaryNumber(s).numberId))).body.results[0].status === 'QUEUED',
   'send.last-result-dropped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.results.length === 2,
+  // A send to eleven recipients: eleven result items.
+  'send.results-capped-at-ten': async (s) => {
+    const to = Array.from({ length: 11 }, (_, i) => `+1202555${String(100 + i).padStart(4, '0')}`);
+    const res = await send(s, sendBody(primaryNumber(s).numberId, { to }));
+    return res.status === 202 && res.body.results.length === 11;
+  },
+  // A text of 1531 characters, within the profile's 1600: accepted.
+  'send.long-text-500': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { text: 'x'.repeat(1531) }))).status === 202,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
   'send.replay-errors-null': async (s) => {
     const key = newKey();
