@@ -65,6 +65,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 // The body length of the first request under each (client, key), per server, under idempotency.raw-bytes-fingerprint.
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
+// The media of the first request under each (client, key) as written, members in their order (idempotency.fingerprint-nested-order-kept).
+const firstMedia = new WeakMap<ReferenceContext, Map<string, string>>();
 // The body length of the last replay under each (client, key), standing for its bytes (idempotency.fingerprint-rewritten-on-replay).
 const replayLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 /**
@@ -245,6 +247,19 @@ export const IDEMPOTENCY_FAULTS = {
       if (earlierRecord(request, ctx) !== 'same') return;
       if (lengths.has(slot) && lengths.get(slot) !== length) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
       lengths.set(slot, length);
+    },
+  },
+  'idempotency.fingerprint-nested-order-kept': {
+    breaks: ['IDEM-004'],
+    description: "a payload is fingerprinted with its top-level members in order but its media items as written: an MMS retried with a media item's members in another order is refused 409 CONFLICT as an unsafe retry",
+    route: SEND,
+    preHandler(request, ctx) {
+      const media = ofServer(firstMedia, ctx, () => new Map<string, string>());
+      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const written = JSON.stringify((request.body as { media?: unknown } | null)?.media ?? null);
+      const earlier = earlierRecord(request, ctx);
+      if (earlier === undefined) media.set(slot, written);
+      else if (earlier === 'same' && media.has(slot) && media.get(slot) !== written) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
     },
   },
   'idempotency.keys-cut-to-64': {

@@ -108,6 +108,30 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
     recordRun(await checkProperty(['ERR-007'], property, { settings: settingsFor(), grep: '"send is answered alike"', independentCases: true }));
   });
 
+  // The same for an MMS, whose media items are objects inside the payload: every spelling that
+  // reorders members reorders theirs too. A server that puts only the top-level members in order
+  // before comparing a retry with the first request is right on every SMS above.
+  test('an MMS retried with its JSON written another way, its media items\' members reordered too, is the safe retry', { tag: ['@IDEM-004'] }, async ({ api, target, knownNumbers, newKey }) => {
+    if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
+    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+    const mms = { sendFrom: knownNumbers.mms!, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check invariance-mms-retry', media: target.mediaSample, externalReference: externalRef('invariance-mms-retry') };
+    const key = newKey();
+    const first = await jsonCall(api, 'send', mms, PLAIN_SPELLING, { headers: { 'idempotency-key': key } });
+    expect(first).toSucceed('IDEM-004: precondition: the MMS is accepted');
+    const firstIds = acceptedMessageIds(first.body);
+    const spellings: JsonSpelling[] = [
+      { ...PLAIN_SPELLING, reverseMembers: true },
+      { ...PLAIN_SPELLING, rotateMembers: 1 },
+      { ...PLAIN_SPELLING, whitespace: '\n', escapes: 'symbols', rotateMembers: 2 },
+      PLAIN_SPELLING,
+    ];
+    for (const spelling of spellings) {
+      const retry = await jsonCall(api, 'send', mms, spelling, { headers: { 'idempotency-key': key } });
+      const replayed = retry.status >= 200 && retry.status < 300 && JSON.stringify(acceptedMessageIds(retry.body)) === JSON.stringify(firstIds);
+      expect.soft(replayed, `IDEM-004: the MMS retried under its key, written ${describeSpelling(spelling)}, replays the first answer (messageIds ${firstIds.join(', ')}); got ${retry.status} ${retry.text.slice(0, 200)}`).toBe(true);
+    }
+  });
+
   // The member names themselves written with escapes, on the sends whose answer turns on a member
   // being there: "\u006dedia" is the member media (RFC 8259 section 7). A server that looks for
   // the name in the raw text, not in the parsed object, refuses an MMS that carries media, or

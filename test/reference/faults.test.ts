@@ -476,6 +476,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const retry = await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(body, null, 1), headers: { 'idempotency-key': key } });
     return retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
   },
+  // An MMS retried with its media item's members in the other order: a replay.
+  'idempotency.fingerprint-nested-order-kept': async (s) => {
+    const key = newKey();
+    const mms = (media: Record<string, string>) => sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [media] });
+    const first = await send(s, mms({ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }), key);
+    const retry = await send(s, mms({ contentType: 'image/png', url: 'https://cdn.example.com/a.png' }), key);
+    return first.status === 202 && retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
+  },
   'idempotency.keys-cut-to-64': async (s) => {
     const stem = `${newKey()}-${'k'.repeat(80)}`;
     const first = await send(s, sendBody(primaryNumber(s).numberId), `${stem}A`);
