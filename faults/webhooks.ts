@@ -347,6 +347,16 @@ export const WEBHOOKS_FAULTS = {
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',
     behaviour: replaceMember('webhooks', 'retried', () => (attempt) => attempt.status === undefined),
   },
+  'webhooks.override-by-campaign': {
+    breaks: ['WH-002'],
+    description: "a number without a delivery override takes the override of another of the client's numbers with the same campaignregId (the target is looked up by registration): its outcomes go there instead of to the client's delivery webhook",
+    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget, { stores }) => (client, number, to) => {
+      const shared = number.webhookDeliveryOverride === null && number.campaignregId !== null
+        ? stores.numbers.listForClient(client.apiClientId).find((n) => n.numberId !== number.numberId && n.campaignregId === number.campaignregId && n.webhookDeliveryOverride !== null)
+        : undefined;
+      return shared?.webhookDeliveryOverride ?? deliveryTarget(client, number, to);
+    }),
+  },
   'webhooks.retry-to-client-webhook': {
     breaks: ['WH-001'],
     description: "a delivery event's retries go to the client's delivery webhook, whatever target its first attempt had: an outcome reported to a number's override, and not taken there at once, reaches the client's webhook instead",

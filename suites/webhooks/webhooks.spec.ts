@@ -109,6 +109,29 @@ test.describe('6 delivery outcomes by webhook', () => {
     });
   });
 
+  // The neighbour that shares an attribute: another number of the client with the sending
+  // number's campaignregId (one registration covers many numbers) and an override of its own. The
+  // override is that number's (section 6: each number carries its own targets); a server that
+  // looks the target up by the registration, not by the number, sends the outcome there.
+  test("the outcome of a message from a number without an override reaches the client's delivery webhook, also when a number sharing its campaignregId has an override", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const neighbour = knownNumbers.primary.find((n) => n.numberId !== numberId);
+    if (!neighbour) notTestable('needs a second number of the primary client');
+    const campaign = knownNumbers.primary.find((n) => n.numberId === numberId)?.campaignregId;
+    const neighbours = webhooks.channel('campaign-neighbour');
+    await deliverTo(settings, numberId, null, 'WH-002');
+    await deliverTo(settings, neighbour!.numberId, neighbours.url, 'WH-002');
+    if (typeof campaign === 'string' && neighbour!.campaignregId !== campaign) {
+      const shared = await settings.change(neighbour!.numberId, { campaignregId: campaign });
+      if (shared.status < 200 || shared.status >= 300) notTestable(`the target refused to give ${neighbour!.numberId} the campaignregId ${campaign} of ${numberId} (${shared.status}): no two numbers share one`);
+    }
+    await triggers.withClientWebhook('delivery', 'WH-002', async (clientHook) => {
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-campaign-neighbour')), 'WH-002');
+      await awaitCallback(clientHook, messageId!, target.webhooks.timeoutMs, 'WH-002');
+      expect(neighbours.received.filter(namesMessage(messageId!)).map((c) => c.text.slice(0, 200)), `WH-002: the outcome of a message from ${numberId}, which has no override, reaches the override of ${neighbour!.numberId}, which shares its campaignregId`).toEqual([]);
+    });
+  });
+
   // A later moment of the same event: its first attempt at the override failed. The override is
   // still the number's, so the outcome is still the override's to receive, on every attempt; a
   // server whose retries fall back to the client's webhook reports it where the override says not

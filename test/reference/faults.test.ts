@@ -1313,6 +1313,19 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
+  // The primary's second number shares the first's campaignregId and has an override; a send from the first (no override) brings it nothing.
+  'webhooks.override-by-campaign': async (s) => {
+    const receiver = await startReceiver();
+    const [first, second] = [primaryNumber(s), primaryNumber(s, 1)];
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookDeliveryOverride: receiver.url, campaignregId: first.campaignregId } });
+      await send(s, sendBody(first.numberId));
+      return (await receiver.waitFor(1, 1_500).catch(() => [])).length === 0;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookDeliveryOverride: null, campaignregId: second.campaignregId } });
+      await receiver.close();
+    }
+  },
   // The override answers the first attempt 500; the client's delivery webhook gets nothing of the message.
   'webhooks.retry-to-client-webhook': async (s) => {
     const clientHook = await startReceiver();
