@@ -1,7 +1,8 @@
 import { callerOf } from '../reference/auth/bearer.ts';
 import { tokenHash } from '../reference/auth/tokenHash.ts';
 import { TOKEN_CHALLENGE } from '../reference/routes/token.ts';
-import { currentClientAfterAwait, routeOf, tokenOf, type FaultDefinition } from './fault.ts';
+import type { ReferenceContext } from '../reference/context.ts';
+import { currentClientAfterAwait, ofServer, routeOf, tokenOf, type FaultDefinition } from './fault.ts';
 
 // Faults of the client context (sections 2, 4.2): each rewrites the whoami answer, but one that
 // reads it for the wrong caller.
@@ -28,7 +29,24 @@ function basicUserIdAsWritten(header: string | undefined): string | undefined {
 // Tokens issued through HTTP Basic, by hash, with the user-id as written (ctx.basic-token-raw-client-id).
 const issuedThroughBasic = new Map<string, string>();
 
+// The name of the client that last obtained a token, per server (ctx.name-of-latest-token).
+const latestName = new WeakMap<ReferenceContext, { name?: string }>();
+
 export const CONTEXT_FAULTS = {
+  'ctx.name-of-latest-token': {
+    breaks: ['AUTH-007'],
+    description: "the client context gives as apiClientName the name of whichever client last obtained a token (a module-level variable): a client's token, asked after another client got one, sees the other's name beside its own apiClientId",
+    route: /^(POST \/api\/auth\/token|GET \/api\/core\/whoami)$/,
+    answer({ request, status, body }, ctx) {
+      if (status !== 200) return;
+      const latest = ofServer(latestName, ctx, (): { name?: string } => ({}));
+      if (routeOf(request) === 'POST /api/auth/token') {
+        if (typeof body.access_token === 'string') latest.name = ctx.db.prepare<[string], string>('SELECT c.name FROM tokens t JOIN clients c USING (api_client_id) WHERE t.token_hash = ?').pluck().get(tokenHash(body.access_token));
+        return;
+      }
+      if (latest.name !== undefined) body.apiClientName = latest.name;
+    },
+  },
   'whoami.field-missing': {
     breaks: ['CTX-001'],
     description: 'the client context leaves out apiClientName',

@@ -292,6 +292,14 @@ export const WEBHOOKS_FAULTS = {
       return attemptsBefore === 0 ? sent : sent.replace(/"status":"FAILED"/g, '"status":"DELIVERED"');
     }),
   },
+  'webhooks.retry-reported-queued': {
+    breaks: ['WH-008'],
+    description: "a retried callback is rebuilt from the message as stored, whose status is written only once an event is taken: the retry of an outcome the receiver failed reports QUEUED, and the final status is never taken (its first attempt is right)",
+    behaviour: replaceMember('webhooks', 'attemptPayload', (attemptPayload) => (payload, attemptsBefore) => {
+      const sent = attemptPayload(payload, attemptsBefore);
+      return attemptsBefore === 0 ? sent : sent.replace(/"status":"(DELIVERED|FAILED)"/g, '"status":"QUEUED"');
+    }),
+  },
   'webhooks.mms-failure-reported-delivered': {
     breaks: ['WH-008'],
     description: 'the outcome of an MMS that fails is reported DELIVERED (an SMS that fails is reported FAILED)',

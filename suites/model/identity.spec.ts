@@ -24,14 +24,15 @@ test.describe('5: a token acts for its client, whichever of the client\'s tokens
   /** The fields section 2 gives the client context: the client's, whichever of its tokens asks. */
   const CONTEXT_FIELDS = ['apiClientId', 'apiClientName', 'apiClientStatus', 'capabilities', 'assignedNumbers', 'inboundWebhookConfigured', 'deliveryWebhookConfigured'];
 
-  /** What a token sees: its context's apiClientId and its numbers. */
-  async function view(api: ApiClient, token: string): Promise<{ apiClientId: unknown; numbers: string }> {
+  /** What a token sees: its context's apiClientId, every field of section 2 its context shows, and its numbers. */
+  async function view(api: ApiClient, token: string): Promise<{ apiClientId: unknown; context: Record<string, unknown>; numbers: string }> {
     const who = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } });
     const list = await api.call('numbers', { as: 'none', headers: { authorization: `Bearer ${token}` } });
     expect(who).toSucceed('AUTH-007: whoami accepts a live token of the client');
     expect(list).toSucceed('AUTH-007: the numbers list accepts a live token of the client');
     const items = itemsAt(list.body, api.target.routes.numbersItemsPath) as Array<{ numberId: string }>;
-    return { apiClientId: who.body?.apiClientId, numbers: JSON.stringify((items ?? []).map((n) => n.numberId).sort()) };
+    const context = Object.fromEntries(CONTEXT_FIELDS.filter((f) => who.body && f in who.body).map((f) => [f, who.body[f]]));
+    return { apiClientId: who.body?.apiClientId, context, numbers: JSON.stringify((items ?? []).map((n) => n.numberId).sort()) };
   }
 
   // Every client the config names, the one whose id and secret have characters form encoding
@@ -64,8 +65,9 @@ test.describe('5: a token acts for its client, whichever of the client\'s tokens
     const other = await view(api, theirs);
     expect(other.apiClientId, "CTX-002: the second client's token sees another apiClientId").not.toEqual(first.apiClientId);
     expect(other.numbers === first.numbers && first.numbers !== '[]', "NUM-003: the second client's token does not list the primary client's numbers").toBe(false);
-    // Obtaining the second client's token changes nothing for the first client's tokens.
-    for (const [i, token] of mine.entries()) expect(await view(api, token), `AUTH-007: after the second client obtained a token, the primary client's token ${i + 1} still sees the primary client`).toEqual(first);
+    // Obtaining the second client's token changes nothing for the first client's tokens: not the
+    // client they see, nor anything of its context (a name kept from the latest token issued).
+    for (const [i, token] of mine.entries()) expect(await view(api, token), `AUTH-007: after the second client obtained a token, the primary client's token ${i + 1} still sees the primary client's context and numbers`).toEqual(first);
     expect(await view(api, theirs), "AUTH-007: the second client's token still sees the second client").toEqual(other);
   });
 });

@@ -1313,6 +1313,33 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
+  // The first attempt answered 500; its retry still carries the final status.
+  'webhooks.retry-reported-queued': async (s) => {
+    const bodies: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => res.writeHead(bodies.push(body) === 1 ? 500 : 204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      await overrideTo(s, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      for (let waited = 0; bodies.length < 2 && waited < 2_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      return bodies.length >= 2 && bodies[1]!.includes('"status":"DELIVERED"');
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  },
+  // The primary's token, asked after the secondary obtained one, still sees the primary's name.
+  'ctx.name-of-latest-token': async (s) => {
+    const token = await s.token();
+    const before = await call(s, 'GET', '/api/core/whoami', { token });
+    await s.token('secondary');
+    const after = await call(s, 'GET', '/api/core/whoami', { token });
+    return before.status === 200 && after.body.apiClientName === before.body.apiClientName;
+  },
   // The primary's second number shares the first's campaignregId and has an override; a send from the first (no override) brings it nothing.
   'webhooks.override-by-campaign': async (s) => {
     const receiver = await startReceiver();
