@@ -103,6 +103,17 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.query-token-accepted': {
+    breaks: ['AUTH-001'],
+    description: "a request without an Authorization header is authenticated by a token given as the access_token query parameter (RFC 6750 2.3), on every core route",
+    behaviour: ({ authenticate }) => ({
+      authenticate: async (request, reply) => {
+        const inQuery = (request.query as { access_token?: unknown } | undefined)?.access_token;
+        if (request.headers.authorization === undefined && typeof inQuery === 'string') request.headers.authorization = `Bearer ${inQuery}`;
+        return authenticate(request, reply);
+      },
+    }),
+  },
   'auth.replay-without-token': {
     breaks: ['AUTH-001'],
     description: "a send without an Authorization header whose Idempotency-Key has a live record is answered with that record (the idempotency cache is read before authentication): another caller's accepted send is replayed to anyone",

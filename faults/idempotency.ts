@@ -262,6 +262,17 @@ export const IDEMPOTENCY_FAULTS = {
       else if (earlier === 'same' && media.has(slot) && media.get(slot) !== written) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
     },
   },
+  'idempotency.invalid-unsafe-retry-drops-record': {
+    breaks: ['IDEM-002'],
+    description: "a key reused with a changed payload that is also invalid is refused 400, and the key's record is deleted with it: the original payload retried after that is queued again as a new send",
+    route: SEND,
+    answer({ request, status }, { stores, db }) {
+      const key = request.headers['idempotency-key'];
+      if (status !== 400 || typeof key !== 'string' || request.apiClient === null) return;
+      const record = stores.idempotency.find(callerOf(request).apiClientId, key, Date.now());
+      if (record !== undefined && record.fingerprint !== payloadFingerprint(request.body as SendRequest)) db.prepare('DELETE FROM idempotency WHERE api_client_id = ? AND idempotency_key = ?').run(callerOf(request).apiClientId, key);
+    },
+  },
   'idempotency.keys-cut-to-64': {
     breaks: ['IDEM-005'],
     description: 'keys are kept cut to their first 64 characters: a new key that shares them with a used one is taken for it (a replay, or 409 for another payload)',

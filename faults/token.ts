@@ -262,6 +262,15 @@ export const TOKEN_FAULTS = {
       answer.reply.removeHeader('allow');
     },
   },
+  'token.other-method-core-wrapper': {
+    breaks: ['TOKEN-006'],
+    description: 'another method than POST at the token path is answered 405 (with Allow: POST) in the CORE wrapper, as the core routes answer a wrong method, instead of the OAuth body',
+    route: /^(GET|PUT|DELETE|PATCH) /,
+    answer(answer, ctx) {
+      if (answer.status !== 405 || !onTokenPath(answer.request.url, ctx.behaviour.paths.token)) return;
+      answer.body = coreErrorBody(new CoreError('INVALID_REQUEST', 'This path takes POST only.'), answer.request.id);
+    },
+  },
   'token.unsupported-grant-wrong-code': {
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',

@@ -27,10 +27,16 @@ const MALFORMED: ReadonlyArray<{ name: string; header: (token: string, target: T
 
 test.describe('5 rule 3: a missing bearer token is 401 UNAUTHORIZED', () => {
   for (const op of CORE_OPERATIONS) {
-    test(`${op} answers a request without an Authorization header with 401 UNAUTHORIZED`, { tag: ['@AUTH-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+    test(`${op} answers a request without an Authorization header with 401 UNAUTHORIZED`, { tag: ['@AUTH-001'] }, async ({ api, target, knownNumbers, newKey, tokens }) => {
       const request = await requestFor(op, { api, target, knownNumbers, newKey });
       const res = await api.call(op, { ...request, as: 'none' });
       expect(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-001: ${op} without a bearer token`);
+      // The client's valid token carried elsewhere than the Authorization header, as RFC 6750
+      // 2.3's access_token query parameter: section 5 rule 2 sends it as a bearer credential in
+      // that header, so a request without the header still carries no bearer token.
+      const token = await tokens.primary!.token();
+      const inQuery = await api.call(op, { ...request, as: 'none', query: { ...request.query, access_token: token } });
+      expect(inQuery).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-001: ${op} without an Authorization header, its valid token given as the access_token query parameter`);
     });
   }
 });

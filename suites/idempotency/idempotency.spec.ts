@@ -125,6 +125,11 @@ const changes: Array<[string, Change]> = [
   ['an added recipient', (body, { delivered }) => ({ ...body, to: [delivered[0], delivered[1]] })],
   ['a different externalReference', (body) => ({ ...body, externalReference: externalRef('changed') })],
   ['a different sendFrom of the same client', (body, { otherNumber }) => (otherNumber === undefined ? undefined : { ...body, sendFrom: otherNumber })],
+  // A changed payload that is invalid as well: refused either way, and still nothing changes
+  // under the key. A server that drops the key's record while refusing it queues the original
+  // payload again on its next retry.
+  ['a payload changed into an invalid one (its externalReference left out)', (body) => Object.fromEntries(Object.entries(body).filter(([name]) => name !== 'externalReference'))],
+  ['a payload changed into an invalid one (an E.164 number as sendFrom)', (body, { delivered }) => ({ ...body, sendFrom: delivered[0] })],
 ];
 
 // Siblings of the change of one space: a text is its characters, so a fingerprint that

@@ -350,4 +350,18 @@ test.describe('7.1 Token endpoint errors', () => {
     expect(typeof res.body.error, 'TOKEN-006: error is a string, not the CORE error object').toBe('string');
     expect(res.body.requestId, 'TOKEN-006: no CORE requestId in a token error').toBeUndefined();
   });
+
+  // The endpoint's other methods: what the server answers them is its choice (a 405, a 404), but
+  // an error body it gives at the token endpoint is the endpoint's contract (section 7.1), not the
+  // CORE wrapper of /api/core/* (7.2). A server whose method check sits in front of every route
+  // answers there as a core route does.
+  test('an error answer to another method at the token endpoint is no CORE wrapper', { tag: ['@TOKEN-006'] }, async ({ api }) => {
+    const answers = await Promise.all(['GET', 'PUT', 'DELETE', 'PATCH'].map((method) => api.call('token', { method })));
+    for (const res of answers) {
+      if (res.status >= 400 && res.body !== null && typeof res.body === 'object') {
+        expect.soft(typeof res.body.error === 'object' && res.body.error !== null, `TOKEN-006: ${res.describe()}: an error at the token endpoint is in the OAuth body (7.1), not the CORE wrapper; got ${res.text.slice(0, 200)}`).toBe(false);
+        expect.soft(res.body.requestId, `TOKEN-006: ${res.describe()}: no CORE requestId in a token endpoint error`).toBeUndefined();
+      }
+    }
+  });
 });

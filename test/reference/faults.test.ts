@@ -484,6 +484,16 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const retry = await send(s, mms({ contentType: 'image/png', url: 'https://cdn.example.com/a.png' }), key);
     return first.status === 202 && retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
   },
+  // A key reused with a changed payload that is also invalid (no externalReference): refused; the original then replays.
+  'idempotency.invalid-unsafe-retry-drops-record': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    const first = await send(s, body, key);
+    const { externalReference: _, ...invalid } = body;
+    await send(s, { ...invalid, text: 'changed' }, key);
+    const retry = await send(s, body, key);
+    return first.status === 202 && retry.status === 202 && retry.body.results[0].messageId === first.body.results[0].messageId;
+  },
   'idempotency.keys-cut-to-64': async (s) => {
     const stem = `${newKey()}-${'k'.repeat(80)}`;
     const first = await send(s, sendBody(primaryNumber(s).numberId), `${stem}A`);
@@ -657,6 +667,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'token.array-parameter-unwrapped': async (s) => (await token(s, { ...credentials(s), client_secret: [credentials(s).client_secret] })).status === 400,
   'token.core-error-shape': async (s) => typeof (await token(s, { grant_type: 'client_credentials' })).body.error === 'string',
+  'token.other-method-core-wrapper': async (s) => typeof (await call(s, 'GET', '/api/auth/token', { token: null })).body?.error === 'string',
   'token.unsupported-grant-wrong-code': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     return (await token(s, { grant_type: 'password', client_id: clientId, client_secret: clientSecret })).body.error === 'unsupported_grant_type';
@@ -779,6 +790,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
   },
   'auth.missing-token-accepted-on-numbers': async (s) => (await call(s, 'GET', '/api/core/numbers', { token: null })).status === 401,
+  // The primary's token as the access_token query parameter, no Authorization header: 401.
+  'auth.query-token-accepted': async (s) => (await call(s, 'GET', `/api/core/whoami?access_token=${encodeURIComponent(await s.token())}`, { token: null })).status === 401,
   'auth.replay-without-token': async (s) => {
     const key = newKey();
     const first = await send(s, sendBody(primaryNumber(s).numberId), key);
