@@ -29,6 +29,9 @@ function basicUserIdAsWritten(header: string | undefined): string | undefined {
 // Tokens issued through HTTP Basic, by hash, with the user-id as written (ctx.basic-token-raw-client-id).
 const issuedThroughBasic = new Map<string, string>();
 
+// The numbers each client was refused an update of, per server (ctx.count-includes-refused-update).
+const refusedUpdates = new WeakMap<ReferenceContext, Map<string, Set<string>>>();
+
 // The name of the client that last obtained a token, per server (ctx.name-of-latest-token).
 const latestName = new WeakMap<ReferenceContext, { name?: string }>();
 
@@ -127,6 +130,23 @@ export const CONTEXT_FAULTS = {
     answer({ status, body }) {
       const counts = body.assignedNumbers as Record<string, unknown> | undefined;
       if (status === 200 && typeof counts?.total === 'number') counts.smsEnabled = counts.total;
+    },
+  },
+  'ctx.count-includes-refused-update': {
+    breaks: ['CTX-005'],
+    description: "assignedNumbers.total is folded from the client's number events, and a refused update of another client's number is folded as an assignment: the caller's count grows by each such number (its numbers list is right)",
+    route: /^(PATCH \/api\/core\/numbers\/:numberId|GET \/api\/core\/whoami)$/,
+    answer({ request, status, body }, ctx) {
+      if (request.apiClient === null) return;
+      const refused = ofServer(refusedUpdates, ctx, () => new Map<string, Set<string>>());
+      const caller = callerOf(request).apiClientId;
+      if (routeOf(request) !== WHOAMI) {
+        const numberId = (request.params as { numberId?: string }).numberId;
+        if ((status === 403 || status === 404) && numberId !== undefined && ctx.stores.numbers.byId(numberId) !== undefined) refused.set(caller, (refused.get(caller) ?? new Set()).add(numberId));
+        return;
+      }
+      const counts = body.assignedNumbers as Record<string, unknown> | undefined;
+      if (status === 200 && typeof counts?.total === 'number') counts.total += refused.get(caller)?.size ?? 0;
     },
   },
   'ctx.counts-every-client-number': {

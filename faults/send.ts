@@ -195,6 +195,15 @@ export const SEND_FAULTS = {
       if (body?.messageType === 'SMS' && body.media === null) delete body.media;
     },
   },
+  'send.lone-media-item-wrapped': {
+    breaks: ['SEND-016'],
+    description: 'an MMS whose media is one media item, not in an array, has it wrapped in one and is accepted (an array is read as given)',
+    route: SEND,
+    preValidation(request) {
+      const body = request.body as { messageType?: unknown; media?: unknown } | null;
+      if (body?.messageType === 'MMS' && body.media !== null && typeof body.media === 'object' && !Array.isArray(body.media)) body.media = [body.media];
+    },
+  },
   'send.media-name-read-as-written': {
     breaks: ['ERR-007'],
     description: 'the SMS media rule looks for the member name "media" in the body as written: an SMS whose media member name is written with escapes ("\\u006dedia") is accepted, its media dropped',

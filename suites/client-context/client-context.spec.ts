@@ -122,6 +122,29 @@ test.describe("2, 4.3: assignedNumbers summarises the client's own numbers", () 
   });
 });
 
+// The neighbour of a refused change: the primary client tries to update another client's number
+// (with the value it has, so nothing changes even where a server wrongly takes it) and to send
+// from it. Both are refused (UPD-002, SEND-004), and a refusal assigns no number to anyone: a
+// server that counts what a client touched, not what it holds, is right until one is refused.
+test.describe("2, 4.3: assignedNumbers after a refused operation on another client's number", () => {
+  test("the declared count still equals each client's list after the primary tried to update, and to send from, the other client's number", { tag: ['@CTX-005'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const member = target.routes.assignedCount;
+    if (member === undefined) notTestable(reasonFor('assignedCount'));
+    const foreign = knownNumbers.foreign;
+    if (foreign === undefined || !target.clients.secondary) notTestable("needs another client's number (clients.secondary, numbers.foreign)");
+    const theirs = (await readNumbers(api, 'secondary')).find((n) => n.numberId === foreign);
+    const unchanged = typeof theirs?.smsEnabled === 'boolean' ? { smsEnabled: theirs.smsEnabled } : {};
+    await api.call('update', { params: { numberId: foreign! }, json: unchanged });
+    await api.call('send', { headers: { 'idempotency-key': newKey() }, json: { sendFrom: foreign, to: target.recipients.delivered.slice(0, 1), messageType: 'SMS', text: 'Conformance check foreign-count', externalReference: `foreign-count-${newKey().slice(0, 8)}` } });
+    for (const role of ['primary', 'secondary'] as const) {
+      const [res, numbers] = await Promise.all([api.call('whoami', { as: role }), readNumbers(api, role)]);
+      expect(res).toSucceed(`CTX-005: precondition: the ${role} client reads its context`);
+      const count: unknown = (res.body?.assignedNumbers as Record<string, unknown> | undefined)?.[member!];
+      expect.soft(count, `CTX-005: after the primary client's refused update of, and send from, ${foreign}, assignedNumbers.${member} of the ${role} client counts the ${numbers.length} numbers its list returns`).toBe(numbers.length);
+    }
+  });
+});
+
 /**
  * The client's current webhook URLs, so a test can put them back. A PUT naming no field changes
  * nothing and answers {clientId, delivery, inbound} (reference/README.md, test-control plane);

@@ -323,6 +323,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   // A text of 1531 characters, within the profile's 1600: accepted.
   'send.long-text-500': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { text: 'x'.repeat(1531) }))).status === 202,
+  'send.lone-media-item-wrapped': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: { url: 'https://cdn.example.com/a.png', contentType: 'image/png' } }))).status === 400,
   'send.errors-array-missing': async (s) => Array.isArray((await send(s, sendBody(primaryNumber(s).numberId))).body.errors),
   'send.replay-errors-null': async (s) => {
     const key = newKey();
@@ -1344,6 +1345,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       receiver.closeAllConnections();
       await new Promise((resolve) => receiver.close(resolve));
     }
+  },
+  // The primary tries to update the secondary's number: its count of numbers stays its list's length.
+  'ctx.count-includes-refused-update': async (s) => {
+    await call(s, 'PATCH', `/api/core/numbers/${s.client('secondary').numbers[0]!.numberId}`, { payload: { smsEnabled: true } });
+    const [who, list] = [await call(s, 'GET', '/api/core/whoami'), await call(s, 'GET', '/api/core/numbers')];
+    return who.body.assignedNumbers.total === list.body.numbers.length;
   },
   // The primary's token, asked after the secondary obtained one, still sees the primary's name.
   'ctx.name-of-latest-token': async (s) => {
