@@ -159,6 +159,22 @@ export const WEBHOOKS_FAULTS = {
       return headers;
     }),
   },
+  'webhooks.batch-signed-as-first': {
+    breaks: ['WH-101'],
+    description: "the events of one send are signed once: every event after the first (same externalReference, another webhook-id) carries the first event's signature, so only a send to one recipient verifies",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => {
+      const firstOfSend = new Map<string, { webhookId: string; signature: string }>();
+      return (secret, webhookId, payload, nowMs) => {
+        const headers = signedHeaders(secret, webhookId, payload, nowMs);
+        const reference = /"externalReference":"([^"]*)"/.exec(payload)?.[1];
+        if (reference === undefined) return headers;
+        const first = firstOfSend.get(reference);
+        if (first === undefined || first.webhookId === webhookId) firstOfSend.set(reference, { webhookId, signature: headers['webhook-signature']! });
+        else headers['webhook-signature'] = first.signature;
+        return headers;
+      };
+    }),
+  },
   'webhooks.delivery-not-labelled-json': {
     breaks: ['WH-201'],
     description: 'delivery events are sent with no Content-Type (the body is still JSON)',

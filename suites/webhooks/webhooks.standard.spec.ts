@@ -53,6 +53,37 @@ test.describe('Standard Webhooks: signature', () => {
     }
   });
 
+  // Siblings of the one callback above: every event of a send to several recipients (each its
+  // own message, signed over its own id and body), and the outcome of a message to a number the
+  // other client holds (the sender's event, signed with the sender's secret). A server that signs
+  // a batch with the first event's signature, or takes the key from the recipient's owner, is
+  // right on a send to one outside recipient.
+  test("every callback of a send to several recipients, and of a send to a number another client holds, verifies with the sending client's secret", { tag: ['@WH-101'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const secret = target.webhooks.secret;
+    if (!secret) notTestable("needs the client's webhook signing secret (webhooks.secret in the target config)");
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('signed-many');
+    await deliverTo(settings, numberId, channel.url, 'WH-101');
+    const admitted = new RegExp(target.recipients.allowPattern);
+    const held = target.clients.secondary ? (await readNumbers(api, 'secondary')).flatMap((n) => Object.values(n)).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v)) : undefined;
+    const many = deliveredRecipients(target, Math.min(3, target.recipients.delivered.length));
+    const ids = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, many, 'wh-signed-many')), 'WH-101');
+    if (held !== undefined) {
+      const res = await send(api, newKey(), smsPayload(numberId, [held], 'wh-signed-held'));
+      if (res.status < 400 || res.status >= 500) ids.push(...expectQueuedFor(res, 'WH-101', `the send to ${held}, a number of the secondary client`));
+    }
+    for (const messageId of ids) {
+      const callback = await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-101');
+      let problem = '';
+      try {
+        verifyWebhook(secret!, callback.headers, callback.text, callback.receivedAt / 1000);
+      } catch (e) {
+        problem = (e as Error).message;
+      }
+      expect.soft(problem, `WH-101: the callback naming ${messageId} (of a send to ${many.length} recipients${held !== undefined ? `, or to ${held}, a number of the secondary client` : ''}) verifies with the sending client's secret (empty means verified)`).toBe('');
+    }
+  });
+
   // Another identity: the secondary client's callbacks are signed with the secondary client's own
   // secret. A server that signs every event with one secret (the first client's) is right on the
   // primary client's callbacks and wrong on every other client's.

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -1370,6 +1370,22 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       return (await receiver.waitFor(1, 1_500).catch(() => [])).length === 0;
     } finally {
       await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookDeliveryOverride: null, campaignregId: second.campaignregId } });
+      await receiver.close();
+    }
+  },
+  // A send to two recipients: each callback's signature verifies over its own id, timestamp and body.
+  'webhooks.batch-signed-as-first': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550101', '+12025550102'] }));
+      const callbacks = await receiver.waitFor(2, 2_000);
+      const secret = s.client('primary').webhookSecret;
+      return callbacks.every((c) => {
+        const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${c.headers['webhook-id']}.${c.headers['webhook-timestamp']}.${c.body}`).digest('base64');
+        return String(c.headers['webhook-signature']).split(' ').includes(`v1,${expected}`);
+      });
+    } finally {
       await receiver.close();
     }
   },
