@@ -404,6 +404,11 @@ export const WEBHOOKS_FAULTS = {
     description: 'a callback answered 410 Gone is tried again like any other failed one (a 2xx still settles it)',
     behaviour: replaceMember('webhooks', 'gone', () => () => false),
   },
+  'webhooks.retry-after-429-only': {
+    breaks: ['WH-106'],
+    description: "a receiver's Retry-After is read on a 429 only: a callback answered 503 with Retry-After is retried after the backoff, before the time it asked for",
+    behaviour: replaceMember('webhooks', 'honouredRetryAfter', (honouredRetryAfter) => (attempt) => (attempt.status === 429 ? honouredRetryAfter(attempt) : undefined)),
+  },
   'webhooks.retry-after-ignored': {
     breaks: ['WH-106'],
     description: "the receiver's Retry-After is not read: the next attempt follows the server's own backoff, however long the receiver asked it to wait",

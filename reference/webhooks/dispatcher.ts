@@ -54,7 +54,7 @@ export class WebhookDispatcher {
     private readonly writes: Writes,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
-    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'attemptPayload' | 'attemptTarget' | 'delivered' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter'>,
+    private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'attemptPayload' | 'attemptTarget' | 'delivered' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter' | 'honouredRetryAfter'>,
     targets: WebhookTargets,
     private readonly retryBaseMs: number = WEBHOOK_BACKOFF_BASE_IN_MS,
   ) {
@@ -164,7 +164,7 @@ export class WebhookDispatcher {
       this.logger.warn({ webhookId, attempts, lastResult }, 'webhook abandoned after its last attempt');
       await this.writes.run({ op: 'settleWebhook', webhookId, state: 'failed', attempts, lastResult, nowMs: now });
     } else {
-      const nextAttemptAt = now + this.policy.retryDelayMs(attempts, result.retryAfterSeconds, Math.random, this.retryBaseMs);
+      const nextAttemptAt = now + this.policy.retryDelayMs(attempts, this.policy.honouredRetryAfter(attempt), Math.random, this.retryBaseMs);
       await this.writes.run({ op: 'scheduleWebhookRetry', webhookId, attempts, lastResult, nextAttemptAt, nowMs: now });
       this.schedule({ ...webhook, attempts, nextAttemptAt });
     }

@@ -32,6 +32,8 @@ export interface WebhookPolicy {
   retryDelayMs: typeof retryDelayMs;
   /** The receiver's Retry-After, in seconds or as an HTTP date, as seconds from now (WH-106). */
   parseRetryAfter: typeof parseRetryAfter;
+  /** Which failed attempt's Retry-After the next attempt waits for: every one that carries it, 429 and 503 alike (WH-106). */
+  honouredRetryAfter(attempt: FailedAttempt & { retryAfterSeconds?: number }): number | undefined;
 }
 
 /** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`), and the kind of event it carried. */
@@ -69,6 +71,11 @@ function attemptPayload(payload: string, _attemptsBefore: number): string {
   return payload;
 }
 
+/** A Retry-After is honoured whatever status carries it (Standard Webhooks: honour Retry-After; RFC 9110 10.2.3 pairs it with 503 and 429). */
+function honouredRetryAfter(attempt: { retryAfterSeconds?: number }): number | undefined {
+  return attempt.retryAfterSeconds;
+}
+
 /** Every attempt goes where the first went: a retry of an outcome reported to a number's override goes to that override, never to the client's webhook (WH-001, WH-103). */
 function attemptTarget(webhook: Pick<DueWebhook, 'targetUrl'>, _attemptsBefore: number): string {
   return webhook.targetUrl;
@@ -84,4 +91,4 @@ function gone(attempt: FailedAttempt): boolean {
   return attempt.status === 410;
 }
 
-export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, attemptPayload, attemptTarget, delivered, retried, gone, retryDelayMs, parseRetryAfter };
+export const REFERENCE_WEBHOOKS: WebhookPolicy = { deliveryTarget, inboundTarget, deliveryEvent, signedHeaders, attemptPayload, attemptTarget, delivered, retried, gone, retryDelayMs, parseRetryAfter, honouredRetryAfter };

@@ -1325,6 +1325,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.only-200-delivers': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(204).end())) === 1,
   'webhooks.redirect-status-is-success': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(300).end())) >= 2,
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
+  // 503 with Retry-After 3 s: no second attempt within the helper's 2 s
+  'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
   // The first attempt answered 500; its retry still carries the final status.
