@@ -19,6 +19,19 @@ const lastUsedTimes = new WeakMap<object, Map<string, number>>();
 const lastUsedBy = (stores: object) => ofServer(lastUsedTimes, stores, () => new Map<string, number>());
 const SLIDING_WINDOW_MS = 5_000;
 
+/** When each token was issued and to which client, and when each client last failed to authenticate, per server, under auth.failed-token-request-revokes. */
+const revocations = new WeakMap<object, { issued: Map<string, { client: string; at: number }>; failed: Map<string, number> }>();
+const revocationsOf = (stores: object) => ofServer(revocations, stores, () => ({ issued: new Map<string, { client: string; at: number }>(), failed: new Map<string, number>() }));
+
+/** The client id a token request names, in its body or its HTTP Basic header. */
+function namedClientId(body: unknown, authorization: string | undefined): string | undefined {
+  const inBody = (body as { client_id?: unknown } | null)?.client_id;
+  if (typeof inBody === 'string') return inBody;
+  const basic = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(authorization ?? '')?.[1];
+  const userId = basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
+  return userId === undefined ? undefined : decodeURIComponent(userId.replace(/\+/g, ' '));
+}
+
 /** The client that last obtained a token, per server, under auth.token-acts-for-latest-client. */
 const latestClient = new WeakMap<object, string>();
 
@@ -269,6 +282,31 @@ export const AUTH_FAULTS = {
         },
       };
     },
+  },
+  'auth.failed-token-request-revokes': {
+    breaks: ['AUTH-007'],
+    description: "a token request for a known client that fails (a wrong secret) revokes every token the client was issued before it: its live tokens are refused 401 from then on",
+    route: 'POST /api/auth/token',
+    answer({ request, status, body }, { stores }) {
+      const { issued, failed } = revocationsOf(stores);
+      if (status === 200 && typeof body.access_token === 'string') {
+        const client = stores.clients.byTokenHash(tokenHash(body.access_token), Date.now());
+        if (client) issued.set(body.access_token, { client: client.apiClientId, at: Date.now() });
+        return;
+      }
+      const clientId = body.error === 'invalid_client' ? namedClientId(request.body, request.headers.authorization) : undefined;
+      const client = clientId === undefined ? undefined : stores.clients.byClientId(clientId);
+      if (client) failed.set(client.apiClientId, Date.now());
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const { issued, failed } = revocationsOf(stores);
+        const token = tokenOf(request);
+        const mine = token === undefined ? undefined : issued.get(token);
+        if (mine !== undefined && (failed.get(mine.client) ?? 0) > mine.at) throw unauthorized('The bearer token is unknown or expired.', true);
+        return authenticate(request, reply);
+      },
+    }),
   },
   'auth.older-tokens-revoked': {
     breaks: ['TOKEN-011'],

@@ -200,6 +200,15 @@ export const UPDATE_FAULTS = {
       if (body && typeof body.campaignregId === 'string') body.campaignregId = body.campaignregId.slice(0, 40);
     },
   },
+  'update.campaign-trimmed': {
+    breaks: ['UPD-001'],
+    description: 'a campaignregId is stored with the whitespace around it trimmed: " CMP 7 " reads back as "CMP 7" (a value without outer whitespace is stored as given)',
+    route: UPDATE,
+    preValidation(request) {
+      const body = request.body as Record<string, unknown> | null;
+      if (body && typeof body.campaignregId === 'string') body.campaignregId = body.campaignregId.trim();
+    },
+  },
   'update.override-cut-to-255': {
     breaks: ['UPD-001'],
     description: 'webhook overrides are stored in columns of 255 characters: a longer URL is cut to its first 255 and the update answered 200 (the limit refuses only what is over 2048)',

@@ -58,6 +58,22 @@ test.describe('5: a token acts for its client, whichever of the client\'s tokens
     }
   });
 
+  // A later moment of a live token: after a token request for its client that failed (a wrong
+  // secret, by each method). Nothing but expiry ends a token (section 5 rules 3 and 4); a server
+  // that revokes a client's tokens when someone fails to authenticate as it locks the client out
+  // each time anyone mistypes its secret, and a client that renews once (rule 5) hides it.
+  test("a client's live token still acts for it after token requests for the client with a wrong secret failed", { tag: ['@AUTH-007'] }, async ({ api, target }) => {
+    const creds = target.clients.primary;
+    const token = await issue(api, 'json', creds);
+    const before = await view(api, token);
+    const wrong = { clientId: creds.clientId, clientSecret: `${creds.clientSecret}-wrong` };
+    for (const how of ['json', 'form', 'basic'] as const) {
+      const refused = await api.call('token', tokenRequest(how, wrong));
+      expect(refused.body?.access_token, `AUTH-007: precondition: a token request with a wrong secret (${how}) issues no token`).toBeUndefined();
+    }
+    expect(await view(api, token), "AUTH-007: after token requests for the primary client with a wrong secret failed, its earlier token still sees the client's context and numbers").toEqual(before);
+  });
+
   test('after another client obtains a token, each client\'s tokens still see their own client, and the two see different ones', { tag: ['@CTX-002', '@NUM-003'], ...HOLDS_EVERYTHING }, async ({ api, target, secondClient }) => {
     const mine = [await issue(api, 'json', target.clients.primary), await issue(api, 'basic', target.clients.primary)];
     const first = await view(api, mine[0]!);

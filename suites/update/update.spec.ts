@@ -45,6 +45,26 @@ test.describe('4.5 Update number settings', () => {
     expect(after.campaignregId, `UPD-001: the numbers list shows campaignregId ${JSON.stringify(value)} as written (UTF-8, RFC 8259 8.1)`).toBe(value);
   });
 
+  // Whitespace is part of a string value: a campaignregId with spaces around it, two spaces or a
+  // tab inside, or a line feed at its end is the value set. A server that trims or collapses
+  // what it stores is right on every value without them. It may refuse such a value as a request
+  // defect (it takes only registrations it knows); what it accepts it reads back as written.
+  test('a campaignregId with spaces around or inside it, once accepted, is read back exactly as written; a refused one is a request defect', { tag: ['@UPD-001'] }, async ({ api, knownNumbers, settings }) => {
+    const numberId = scratchNumber(knownNumbers);
+    let accepted = 0;
+    for (const value of [' CMP 7 ', 'CMP  7', 'CMP\t7', 'CMP 7\n']) {
+      const res = await settings.change(numberId, { campaignregId: value });
+      if (res.status < 200 || res.status >= 300) {
+        expect.soft(isRequestDefectAnswer(res.status), `UPD-001: an update of campaignregId to ${JSON.stringify(value)} is accepted or refused as a request defect (section 7.3); answered ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
+        continue;
+      }
+      accepted++;
+      const after = await recordOf(api, numberId, 'primary', 'UPD-001');
+      expect.soft(after.campaignregId, `UPD-001: the update of campaignregId to ${JSON.stringify(value)} was accepted (${res.status}), and the numbers list reads back ${JSON.stringify(after.campaignregId)}`).toBe(value);
+    }
+    if (accepted === 0) notTestable('the target refused every campaignregId with whitespace in it: nothing to read back');
+  });
+
   // Another length of the same kind of value. Section 8 leaves limits open: a server may refuse
   // a value it finds too long, as a request defect (section 7.3). What it accepts it stores: the
   // update sets the value given, so the list reads back every character of it. A server that

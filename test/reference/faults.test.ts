@@ -793,6 +793,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'auth.missing-token-accepted-on-numbers': async (s) => (await call(s, 'GET', '/api/core/numbers', { token: null })).status === 401,
   // The primary's token as the access_token query parameter, no Authorization header: 401.
   'auth.query-token-accepted': async (s) => (await call(s, 'GET', `/api/core/whoami?access_token=${encodeURIComponent(await s.token())}`, { token: null })).status === 401,
+  // A token of the primary, then a token request for the primary with a wrong secret: the token still works.
+  'auth.failed-token-request-revokes': async (s) => {
+    const token = await s.token();
+    await call(s, 'POST', '/api/auth/token', { token: null, payload: { grant_type: 'client_credentials', client_id: s.client('primary').clientId, client_secret: 'wrong' } });
+    return (await call(s, 'GET', '/api/core/whoami', { token })).status === 200;
+  },
   'auth.replay-without-token': async (s) => {
     const key = newKey();
     const first = await send(s, sendBody(primaryNumber(s).numberId), key);
@@ -1048,6 +1054,16 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: value } });
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     return res.body?.campaignregId === value;
+  },
+  'update.campaign-trimmed': async (s) => {
+    const number = primaryNumber(s);
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { payload: { campaignregId: ' CMP 7 ' } });
+      const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.find((n: { numberId: string }) => n.numberId === number.numberId);
+      return listed?.campaignregId === ' CMP 7 ';
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { payload: { campaignregId: number.campaignregId } });
+    }
   },
   'update.override-cut-to-255': async (s) => {
     const { numberId } = primaryNumber(s, 1);
