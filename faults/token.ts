@@ -271,6 +271,17 @@ export const TOKEN_FAULTS = {
       answer.body = coreErrorBody(new CoreError('INVALID_REQUEST', 'This path takes POST only.'), answer.request.id);
     },
   },
+  'token.basic-unknown-client-400': {
+    breaks: ['TOKEN-104'],
+    description: 'HTTP Basic naming a client id nobody was given is answered 400 invalid_client without a challenge (a known client with a wrong secret still gets 401 with WWW-Authenticate: Basic)',
+    route: 'POST /api/auth/token',
+    answer(answer, ctx) {
+      const basic = parseBasicCredentials(answer.request.headers.authorization);
+      if (answer.status !== 401 || typeof basic !== 'object' || ctx.stores.clients.byClientId(basic.clientId) !== undefined) return;
+      answer.status = 400;
+      answer.reply.removeHeader('www-authenticate');
+    },
+  },
   'token.unsupported-grant-wrong-code': {
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',

@@ -44,10 +44,18 @@ test.describe('RFC 6749 5.2 Error response', () => {
     expect(res).toHaveStatus(400, 'TOKEN-103: unsupported_grant_type is 400');
   });
 
-  test('invalid_client after HTTP Basic is 401 with a Basic challenge', { tag: ['@TOKEN-104', '@TOKEN-105'] }, async ({ api, target }) => {
-    const res = await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(failingClient(target, 4, 'basic').clientId, 'wrong') } });
-    expect(res).toHaveStatus(401, 'TOKEN-104: invalid_client via the Authorization header is 401');
-    expect(res.headers['www-authenticate'] ?? '', 'TOKEN-104: WWW-Authenticate names the Basic scheme').toMatch(/^\s*basic\b/i);
+  // A known client with a wrong secret, and a client id nobody was given: both fail client
+  // authentication by the Authorization header (RFC 6749 5.2), whichever the server finds first.
+  test('invalid_client after HTTP Basic is 401 with a Basic challenge, for a wrong secret and for an unknown client id', { tag: ['@TOKEN-104', '@TOKEN-105'] }, async ({ api, target }) => {
+    const cases = [
+      { what: 'a wrong secret', header: basicCredentials(failingClient(target, 4, 'basic').clientId, 'wrong') },
+      { what: 'an unknown client id', header: basicCredentials(`nobody-${Date.now()}`, 'x') },
+    ];
+    const answers = await Promise.all(cases.map(async ({ what, header }) => ({ what, res: await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: header } }) })));
+    for (const { what, res } of answers) {
+      expect.soft(res).toHaveStatus(401, `TOKEN-104: invalid_client via the Authorization header (${what}) is 401`);
+      expect.soft(res.headers['www-authenticate'] ?? '', `TOKEN-104: WWW-Authenticate names the Basic scheme (${what})`).toMatch(/^\s*basic\b/i);
+    }
   });
 
   test('every 401 from the token endpoint carries WWW-Authenticate', { tag: ['@TOKEN-105'] }, async ({ api, target }) => {

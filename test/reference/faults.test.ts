@@ -669,6 +669,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'token.array-parameter-unwrapped': async (s) => (await token(s, { ...credentials(s), client_secret: [credentials(s).client_secret] })).status === 400,
   'token.core-error-shape': async (s) => typeof (await token(s, { grant_type: 'client_credentials' })).body.error === 'string',
   'token.other-method-core-wrapper': async (s) => typeof (await call(s, 'GET', '/api/auth/token', { token: null })).body?.error === 'string',
+  'token.basic-unknown-client-400': async (s) => {
+    const res = await call(s, 'POST', '/api/auth/token', { token: null, headers: { authorization: `Basic ${Buffer.from('nobody:x').toString('base64')}` }, payload: { grant_type: 'client_credentials' } });
+    return res.status === 401;
+  },
   'token.unsupported-grant-wrong-code': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     return (await token(s, { grant_type: 'password', client_id: clientId, client_secret: clientSecret })).body.error === 'unsupported_grant_type';
