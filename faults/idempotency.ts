@@ -27,6 +27,12 @@ const refusedSlot = (request: FastifyRequest): string => JSON.stringify([callerO
 
 const freshKey = (request: FastifyRequest): string => `${request.idempotencyKey}#${randomUUID()}`;
 
+/** The answer to a key reused with another payload, as the reference words it. */
+const unsafeRetry = (): CoreError => new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+
+/** The (client, key) a send is filed under, as one string. */
+const keySlot = (request: FastifyRequest): string => `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+
 /** The record of this send's key, if it has one. */
 function recordOf(request: FastifyRequest, { stores }: ReferenceContext): IdempotencyRecord | undefined {
   return stores.idempotency.find(callerOf(request).apiClientId, request.idempotencyKey!, Date.now());
@@ -78,7 +84,7 @@ function fingerprintedAs(normalise: (body: unknown) => string): NonNullable<Faul
   const firstsByServer = new WeakMap<ReferenceContext, Map<string, { normalised: string; body: unknown }>>();
   return (request, ctx) => {
     const firsts = ofServer(firstsByServer, ctx, () => new Map<string, { normalised: string; body: unknown }>());
-    const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+    const slot = keySlot(request);
     const normalised = normalise(request.body);
     const earlier = earlierRecord(request, ctx);
     const first = firsts.get(slot);
@@ -105,7 +111,7 @@ function whileHeld(meanwhile: (request: FastifyRequest) => void): (request: Fast
   return async (request, ctx) => {
     const held = ofServer(heldKeys, ctx, () => new Set<string>());
     // A header value cannot contain NUL, so the slot names one (client, key) pair.
-    const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+    const slot = keySlot(request);
     if (held.has(slot)) {
       meanwhile(request);
       return;
@@ -219,7 +225,7 @@ export const IDEMPOTENCY_FAULTS = {
       const caller = callerOf(request).apiClientId;
       const now = Date.now();
       const elsewhere = seeded.some((client) => client.apiClientId !== caller && stores.idempotency.find(client.apiClientId, request.idempotencyKey!, now) !== undefined);
-      if (elsewhere && !stores.idempotency.find(caller, request.idempotencyKey!, now)) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+      if (elsewhere && !stores.idempotency.find(caller, request.idempotencyKey!, now)) throw unsafeRetry();
     },
   },
   'idempotency.raw-bytes-fingerprint': {
@@ -229,11 +235,11 @@ export const IDEMPOTENCY_FAULTS = {
     preHandler(request, ctx) {
       // The length of the first request's body under each (client, key) stands for its bytes.
       const lengths = ofServer(firstLengths, ctx, () => new Map<string, string | undefined>());
-      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const slot = keySlot(request);
       const length = request.headers['content-length'];
       const earlier = earlierRecord(request, ctx);
       if (earlier === undefined) lengths.set(slot, length);
-      else if (earlier === 'same' && lengths.has(slot) && lengths.get(slot) !== length) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+      else if (earlier === 'same' && lengths.has(slot) && lengths.get(slot) !== length) throw unsafeRetry();
     },
   },
   'idempotency.fingerprint-rewritten-on-replay': {
@@ -242,10 +248,10 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler(request, ctx) {
       const lengths = ofServer(replayLengths, ctx, () => new Map<string, string | undefined>());
-      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const slot = keySlot(request);
       const length = request.headers['content-length'];
       if (earlierRecord(request, ctx) !== 'same') return;
-      if (lengths.has(slot) && lengths.get(slot) !== length) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+      if (lengths.has(slot) && lengths.get(slot) !== length) throw unsafeRetry();
       lengths.set(slot, length);
     },
   },
@@ -255,11 +261,11 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler(request, ctx) {
       const media = ofServer(firstMedia, ctx, () => new Map<string, string>());
-      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const slot = keySlot(request);
       const written = JSON.stringify((request.body as { media?: unknown } | null)?.media ?? null);
       const earlier = earlierRecord(request, ctx);
       if (earlier === undefined) media.set(slot, written);
-      else if (earlier === 'same' && media.has(slot) && media.get(slot) !== written) throw new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
+      else if (earlier === 'same' && media.has(slot) && media.get(slot) !== written) throw unsafeRetry();
     },
   },
   'idempotency.invalid-unsafe-retry-drops-record': {
@@ -342,7 +348,7 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler(request, ctx) {
       const makers = ofServer(keyMakers, ctx, () => new Map<string, string>());
-      const slot = `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
+      const slot = keySlot(request);
       const token = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
       const maker = makers.get(slot);
       if (maker === undefined) {

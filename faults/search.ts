@@ -6,6 +6,14 @@ import { objectBodyOf, type Answer, type FaultDefinition } from './fault.ts';
 
 const SEARCH = 'POST /api/core/numbers/search';
 
+/** Adds each of `phoneNumbers` to the group of its exchange, as an available number. */
+function offered(groups: Array<{ npa: string; nxx: string; count: number; phoneNumbers: string[] }>, phoneNumbers: readonly string[]): void {
+  for (const group of groups) {
+    group.phoneNumbers.push(...phoneNumbers.filter((n) => n.startsWith(`+1${group.npa}${group.nxx}`) && !group.phoneNumbers.includes(n)));
+    group.count = group.phoneNumbers.length;
+  }
+}
+
 export const SEARCH_FAULTS = {
   'search.quantity-missing-by-city': {
     breaks: ['SEARCH-001'],
@@ -31,12 +39,7 @@ export const SEARCH_FAULTS = {
     route: SEARCH,
     answer({ status, body }, { stores, seeded }) {
       if (status !== 200 || !Array.isArray(body.groups)) return;
-      const service = seeded.flatMap(({ apiClientId }) => stores.numbers.listForClient(apiClientId)).map((n) => n.phoneNumber);
-      for (const group of body.groups as Array<{ npa: string; nxx: string; count: number; phoneNumbers: string[] }>) {
-        const ours = service.filter((n) => n.startsWith(`+1${group.npa}${group.nxx}`) && !group.phoneNumbers.includes(n));
-        group.phoneNumbers.push(...ours);
-        group.count = group.phoneNumbers.length;
-      }
+      offered(body.groups, seeded.flatMap(({ apiClientId }) => stores.numbers.listForClient(apiClientId)).map((n) => n.phoneNumber));
     },
   },
   'search.disabled-number-offered': {
@@ -47,13 +50,8 @@ export const SEARCH_FAULTS = {
       if (status !== 200 || !Array.isArray(body.groups)) return;
       const idle = seeded
         .flatMap(({ apiClientId }) => stores.numbers.listForClient(apiClientId))
-        .filter((n) => !n.smsEnabled || n.webhookDeliveryOverride !== null || n.webhookInboundOverride !== null)
-        .map((n) => n.phoneNumber);
-      for (const group of body.groups as Array<{ npa: string; nxx: string; count: number; phoneNumbers: string[] }>) {
-        const ours = idle.filter((n) => n.startsWith(`+1${group.npa}${group.nxx}`) && !group.phoneNumbers.includes(n));
-        group.phoneNumbers.push(...ours);
-        group.count = group.phoneNumbers.length;
-      }
+        .filter((n) => !n.smsEnabled || n.webhookDeliveryOverride !== null || n.webhookInboundOverride !== null);
+      offered(body.groups, idle.map((n) => n.phoneNumber));
     },
   },
   'search.coerced-beside-zip': {
