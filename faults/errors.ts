@@ -118,6 +118,17 @@ export const ERRORS_FAULTS = {
       answer.body = { ...answer.body, error: { ...answer.body.error, code: 'METHOD_NOT_ALLOWED', message: 'This method is not allowed here.' } };
     },
   },
+  'errors.allow-names-refused-method': {
+    breaks: ['ERR-104'],
+    description: "the numbers list's path asked with DELETE or POST is answered 405 with Allow: GET, HEAD, POST, the methods of a route table rather than the resource's: POST, which it names, is itself refused 405",
+    route: /^(DELETE|POST) /,
+    answer(answer) {
+      if (answer.status !== 404 || !unroutedCore(answer.request) || !/^\/api\/core\/numbers(\?|$)/.test(answer.request.url)) return;
+      answer.status = 405;
+      answer.body = { ...answer.body, error: { ...answer.body.error, code: 'METHOD_NOT_ALLOWED', message: 'This method is not allowed here.' } };
+      answer.reply.header('allow', 'GET, HEAD, POST');
+    },
+  },
   'errors.head-refused': {
     breaks: ['ERR-105'],
     description: 'HEAD is answered 405 (Allow: GET) on the paths served by GET: only the methods a route names are served',

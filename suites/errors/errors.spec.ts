@@ -109,14 +109,34 @@ test.describe('7.2 The CORE wrapper on a method the route does not serve', () =>
     if (res.status >= 400) expectWrapper(res, 'ERR-001', `DELETE on the path of whoami (${target.routes.whoami.method} route)`);
     expectAllow(res, 'whoami', target.routes.whoami.method);
   });
+
+  // The numbers list's path, whose route takes one method (section 4.3 leaves it open): DELETE
+  // removes nothing a client owns there either. A 405's Allow names the methods the resource
+  // takes, so each it names besides HEAD, GET or POST asked again with an empty JSON object is
+  // taken, not refused 405: a server that lists the methods of a framework's route table, not the
+  // resource's, names one it refuses.
+  test("the numbers list's path asked with DELETE is answered in the CORE wrapper, and a 405 names the methods it takes, each of them taken", { tag: ['@ERR-001', '@ERR-104'] }, async ({ api, target }) => {
+    if (target.routes.numbers.method === 'DELETE') notTestable('the numbers route is DELETE itself (routes.numbers)');
+    const res = await api.call('numbers', { method: 'DELETE' });
+    notRefused(res, 'DELETE on the path of the numbers list');
+    if (res.status >= 400) expectWrapper(res, 'ERR-001', `DELETE on the path of the numbers list (${target.routes.numbers.method} route)`);
+    const named = expectAllow(res, 'numbers', target.routes.numbers.method).filter((m) => (m === 'GET' || m === 'POST') && m !== target.routes.numbers.method.toUpperCase());
+    const answers = await Promise.all(named.map((method) => api.call('numbers', { method, ...(method === 'POST' ? { json: {} } : {}) })));
+    for (const again of answers) expect.soft(again.status, `ERR-104: ${again.request.method}, which the 405's Allow names (Allow: ${res.headers['allow']}), is taken on the path of the numbers list, not refused 405`).not.toBe(405);
+  });
 });
 
-/** RFC 9110 15.5.6: a 405 carries Allow, which lists the methods the resource takes (the route's own among them). */
-function expectAllow(res: ApiResponse, op: string, method: string): void {
+/**
+ * RFC 9110 15.5.6: a 405 carries Allow, which lists the methods the resource takes (the route's
+ * own among them), never the method it just refused.
+ */
+function expectAllow(res: ApiResponse, op: string, method: string): string[] {
+  const allow = (res.headers['allow'] ?? '').split(',').map((m) => m.trim().toUpperCase()).filter((m) => m !== '');
   if (res.status === 405) {
-    const allow = (res.headers['allow'] ?? '').split(',').map((m) => m.trim().toUpperCase()).filter((m) => m !== '');
     expect.soft(allow, `ERR-104: the 405 on the path of ${op} carries Allow naming ${method}, the method its route takes; got ${res.headers['allow'] === undefined ? 'no Allow header' : `Allow: ${res.headers['allow']}`}`).toContain(method.toUpperCase());
+    expect.soft(allow, `ERR-104: the 405 to ${res.request.method} on the path of ${op} does not name ${res.request.method} among the methods the resource takes (Allow: ${res.headers['allow'] ?? ''})`).not.toContain(res.request.method.toUpperCase());
   }
+  return res.status === 405 ? allow : [];
 }
 
 test.describe('7.2 Status and error.code agree with the table', () => {

@@ -625,6 +625,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await call(s, 'GET', '/api/core/messages/send');
     return res.status !== 405 || res.headers.allow !== undefined;
   },
+  // POST on the numbers list's path: not a 405 whose Allow names POST.
+  'errors.allow-names-refused-method': async (s) => {
+    const res = await call(s, 'POST', '/api/core/numbers', { payload: {} });
+    return !(res.status === 405 && /\bPOST\b/i.test(String(res.headers.allow ?? '')));
+  },
   'errors.head-refused': async (s) => {
     const token = await s.token();
     return (await s.app.inject({ method: 'HEAD', url: '/api/core/numbers', headers: { authorization: `Bearer ${token}` } })).statusCode === 200;
