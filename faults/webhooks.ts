@@ -175,6 +175,18 @@ export const WEBHOOKS_FAULTS = {
       };
     }),
   },
+  'webhooks.new-id-from-third-attempt': {
+    breaks: ['WH-103'],
+    description: "a callback's third and later attempts carry a new webhook-id (its first id with '-r' appended, signed as such): its first retry keeps the id",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => {
+      const attemptsOf = new Map<string, number>();
+      return (secret, webhookId, payload, nowMs) => {
+        const attempt = (attemptsOf.get(webhookId) ?? 0) + 1;
+        attemptsOf.set(webhookId, attempt);
+        return signedHeaders(secret, attempt >= 3 ? `${webhookId}-r` : webhookId, payload, nowMs);
+      };
+    }),
+  },
   'webhooks.delivery-not-labelled-json': {
     breaks: ['WH-201'],
     description: 'delivery events are sent with no Content-Type (the body is still JSON)',

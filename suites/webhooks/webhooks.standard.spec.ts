@@ -273,6 +273,11 @@ test.describe('Standard Webhooks: retries', () => {
     const id = first.headers['webhook-id'];
     if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
     const attempts = await channel.waitFor(`five attempts of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 5 }).catch(() => null);
+    // The same event under another webhook-id is a retry too (its body is the first attempt's),
+    // one a receiver that de-duplicates takes twice: a server that renames the event from some
+    // attempt on is right on the first retry WH-103's tests look at.
+    const renamed = [...new Set(channel.received.filter((c) => c.text === first.text).map((c) => c.headers['webhook-id']))].filter((other) => other !== id);
+    expect(renamed, `WH-103: an attempt of the event ${id}, failed each time, carries another webhook-id (${renamed.join(', ')}): every retry of one event carries its webhook-id`).toEqual([]);
     if (attempts === null) notTestable(`fewer than five attempts of the failed callback ${id} came within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms): its retry schedule is longer than the harness waits`);
     const at = attempts!.slice(0, 5).map((c) => c.receivedAt);
     const waits = at.slice(1).map((t, i) => t - at[i]!);

@@ -1400,6 +1400,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // A receiver that fails the first two attempts: the third carries the first's webhook-id.
+  'webhooks.new-id-from-third-attempt': async (s) => {
+    const receiver = await startReceiver((_request, index) => ({ status: index < 2 ? 500 : 204 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      const attempts = await receiver.waitFor(3, 3_000);
+      return attempts.every((a) => a.headers['webhook-id'] === attempts[0]!.headers['webhook-id']);
+    } finally {
+      await receiver.close();
+    }
+  },
   // A send to two recipients: each callback's signature verifies over its own id, timestamp and body.
   'webhooks.batch-signed-as-first': async (s) => {
     const receiver = await startReceiver();
