@@ -1,3 +1,4 @@
+import { parseBasicCredentials } from '../reference/auth/basicCredentials.ts';
 import { unauthorized } from '../reference/auth/bearer.ts';
 import { tokenHash } from '../reference/auth/tokenHash.ts';
 import { CoreError, coreErrorBody } from '../reference/errors.ts';
@@ -26,10 +27,8 @@ const revocationsOf = (stores: object) => ofServer(revocations, stores, () => ({
 /** The client id a token request names, in its body or its HTTP Basic header. */
 function namedClientId(body: unknown, authorization: string | undefined): string | undefined {
   const inBody = (body as { client_id?: unknown } | null)?.client_id;
-  if (typeof inBody === 'string') return inBody;
-  const basic = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(authorization ?? '')?.[1];
-  const userId = basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
-  return userId === undefined ? undefined : decodeURIComponent(userId.replace(/\+/g, ' '));
+  const basic = parseBasicCredentials(authorization);
+  return typeof inBody === 'string' ? inBody : typeof basic === 'object' ? basic.clientId : undefined;
 }
 
 /** The client that last obtained a token, per server, under auth.token-acts-for-latest-client. */

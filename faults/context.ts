@@ -44,7 +44,7 @@ export const CONTEXT_FAULTS = {
       if (status !== 200) return;
       const latest = ofServer(latestName, ctx, (): { name?: string } => ({}));
       if (routeOf(request) === 'POST /api/auth/token') {
-        if (typeof body.access_token === 'string') latest.name = ctx.db.prepare<[string], string>('SELECT c.name FROM tokens t JOIN clients c USING (api_client_id) WHERE t.token_hash = ?').pluck().get(tokenHash(body.access_token));
+        if (typeof body.access_token === 'string') latest.name = ctx.stores.clients.byTokenHash(tokenHash(body.access_token), Date.now())?.name;
         return;
       }
       if (latest.name !== undefined) body.apiClientName = latest.name;

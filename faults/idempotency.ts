@@ -275,8 +275,9 @@ export const IDEMPOTENCY_FAULTS = {
     answer({ request, status }, { stores, db }) {
       const key = request.headers['idempotency-key'];
       if (status !== 400 || typeof key !== 'string' || request.apiClient === null) return;
-      const record = stores.idempotency.find(callerOf(request).apiClientId, key, Date.now());
-      if (record !== undefined && record.fingerprint !== payloadFingerprint(request.body as SendRequest)) db.prepare('DELETE FROM idempotency WHERE api_client_id = ? AND idempotency_key = ?').run(callerOf(request).apiClientId, key);
+      const caller = callerOf(request).apiClientId;
+      const record = stores.idempotency.find(caller, key, Date.now());
+      if (record !== undefined && record.fingerprint !== payloadFingerprint(request.body as SendRequest)) db.prepare('DELETE FROM idempotency WHERE api_client_id = ? AND idempotency_key = ?').run(caller, key);
     },
   },
   'idempotency.keys-cut-to-64': {

@@ -9,7 +9,7 @@ import type { SendRequest } from '../reference/send/sendRequest.ts';
 import type { RequestSchemas } from '../reference/spec/requestSchemas.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import type { DueWebhook } from '../reference/store/outbox.ts';
-import { rawBodyOf, replaceMember, type Answer, type FaultDefinition, type RequestHook } from './fault.ts';
+import { objectBodyOf, rawBodyOf, replaceMember, type Answer, type FaultDefinition, type RequestHook } from './fault.ts';
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
@@ -200,7 +200,7 @@ export const SEND_FAULTS = {
     description: 'an MMS whose media is one media item, not in an array, has it wrapped in one and is accepted (an array is read as given)',
     route: SEND,
     preValidation(request) {
-      const body = request.body as { messageType?: unknown; media?: unknown } | null;
+      const body = objectBodyOf(request);
       if (body?.messageType === 'MMS' && body.media !== null && typeof body.media === 'object' && !Array.isArray(body.media)) body.media = [body.media];
     },
   },

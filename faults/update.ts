@@ -205,8 +205,8 @@ export const UPDATE_FAULTS = {
     description: 'a campaignregId is stored with the whitespace around it trimmed: " CMP 7 " reads back as "CMP 7" (a value without outer whitespace is stored as given)',
     route: UPDATE,
     preValidation(request) {
-      const body = request.body as Record<string, unknown> | null;
-      if (body && typeof body.campaignregId === 'string') body.campaignregId = body.campaignregId.trim();
+      const body = objectBodyOf(request);
+      if (typeof body?.campaignregId === 'string') body.campaignregId = body.campaignregId.trim();
     },
   },
   'update.override-cut-to-255': {

@@ -111,5 +111,4 @@ export class RecordedChannel extends WebhookChannel {
       this.sync();
     }
   }
-
 }

@@ -33,12 +33,14 @@ export interface WebhookPolicy {
   /** The receiver's Retry-After, in seconds or as an HTTP date, as seconds from now (WH-106). */
   parseRetryAfter: typeof parseRetryAfter;
   /** Which failed attempt's Retry-After the next attempt waits for: every one that carries it, 429 and 503 alike (WH-106). */
-  honouredRetryAfter(attempt: FailedAttempt & { retryAfterSeconds?: number }): number | undefined;
+  honouredRetryAfter(attempt: FailedAttempt): number | undefined;
 }
 
 /** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`), and the kind of event it carried. */
 export interface FailedAttempt {
   status?: number;
+  /** The receiver's Retry-After, as seconds from now (parseRetryAfter). */
+  retryAfterSeconds?: number;
   error?: string;
   kind: WebhookKind;
 }
@@ -72,7 +74,7 @@ function attemptPayload(payload: string, _attemptsBefore: number): string {
 }
 
 /** A Retry-After is honoured whatever status carries it (Standard Webhooks: honour Retry-After; RFC 9110 10.2.3 pairs it with 503 and 429). */
-function honouredRetryAfter(attempt: { retryAfterSeconds?: number }): number | undefined {
+function honouredRetryAfter(attempt: FailedAttempt): number | undefined {
   return attempt.retryAfterSeconds;
 }
 

@@ -105,6 +105,16 @@ test.describe('4.4 and 7.2: an upstream failure of the search is 502 UPSTREAM_ER
   });
 });
 
+/**
+ * Whether a string of an answer is `phone` (E.164) in any spelling of its digits: the same digits
+ * whatever stands between them, or a North American number's without its country code.
+ */
+function spells(text: string, phone: string): boolean {
+  const digitsOf = (value: string) => value.replace(/[^0-9]/g, '');
+  const digits = digitsOf(text);
+  return digits.length >= 7 && (digits === digitsOf(phone) || (phone.startsWith('+1') && digits === digitsOf(phone).slice(1)));
+}
+
 test.describe('4.4 search available numbers: none the service has assigned', () => {
   // Section 4.4 searches available numbers (section 1: "available number inventory"); a number
   // the service has assigned to a client is not available, whatever the provider behind it still
@@ -136,13 +146,10 @@ test.describe('4.4 search available numbers: none the service has assigned', () 
     const answers = await Promise.all(unique.map(async (body) => ({ body, res: await api.call('search', { json: body }) })));
     const accepted = answers.filter(({ res }) => res.status >= 200 && res.status < 300);
     if (accepted.length === 0) notTestable('the target accepted none of these searches (SEARCH-001 reports the accepted search it needs)');
-    const digitsOf = (phone: string) => phone.replace(/[^0-9]/g, '');
     const offered: string[] = [];
     for (const { body, res } of accepted) {
       for (const text of stringsIn(res.body)) {
-        const digits = digitsOf(text);
-        if (digits.length < 7) continue;
-        const hit = [...assigned].find((n) => digits === digitsOf(n) || (n.startsWith('+1') && digits === digitsOf(n).slice(1)));
+        const hit = [...assigned].find((n) => spells(text, n));
         if (hit !== undefined) offered.push(`${hit} (as ${JSON.stringify(text)}) in the answer to ${JSON.stringify(body)}`);
       }
     }
@@ -169,7 +176,7 @@ test.describe('4.4 search available numbers: none the service has assigned', () 
         const res = await api.call('search', { json: body });
         if (res.status < 200 || res.status >= 300) continue;
         searched += 1;
-        const hits = stringsIn(res.body).filter((text) => text.replace(/[^0-9]/g, '').endsWith(phone!.slice(2)) && text.replace(/[^0-9]/g, '').length <= 11);
+        const hits = stringsIn(res.body).filter((text) => spells(text, phone!));
         if (hits.length > 0) offered.push(`after ${field} was set to ${JSON.stringify(value)}, the answer to ${JSON.stringify(body)} offered ${phone} (as ${hits.map((h) => JSON.stringify(h)).join(', ')})`);
       }
     }

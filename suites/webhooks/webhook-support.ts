@@ -1,3 +1,6 @@
+import type { ApiClient } from '../../harness/api-client.ts';
+import type { Target } from '../../harness/config.ts';
+import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { namesMessage, pointOverride } from '../support/callbacks.ts';
@@ -8,6 +11,18 @@ import type { RequirementLabel } from '../../harness/requirement-ids.ts';
  * The webhook suites' own helpers. Pointing delivery callbacks at a channel and waiting for
  * them, which the send suite does too, is in ../support/callbacks.ts.
  */
+
+/**
+ * The first number of the secondary client whose record shows a phone number (a field whose
+ * value is E.164) the target admits as a recipient (recipients.allowPattern), with that phone
+ * number: a recipient the service holds for another client. Undefined when no record shows one.
+ */
+export async function heldBySecondary(api: ApiClient, target: Target): Promise<{ record: NumberRecord; phone: string } | undefined> {
+  const admitted = new RegExp(target.recipients.allowPattern);
+  const phoneOf = (n: NumberRecord) => Object.values(n).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+  const record = (await readNumbers(api, 'secondary')).find((n) => phoneOf(n) !== undefined);
+  return record === undefined ? undefined : { record, phone: phoneOf(record)! };
+}
 
 /** Point a number's inbound callbacks at `url`; the settings fixture restores the old target. */
 export async function inboundTo(settings: SettingsGuard, numberId: string, url: string | null, id: RequirementLabel): Promise<void> {
