@@ -76,8 +76,10 @@ export function loadRequestSchemas(path: string = OPENAPI_PATH): RequestSchemas 
   // send.limits and send.media add SEND-203.
   const send = component('SendRequest');
   const sendProperties = propertiesOf(send);
-  // Recipients are only typed here: their E.164 format is checked after ownership and campaign
-  // registration (section 4.6 rule order), so it must not fail earlier as a schema error.
+  // Each field typed as section 4.6's table types it, media an array of media objects, so another
+  // JSON type is a request defect (SEND-016). Recipients are only typed here: their E.164 format
+  // is checked after ownership and campaign registration (section 4.6 rule order), so it must not
+  // fail earlier as a schema error.
   const sendRequest = {
     ...send,
     additionalProperties: false,
