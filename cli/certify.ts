@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { certifyUsage, parseCertifyArgs, settingsFromFlags, type InputProblem, type RunFlags } from './certify-options.ts';
 import { freePort } from './free-port.ts';
 import { lockReportFolder } from './out-lock.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
@@ -31,9 +31,7 @@ import {
   referenceFixturesFile,
   REPO_ROOT,
   SETTINGS_ENV,
-  settingsFromFlags,
   userDirectory,
-  type InputProblem,
   type RunSettings,
   type TargetSource,
 } from '../harness/settings.ts';
@@ -44,53 +42,7 @@ import { InputError } from '../reports/errors.ts';
 import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
 
 const invokedAs = invocation();
-const USAGE = `Usage: ${invokedAs.command} [options]
-
-Certify a server against the Outbound Messaging and Number Management Service Interface 0.2.0.
-With no --config or --base-url: ./conformance.yaml (or .yml, or .json) in the directory you
-run the command in is the target config; without one, the bundled reference server is started
-with a fresh database and certified. The first line says which. Paths are relative to the
-directory you run the command in.
-
-Options:
-  --config FILE         target config (YAML or JSON; see harness/config.schema.json), or a
-                        reference fixtures file written by --fixtures-out
-  --base-url URL        a first run without a config: the routes and the numbers envelope
-                        found as ${invokedAs.init} finds them (or exit 2 pointing at init), the
-                        primary client from CONFORMANCE_PRIMARY_CLIENT_ID and
-                        CONFORMANCE_PRIMARY_CLIENT_SECRET (a second client, optional, from
-                        CONFORMANCE_SECONDARY_CLIENT_ID and _SECRET); what needs more is
-                        reported not testable here, naming the config field that would reach it
-  --strict              standard-level failures fail the run (default: reported as non-strict)
-  --baseline FILE       expected failures (YAML/JSON): fail only on regressions
-  --out DIR             report directory (default ${invokedAs.defaultOutShown})
-  --dry-run             say what the run would do and need, send nothing
-
-Part of the suite (the report is then partial, never a certificate):
-  --grep PATTERN        only matching tests, e.g. @SEND-004 or "@SEND-00[1-3]"
-  --requirements IDS    only the tests of these requirements, e.g. SEND-004,SEND-005
-  --shard I/N           shard I of N; also writes a blob report to merge (--merge)
-  --max-failures N      stop after N failed tests
-  --merge DIR           merge the blob reports of every shard in DIR into one report
-
-Runs:
-  --workers N|auto      parallel workers, 1 to 4; auto (the default) takes 4 when an
-                        exchange with the target takes 10 ms or more, else 1 (README:
-                        Workers); tests that change settings, webhooks or triggers hold
-                        them alone; 1 with a webhooks.publicUrl without {port}
-  --rate-limit R        at most R requests per second to the target, shared by the workers
-                        (wins over rateLimit in the config); a 429 with Retry-After is
-                        waited out and retried either way, and counted in the report
-  --deep                property runs at certification depth (500 cases instead of 25)
-  --runs N              cases per property (wins over the depth)
-  --seed N              seed for property runs (printed on every failure)
-  --path P              with --seed: replay a reported property failure (fast-check path)
-  --replay-path R       with --seed: fast-check's replay hint of a command scenario
-  --version             the harness's name and version
-  -h, --help            this text
-
-Exit codes: 0 conformant (or partial with no failure), 1 not conformant,
-            2 harness or configuration error.`;
+const USAGE = certifyUsage(invokedAs);
 
 let reference: ChildProcess | undefined;
 
@@ -101,42 +53,13 @@ function fail(lines: string[]): never {
   process.exit(2);
 }
 
-let parsed: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({
-    allowPositionals: false,
-    options: {
-      config: { type: 'string' },
-      'base-url': { type: 'string' },
-      strict: { type: 'boolean' },
-      grep: { type: 'string' },
-      requirements: { type: 'string' },
-      baseline: { type: 'string' },
-      shard: { type: 'string' },
-      workers: { type: 'string' },
-      'rate-limit': { type: 'string' },
-      'max-failures': { type: 'string' },
-      seed: { type: 'string' },
-      path: { type: 'string' },
-      'replay-path': { type: 'string' },
-      runs: { type: 'string' },
-      deep: { type: 'boolean' },
-      out: { type: 'string' },
-      merge: { type: 'string' },
-      quiet: { type: 'boolean' },
-      'dry-run': { type: 'boolean', default: false },
-      version: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
+let values: RunFlags;
 try {
-  parsed = parse();
+  values = parseCertifyArgs(process.argv.slice(2));
 } catch (e) {
   process.stderr.write(`certify: ${(e as Error).message}\n\n${USAGE}\n`);
   process.exit(2);
 }
-const { values } = parsed;
 if (values.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);

@@ -1,5 +1,5 @@
 // Every setting of a conformance run, as one typed object. It is built once — by cli/certify.ts
-// from the command line and the target config, or with the defaults below by a bare
+// from the command line and the target config (cli/certify-options.ts), or with the defaults below by a bare
 // `npx playwright test` — and flows one way:
 //
 //   flags + config → RunSettings → playwright.config.ts → `runSettings` option fixture → tests
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ConfigError, loadTarget, resolveTarget, type Target } from './config.ts';
+import { loadTarget, resolveTarget, type Target } from './config.ts';
 
 export const SETTINGS_ENV = 'CONFORMANCE_SETTINGS';
 
@@ -144,7 +144,7 @@ export function referenceSettings(options: { port: number; dir: string; entry?: 
 }
 
 /** The bundled reference as the target of a run: where it listens and keeps its database. */
-function referenceTarget(options: { port: number; dir: string; entry?: { path: string; args: string[] }; label?: string; startedBy?: 'certify' | 'webServer' }): RunSettings['target'] {
+export function referenceTarget(options: { port: number; dir: string; entry?: { path: string; args: string[] }; label?: string; startedBy?: 'certify' | 'webServer' }): RunSettings['target'] {
   const entry = options.entry ?? { path: REFERENCE_ENTRY, args: [] };
   return {
     source: { kind: 'reference', port: options.port, dir: options.dir, entry: entry.path, entryArgs: entry.args, startedBy: options.startedBy ?? 'webServer' },
@@ -166,7 +166,8 @@ export function loadRunTarget(settings: RunSettings, env: NodeJS.ProcessEnv = pr
   return targetOf(settings.target.source, env);
 }
 
-function targetOf(source: TargetSource, env: NodeJS.ProcessEnv): Target {
+/** The target a source names, with its credentials (${VAR}s from `env`); a broken config throws ConfigError. */
+export function targetOf(source: TargetSource, env: NodeJS.ProcessEnv): Target {
   if (source.kind === 'url') return resolveTarget({ baseUrl: source.baseUrl, ...(source.routes && { routes: source.routes }) }, targetOrigin(source), env);
   return loadTarget(source.kind === 'config' ? source.path : referenceFixturesFile(source), env);
 }
@@ -388,176 +389,4 @@ export function configIn(dir: string): string | null {
     if (existsSync(file)) return file;
   }
   return null;
-}
-
-// ---- from the command line --------------------------------------------------------------------
-
-/** The flags of `certify` that shape a run (cli/certify.ts parses them; the values are strings as typed). */
-export interface RunFlags {
-  config?: string;
-  'base-url'?: string;
-  strict?: boolean;
-  grep?: string;
-  requirements?: string;
-  baseline?: string;
-  shard?: string;
-  workers?: string;
-  'max-failures'?: string;
-  seed?: string;
-  path?: string;
-  'replay-path'?: string;
-  runs?: string;
-  deep?: boolean;
-  out?: string;
-  quiet?: boolean;
-  'rate-limit'?: string;
-}
-
-export interface FlagContext {
-  /** Where relative paths start: the user's directory (userDirectory()). */
-  cwd: string;
-  /** The environment the target config's ${VAR}s read. */
-  env: NodeJS.ProcessEnv;
-  /** Where the bundled reference would listen and keep its database, when no --config is given. */
-  reference: { port: number; dir: string; startedBy?: 'certify' | 'webServer' };
-  /** A fresh scratch folder for the run. */
-  runDir: string;
-  /** Requirement IDs of the catalogue, to check --requirements against. */
-  knownRequirements: ReadonlySet<string>;
-  /** How the run was started (invocation()); a clone's `npm run certify` when not given. */
-  invocation?: Invocation;
-}
-
-/** A problem with one input of the run, shown with every other one before anything runs. */
-export interface InputProblem {
-  /** The flag or file it is about: `--shard`, `config /abs/vendor.yaml`. */
-  input: string;
-  message: string;
-}
-
-const positiveInteger = (text: string): number | null => (/^[1-9]\d{0,8}$/.test(text) ? Number(text) : null);
-
-/**
- * The run's settings from the command line and the target config, with every problem found at
- * once (an empty list means the settings are complete). The config is loaded here, so a broken
- * config is reported before anything runs.
- */
-export function settingsFromFlags(
-  flags: RunFlags,
-  ctx: FlagContext,
-): { settings: RunSettings | null; problems: InputProblem[]; /** --workers was not given, or was auto: certify chooses. */ autoWorkers: boolean; target?: Target } {
-  const problems: InputProblem[] = [];
-  const problem = (input: string, message: string) => problems.push({ input, message });
-  const path = (p: string) => resolve(ctx.cwd, p);
-
-  let target = referenceTarget(ctx.reference);
-  let loaded: Target | undefined;
-  const { command: invokedAs, defaultOut } = ctx.invocation ?? invocation({});
-  let command = invokedAs;
-  let source: TargetSource | null = null;
-  if (flags.config !== undefined) {
-    source = { kind: 'config', path: path(flags.config) };
-    command += ` --config ${source.path}`;
-    if (flags['base-url'] !== undefined) problem('--base-url', 'give either --config or --base-url, not both');
-  } else if (flags['base-url'] !== undefined) {
-    const url = flags['base-url'];
-    const missing = BASE_URL_CREDENTIALS.primary.filter((name) => !ctx.env[name]);
-    if (!/^https?:\/\/[^/\s]+/.test(url) || !URL.canParse(url)) problem('--base-url', `takes the http(s) URL the interface's paths start from, e.g. https://api.example.com (got ${url})`);
-    else if (missing.length > 0) problem('--base-url', `needs the primary client's credentials in the environment: set ${missing.join(' and ')} (a second client is optional: ${BASE_URL_CREDENTIALS.secondary.join(' and ')}); or give a --config`);
-    else source = { kind: 'url', baseUrl: url };
-    command += ` --base-url ${url}`;
-  }
-  if (source !== null) {
-    target = { source, description: { label: targetOrigin(source), baseUrl: '', profile: 'none' } };
-    try {
-      loaded = targetOf(source, ctx.env);
-      target.description = { label: loaded.label, baseUrl: loaded.baseUrl, profile: loaded.profile };
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      for (const m of e.problems) problem(source.kind === 'config' ? `--config ${source.path}` : '--base-url', m);
-    }
-  }
-
-  let grep: string | null = null;
-  if (flags.grep !== undefined) {
-    try {
-      new RegExp(flags.grep);
-      grep = flags.grep;
-    } catch (e) {
-      problem('--grep', `${JSON.stringify(flags.grep)} is not a regular expression: ${(e as Error).message}`);
-    }
-  }
-  let requirements: string[] | null = null;
-  if (flags.requirements !== undefined) {
-    const ids = flags.requirements.split(',').map((s) => s.trim()).filter((s) => s !== '');
-    const unknown = ids.filter((id) => !ctx.knownRequirements.has(id));
-    if (ids.length === 0) problem('--requirements', 'give requirement IDs separated by commas, e.g. SEND-004,SEND-005');
-    else if (unknown.length > 0) problem('--requirements', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in spec/requirements.yaml`);
-    else requirements = [...new Set(ids)];
-    if (flags.grep !== undefined) problem('--requirements', 'give either --grep or --requirements, not both');
-  }
-  let shard: Selection['shard'] = null;
-  if (flags.shard !== undefined) {
-    const m = /^(\d+)\/(\d+)$/.exec(flags.shard);
-    const [current, total] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
-    if (!m || current < 1 || total < 1 || current > total) problem('--shard', `takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got ${flags.shard})`);
-    else shard = { current, total };
-  }
-  const integer = (flag: keyof RunFlags & string, what: string): number | null => {
-    const text = flags[flag];
-    if (typeof text !== 'string') return null;
-    const n = positiveInteger(text);
-    if (n === null) problem(`--${flag}`, `takes ${what} (got ${text})`);
-    return n;
-  };
-  // Tests that change what others read hold the run's lock exclusively (harness/run-lock.ts), so
-  // workers do not see each other's changes. Without the flag, or with `auto`, certify chooses
-  // from the time of an exchange with the target (harness/workers.ts); one until then.
-  const autoWorkers = flags.workers === undefined || flags.workers === 'auto';
-  const workers = autoWorkers ? 1 : integer('workers', 'a positive whole number, or auto') ?? 1;
-  if (workers > MAX_WORKERS) problem('--workers', `takes 1 to ${MAX_WORKERS} (got ${workers}): tests that change a number's settings hold it alone, so more workers than shares of numbers mostly wait`);
-  if (workers > 1 && loaded?.webhooks.publicUrl !== undefined && !loaded.webhooks.publicUrl.includes('{port}')) {
-    problem('--workers', `takes 1 with a webhooks.publicUrl without {port} (got ${workers}): each worker has its own webhook receiver on its own port (listenPort + its index), and a URL without the port reaches one of them`);
-  }
-  const maxFailures = integer('max-failures', 'a positive whole number');
-  const runs = integer('runs', 'a positive whole number of cases per property');
-  let rateLimit: number | null = null;
-  if (flags['rate-limit'] !== undefined) {
-    if (/^\d+(\.\d+)?$/.test(flags['rate-limit']) && Number(flags['rate-limit']) > 0) rateLimit = Number(flags['rate-limit']);
-    else problem('--rate-limit', `takes requests per second, a number above 0 such as 5 or 0.5 (got ${flags['rate-limit']})`);
-  }
-
-  let seed: number | null = null;
-  if (flags.seed !== undefined) {
-    if (/^-?\d+$/.test(flags.seed) && Number.isSafeInteger(Number(flags.seed))) seed = Number(flags.seed);
-    else problem('--seed', `takes an integer (got ${flags.seed})`);
-  }
-  let counterexamplePath: string | null = null;
-  if (flags.path !== undefined) {
-    if (!/^\d+(:\d+)*$/.test(flags.path)) problem('--path', `takes a fast-check path like 12:0:3 (got ${flags.path})`);
-    else if (flags.seed === undefined) problem('--path', 'replays a failure only together with the --seed it was reported with');
-    else counterexamplePath = flags.path;
-  }
-
-  const settings: RunSettings = {
-    format: 1,
-    target,
-    output: {
-      dir: path(flags.out ?? defaultOut),
-      quiet: flags.quiet ?? false,
-      blobDir: shard !== null ? path(join(flags.out ?? defaultOut, 'blob-report')) : null,
-    },
-    strict: flags.strict ?? false,
-    baseline: flags.baseline !== undefined ? path(flags.baseline) : null,
-    property: { depth: flags.deep ? 'deep' : 'quick', runs, seed, path: counterexamplePath, replayPath: flags['replay-path'] ?? null },
-    selection: { grep, requirements, shard, maxFailures },
-    workers,
-    command: `${command}${flags.deep ? ' --deep' : ''}${runs !== null ? ` --runs ${runs}` : ''}`,
-    runDir: ctx.runDir,
-    sendBudget: null,
-    rateLimit,
-    // certify sets it from the plan; a bare run checks the round trip whenever the target allows.
-    expectsCallbacks: true,
-  };
-  return { settings: problems.length === 0 ? settings : null, problems, autoWorkers, ...(loaded && { target: loaded }) };
 }
