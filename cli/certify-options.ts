@@ -20,6 +20,7 @@ import {
   type RunSettings,
   type Selection,
   type TargetSource,
+  withRunOverrides,
 } from '../harness/settings.ts';
 
 type Group = 'general' | 'part' | 'runs';
@@ -68,6 +69,12 @@ export const CERTIFY_OPTIONS = {
     value: 'R',
     group: 'runs',
     help: 'at most R requests per second to the target, shared by the workers (wins over rateLimit in the config); a 429 with Retry-After is waited out and retried either way, and counted in the report',
+  },
+  'request-timeout': {
+    type: 'string',
+    value: 'MS',
+    group: 'runs',
+    help: 'how long one exchange with the target may take, in milliseconds, at least 100 (wins over timeouts.requestMs in the config; default 15000): for a slow staging server, before its slowness reads as a failure',
   },
   deep: { type: 'boolean', group: 'runs', help: 'property runs at certification depth (500 cases instead of 25)' },
   runs: { type: 'string', value: 'N', group: 'runs', help: 'cases per property (wins over the depth)' },
@@ -232,7 +239,7 @@ export function settingsFromFlags(
     if (!m || current < 1 || total < 1 || current > total) problem('--shard', `takes I/N with 1 ≤ I ≤ N, e.g. 1/2 (got ${flags.shard})`);
     else shard = { current, total };
   }
-  const integer = (flag: 'workers' | 'max-failures' | 'runs', what: string): number | null => {
+  const integer = (flag: 'workers' | 'max-failures' | 'runs' | 'request-timeout', what: string): number | null => {
     const text = flags[flag];
     if (text === undefined) return null;
     const n = positiveInteger(text);
@@ -250,6 +257,8 @@ export function settingsFromFlags(
   }
   const maxFailures = integer('max-failures', 'a positive whole number');
   const runs = integer('runs', 'a positive whole number of cases per property');
+  const requestTimeoutMs = integer('request-timeout', 'milliseconds, a whole number of at least 100');
+  if (requestTimeoutMs !== null && requestTimeoutMs < 100) problem('--request-timeout', `takes milliseconds, a whole number of at least 100 (got ${requestTimeoutMs})`);
   let rateLimit: number | null = null;
   if (flags['rate-limit'] !== undefined) {
     if (/^\d+(\.\d+)?$/.test(flags['rate-limit']) && Number(flags['rate-limit']) > 0) rateLimit = Number(flags['rate-limit']);
@@ -285,8 +294,9 @@ export function settingsFromFlags(
     runDir: ctx.runDir,
     sendBudget: null,
     rateLimit,
+    requestTimeoutMs,
     // certify sets it from the plan; a bare run checks the round trip whenever the target allows.
     expectsCallbacks: true,
   };
-  return { settings: problems.length === 0 ? settings : null, problems, autoWorkers, ...(loaded && { target: loaded }) };
+  return { settings: problems.length === 0 ? settings : null, problems, autoWorkers, ...(loaded && { target: withRunOverrides(loaded, settings) }) };
 }

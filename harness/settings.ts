@@ -105,6 +105,8 @@ export interface RunSettings {
   sendBudget: number | null;
   /** Requests per second the whole run keeps to, from --rate-limit; null: the target config's rateLimit, if any. */
   rateLimit: number | null;
+  /** How long one exchange may take, from --request-timeout; null: the target config's timeouts.requestMs. */
+  requestTimeoutMs: number | null;
   /** Some test of the run waits for callbacks: the preflight checks first that the target reaches the receiver (harness/webhook-round-trip.ts). */
   expectsCallbacks: boolean;
 }
@@ -139,6 +141,7 @@ export function referenceSettings(options: { port: number; dir: string; entry?: 
     runDir: join(options.dir, 'run'),
     sendBudget: null,
     rateLimit: null,
+    requestTimeoutMs: null,
     expectsCallbacks: true,
   };
 }
@@ -163,7 +166,12 @@ export function referenceDatabase(source: Extract<TargetSource, { kind: 'referen
 
 /** The target with its credentials, in whichever process needs it (${VAR}s come from the environment). */
 export function loadRunTarget(settings: RunSettings, env: NodeJS.ProcessEnv = process.env): Target {
-  return targetOf(settings.target.source, env);
+  return withRunOverrides(targetOf(settings.target.source, env), settings);
+}
+
+/** The target as the run sees it: what the command line sets wins over the config. */
+export function withRunOverrides(target: Target, settings: RunSettings): Target {
+  return settings.requestTimeoutMs === null ? target : { ...target, timeouts: { ...target.timeouts, requestMs: settings.requestTimeoutMs } };
 }
 
 /** The target a source names, with its credentials (${VAR}s from `env`); a broken config throws ConfigError. */
@@ -221,7 +229,7 @@ const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 export const SETTINGS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget', 'rateLimit', 'expectsCallbacks'],
+  required: ['format', 'target', 'output', 'strict', 'baseline', 'property', 'selection', 'workers', 'command', 'runDir', 'sendBudget', 'rateLimit', 'requestTimeoutMs', 'expectsCallbacks'],
   properties: {
     format: { const: 1 },
     target: {
@@ -297,6 +305,7 @@ export const SETTINGS_SCHEMA = {
     runDir: { type: 'string' },
     sendBudget: nullable({ type: 'integer', minimum: 1 }),
     rateLimit: nullable({ type: 'number', exclusiveMinimum: 0 }),
+    requestTimeoutMs: nullable({ type: 'integer', minimum: 100 }),
     expectsCallbacks: { type: 'boolean' },
   },
 };

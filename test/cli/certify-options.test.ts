@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CERTIFY_OPTIONS, certifyUsage, parseCertifyArgs, settingsFromFlags, type FlagContext, type RunFlags } from '../../cli/certify-options.ts';
-import { encodeSettings, grepOf, invocation, INVOKED_AS_ENV, MAX_WORKERS, REPO_ROOT, selectionFilters } from '../../harness/settings.ts';
+import { decodeSettings, encodeSettings, grepOf, loadRunTarget, invocation, INVOKED_AS_ENV, MAX_WORKERS, REPO_ROOT, selectionFilters } from '../../harness/settings.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'settings-test-'));
 writeFileSync(join(dir, 'vendor.yaml'), 'label: acme\nbaseUrl: https://api.acme.example\nclients:\n  primary: { clientId: a, clientSecret: "${ACME_SECRET}" }\n');
@@ -56,6 +56,19 @@ test('--rate-limit takes requests per second above 0, whole or not', () => {
   expect(build({ 'rate-limit': '0.5' }).settings?.rateLimit).toBe(0.5);
   for (const bad of ['0', '-2', 'fast', '1e3']) {
     expect(build({ 'rate-limit': bad }).problems, bad).toEqual([{ input: '--rate-limit', message: `takes requests per second, a number above 0 such as 5 or 0.5 (got ${bad})` }]);
+  }
+});
+
+test('--request-timeout takes milliseconds, at least 100, and wins over timeouts.requestMs for every process of the run', () => {
+  expect(build({}).settings?.requestTimeoutMs).toBeNull();
+  expect(build({ config: 'vendor.yaml' }).target?.timeouts.requestMs).toBe(15_000);
+  const { settings, target } = build({ config: 'vendor.yaml', 'request-timeout': '60000' });
+  expect(settings?.requestTimeoutMs).toBe(60_000);
+  expect(target?.timeouts.requestMs).toBe(60_000);
+  // the workers load the target again from the settings: the same timeout there
+  expect(loadRunTarget(decodeSettings(encodeSettings(settings!)), ctx.env).timeouts.requestMs).toBe(60_000);
+  for (const bad of ['99', '0', '1.5', 'slow', '-100']) {
+    expect(build({ 'request-timeout': bad }).problems, bad).toEqual([{ input: '--request-timeout', message: `takes milliseconds, a whole number of at least 100 (got ${bad})` }]);
   }
 });
 
