@@ -16,7 +16,7 @@ import { saveTokenIssuedEarly } from './triggers.ts';
 import { webhookRoundTrip } from './webhook-round-trip.ts';
 import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
 
-export default async function globalSetup(_config: FullConfig): Promise<(() => Promise<void>) | undefined> {
+export default async function globalSetup(config: FullConfig): Promise<(() => Promise<void>) | undefined> {
   const settings = runSettings();
   runStartedAt(settings.runDir);
   const { source } = settings.target;
@@ -40,7 +40,8 @@ export default async function globalSetup(_config: FullConfig): Promise<(() => P
     process.stdout.write(`preflight: ${result.checked.join('; ')}\n`);
     for (const note of result.notes) process.stdout.write(`preflight note: ${note}\n`);
   }
-  if (settings.workers > 1) stops.push(await startRunLock(settings.runDir));
+  // The workers Playwright runs (the settings', or a bare run's --workers): their fixtures lock through it.
+  if (config.workers > 1) stops.push(await startRunLock(settings.runDir));
   if (stops.length === 0) return undefined;
   return async () => {
     for (const stop of stops) await stop();

@@ -4,7 +4,9 @@ import { expect, test } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newKeyPair } from '../../reports/signature.ts';
-import { tempDir } from '../reports/run-fixture.ts';
+import { runNode, tempDir } from '../reports/run-fixture.ts';
+import { PLAYWRIGHT_CLI } from '../../cli/playwright-cli.ts';
+import { SETTINGS_ENV } from '../../harness/settings.ts';
 import { runCli } from './helpers.ts';
 
 test('certify --grep @SEND-004: PARTIAL, exit 0, recorded in the report; sign refuses it, verify says partial', async () => {
@@ -31,4 +33,13 @@ test('certify --grep @SEND-004: PARTIAL, exit 0, recorded in the report; sign re
   expect(verified.code).toBe(0);
   expect(verified.stdout).toContain('verdict:   PARTIAL (grep @SEND-004)');
   expect(verified.stdout).not.toMatch(/verdict: {3}CONFORMANT/);
+});
+
+test('a bare Playwright run with --workers 2 gets the run lock its workers need, and a test that locks a number finishes', async () => {
+  // Its settings say one worker (no certify chose more); Playwright's own flag runs two. The
+  // global setup starts the lock for the workers Playwright runs, not for the settings' count.
+  test.setTimeout(240_000);
+  const run = await runNode([PLAYWRIGHT_CLI, 'test', '-c', 'playwright.config.ts', '--workers', '2', '--grep', '@UPD-001', '--reporter', 'line'], { [SETTINGS_ENV]: undefined });
+  expect(run.code, `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`).toBe(0);
+  expect(run.stdout).toMatch(/\d+ passed/);
 });
