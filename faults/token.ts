@@ -7,7 +7,7 @@ import { unauthorized } from '../reference/auth/bearer.ts';
 import { sourceOf } from '../reference/http/sources.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import { onTokenPath } from '../reference/http/rejections.ts';
-import { ofServer, rawBodyOf, tokenOf, type Answer, type FaultDefinition } from './fault.ts';
+import { objectBodyOf, ofServer, rawBodyOf, tokenOf, type Answer, type FaultDefinition } from './fault.ts';
 
 // Faults of the token endpoint (section 4.1, errors 7.1). Four refuse, before the route runs, a
 // request the route accepts; one unwraps a parameter, and one cuts a secret short, before the
@@ -498,6 +498,54 @@ export const TOKEN_FAULTS = {
       const client = seeded.find((c) => c.clientId === given?.clientId);
       if (!client || given?.clientSecret === client.clientSecret || !seeded.some((c) => c.clientSecret === given?.clientSecret)) return;
       presentRealSecret(request, client);
+    },
+  },
+  'token.form-secret-trimmed': {
+    breaks: ['TOKEN-007'],
+    description: 'a client secret in a form body is trimmed before it is compared, so the real secret with spaces around it, or a line feed after it, issues a token (a JSON body and HTTP Basic compare it as written)',
+    route: TOKEN,
+    preHandler(request, { seeded }) {
+      if (!(request.body instanceof FormParameters)) return;
+      const given = bodyCredentials(request);
+      const client = seeded.find((c) => c.clientId === given?.clientId);
+      if (!client || given?.clientSecret === client.clientSecret || given?.clientSecret?.trim() !== client.clientSecret) return;
+      presentRealSecret(request, client);
+    },
+  },
+  'token.json-client-id-trimmed': {
+    breaks: ['TOKEN-007'],
+    description: "a client id in a JSON body is trimmed before it is looked up, so ' demo-primary ' with the real secret authenticates demo-primary (a form body and HTTP Basic look it up as written)",
+    route: TOKEN,
+    preHandler(request, { seeded }) {
+      const body = request.body instanceof FormParameters ? undefined : objectBodyOf(request);
+      const id = body?.client_id;
+      if (typeof id !== 'string' || id.trim() === id || !seeded.some((c) => c.clientId === id.trim())) return;
+      body!.client_id = id.trim();
+    },
+  },
+  'token.basic-subject-from-body': {
+    breaks: ['TOKEN-007'],
+    description: "HTTP Basic credentials that verify, with a body naming another client's id (and no secret), issue a token for the client the body names: the subject is taken from the body once Basic succeeded",
+    route: TOKEN,
+    preHandler(request, { seeded }) {
+      const basic = parseBasicCredentials(request.headers.authorization);
+      const named = parametersOf(request);
+      if (typeof basic !== 'object' || named?.clientId === undefined || named.clientId === basic.clientId || named.clientSecret !== undefined) return;
+      const authenticated = seeded.some((c) => c.clientId === basic.clientId && c.clientSecret === basic.clientSecret);
+      const other = seeded.find((c) => c.clientId === named.clientId);
+      if (authenticated && other) presentRealSecret(request, other);
+    },
+  },
+  'token.unsupported-type-plain': {
+    breaks: ['TOKEN-006'],
+    description: "a token request labelled with a media type other than JSON or form fields (text/plain, XML, bytes, multipart) is refused 415 with a plain-text 'Unsupported Media Type' body, as the web framework answers it, instead of the OAuth body",
+    route: TOKEN,
+    answer(answer) {
+      const type = (answer.request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (answer.status < 400 || type === '' || type === 'application/json' || type === 'application/x-www-form-urlencoded') return;
+      answer.status = 415;
+      answer.reply.header('content-type', 'text/plain; charset=utf-8');
+      answer.text = 'Unsupported Media Type';
     },
   },
   'token.undecodable-basic-ignored': {

@@ -25,6 +25,10 @@ const OLDER_THAN_MS = 4_000;
  */
 const NEAR_MISSES: ReadonlyArray<{ name: string; of(secret: string): string | null }> = [
   { name: 'the real secret with a character appended', of: (secret) => `${secret}x` },
+  // Whitespace is a character too: a server that trims what it was given before comparing
+  // takes the secret with spaces around it, or with a line feed after it, for the secret.
+  { name: 'the real secret with a space before and after it', of: (secret) => ` ${secret} ` },
+  { name: 'the real secret with a line feed after it', of: (secret) => `${secret}\n` },
   { name: 'the real secret without its last character', of: (secret) => ([...secret].length > 1 ? [...secret].slice(0, -1).join('') : null) },
   {
     name: "the real secret with one letter's case flipped",
@@ -221,22 +225,23 @@ test.describe('7.1 Token endpoint errors', () => {
   });
 
   // A secret one character away from the real one is not the secret: a server that compares
-  // only the stored secret's length of what it was given, or ignores case, takes it for the
-  // secret. Six failed authentications, in two tests, each of a client failingClient() picks; a
+  // only the stored secret's length of what it was given, ignores case, or trims whitespace,
+  // takes it for the secret. Twelve failed authentications, in three tests (a JSON body, HTTP
+  // Basic, and a form body), each of a client failingClient() picks; a
   // target that limits failures per client id answers 429 with Retry-After, which the harness
   // waits out. The near misses of one test are independent requests: they go out together.
-  for (const method of ['JSON body', 'HTTP Basic'] as const) {
+  for (const way of Object.keys(WAYS) as TokenStyle[]) {
+    const method = WAYS[way];
     test(`secrets a character away from the real one are invalid_client (${method})`, { tag: ['@TOKEN-007'] }, async ({ api, target }) => {
+      // The form body gets the whitespace misses only (its decoding, '+' for a space, is where
+      // a server most likely trims), to keep the failed authentications a target may limit few.
+      const misses = way === 'form' ? NEAR_MISSES.filter((m) => /space|line feed/.test(m.name)) : NEAR_MISSES;
       const answers = await Promise.all(
-        NEAR_MISSES.map(async (miss, i) => {
-          const { clientId, clientSecret } = failingClient(target, 1 + i, method === 'JSON body' ? 'body' : 'basic');
+        misses.map(async (miss, i) => {
+          const { clientId, clientSecret } = failingClient(target, 1 + i, way === 'basic' ? 'basic' : 'body');
           const secret = miss.of(clientSecret);
           if (secret === null) return null;
-          const res =
-            method === 'JSON body'
-              ? await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret } })
-              : await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: basicCredentials(clientId, secret) } });
-          return { res, name: `${miss.name} of ${clientId}` };
+          return { res: await api.call('token', tokenRequest(way, { clientId, clientSecret: secret })), name: `${miss.name} of ${clientId}` };
         }),
       );
       for (const { res, name } of answers.filter((a) => a !== null)) expect.soft(res).toBeOAuthError('invalid_client', `TOKEN-007: ${name} (${method}) fails client authentication: invalid_client`);
@@ -247,16 +252,19 @@ test.describe('7.1 Token endpoint errors', () => {
   // client (ids are compared as written; section 4.1 gives no other rule), so with the real
   // secret it is an unknown client. A server that looks ids up without regard to case on one
   // path authenticates it there. Each way a client authenticates, at once.
-  test("a client id with one letter's case flipped, with the real secret, is invalid_client, in a JSON body, a form body and by HTTP Basic", { tag: ['@TOKEN-007'] }, async ({ api, target }) => {
+  test("a client id with one letter's case flipped, or with spaces around it, with the real secret, is invalid_client, in a JSON body, a form body and by HTTP Basic", { tag: ['@TOKEN-007'] }, async ({ api, target }) => {
     const clients = [target.clients.primary, target.clients.secondary].filter((c): c is NonNullable<typeof c> => c !== undefined);
-    const flipped = NEAR_MISSES[2]!;
+    const flipped = NEAR_MISSES.find((m) => m.name.includes('case flipped'))!;
     const ways = Object.keys(WAYS) as TokenStyle[];
-    const cases = ways.map((way, i) => ({ way, client: clients[i % clients.length]! })).map(({ way, client }) => ({ way, client, id: flipped.of(client.clientId) }));
+    const cases = ways.map((way, i) => ({ way, client: clients[i % clients.length]! })).map(({ way, client }) => ({ way, client, id: flipped.of(client.clientId), how: "with one letter's case flipped" }));
     if (cases.every((c) => c.id === null)) notTestable("no configured client's id has a letter whose case can be flipped");
+    // And the id with a space before and after it, each way too: a server that trims the id
+    // it looks up finds the client by it.
+    const padded = ways.map((way, i) => ({ way, client: clients[(i + 1) % clients.length]!, how: 'with a space before and after it' })).map((c) => ({ ...c, id: ` ${c.client.clientId} ` }));
     const answers = await Promise.all(
-      cases
+      [...cases, ...padded]
         .filter((c) => c.id !== null)
-        .map(async ({ way, client, id }) => ({ res: await api.call('token', tokenRequest(way, { clientId: id!, clientSecret: client.clientSecret })), name: `${id} (${client.clientId} with one letter's case flipped) with its real secret (${WAYS[way]})` })),
+        .map(async ({ way, client, id, how }) => ({ res: await api.call('token', tokenRequest(way, { clientId: id!, clientSecret: client.clientSecret })), name: `${JSON.stringify(id)} (${client.clientId} ${how}) with its real secret (${WAYS[way]})` })),
     );
     for (const { res, name } of answers) expect.soft(res).toBeOAuthError('invalid_client', `TOKEN-007: ${name} names no client: invalid_client`);
   });
@@ -343,6 +351,50 @@ test.describe('7.1 Token endpoint errors', () => {
       if (res.body?.error === 'invalid_request') expect(res.status, `TOKEN-103: invalid_request is answered 400; got ${res.describe()}`).toBe(400);
     });
   }
+
+  // Another identity in one request: HTTP Basic authenticates one client while the body names
+  // another client's id, without that client's secret. The named client did not authenticate,
+  // so no token may act for it (RFC 6749 2.3 makes two methods in one request invalid_request,
+  // TOKEN-1xx's to judge; a token for the client that did authenticate is not judged here). A
+  // server that takes the subject from the body's client_id once Basic succeeded issues the
+  // other client's token on this client's secret. In a form body and in a JSON body, at once.
+  test("HTTP Basic as one client with the body naming another client's id issues no token acting for the other client", { tag: ['@TOKEN-007'] }, async ({ api, target }) => {
+    const { primary, secondary } = target.clients;
+    if (!secondary) notTestable('needs a second configured client, whose id the body names (clients.secondary in the target config)');
+    const own = await api.call('whoami', { as: 'secondary' });
+    expect(own).toSucceed("TOKEN-007: precondition: the secondary client's own context");
+    const authorization = basicCredentials(primary.clientId, primary.clientSecret);
+    const answers = await Promise.all(
+      [
+        ['a form body', { form: { grant_type: 'client_credentials', client_id: secondary!.clientId }, headers: { authorization } }],
+        ['a JSON body', { json: { grant_type: 'client_credentials', client_id: secondary!.clientId }, headers: { authorization } }],
+      ].map(async ([how, options]) => ({ how: how as string, res: await api.call('token', options as Parameters<typeof api.call>[1]) })),
+    );
+    for (const { how, res } of answers) {
+      const token = res.status < 300 && typeof res.body?.access_token === 'string' ? res.body.access_token : null;
+      if (token !== null) {
+        const context = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } });
+        expect.soft(context.status < 300 && context.body?.apiClientId === own.body.apiClientId, `TOKEN-007: HTTP Basic as ${primary.clientId} with ${how} naming ${secondary!.clientId} issued a token that acts for ${secondary!.clientId} (whoami: ${context.describe()} ${context.text.slice(0, 160)}): that client never authenticated`).toBe(false);
+      }
+    }
+  });
+
+  // A token request in a format section 4.1 does not name: plain text, XML, bytes, multipart,
+  // each carrying the form-encoded credentials. Whether a server reads one is its choice; an
+  // error it answers is a token endpoint error, in the OAuth body (7.1) and a client error
+  // (TOKEN-010). A server whose framework refuses an unknown media type before the token handler
+  // runs answers in the framework's format (a plain-text 415, or the CORE wrapper).
+  test('a token request in a format the endpoint does not take is answered, if refused, with a 4xx in the OAuth body', { tag: ['@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString();
+    const types = ['text/plain', 'application/xml', 'application/octet-stream', 'multipart/form-data; boundary=conformance'];
+    const answers = await Promise.all(types.map(async (type) => ({ type, res: await api.call('token', { body, headers: { 'content-type': type } }) })));
+    for (const { type, res } of answers.filter((a) => a.res.status >= 400)) {
+      expect.soft(res.status, `TOKEN-010: a token request labelled ${type} is refused with a client error (4xx); got ${res.describe()}`).toBeLessThan(500);
+      expect.soft(typeof res.body?.error, `TOKEN-006: the refusal of a token request labelled ${type} is the OAuth body, error a string; got ${res.describe()} ${res.headers['content-type'] ?? ''} ${res.text.slice(0, 160)}`).toBe('string');
+      expect.soft(res.body?.requestId, `TOKEN-006: no CORE requestId in the refusal of a token request labelled ${type}`).toBeUndefined();
+    }
+  });
 
   test('token errors never use the CORE wrapper', { tag: ['@TOKEN-006'] }, async ({ api }) => {
     const res = await api.call('token', { json: { grant_type: 'client_credentials' } });

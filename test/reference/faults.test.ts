@@ -772,6 +772,26 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
     return (await token(s, 'grant_type=client_credentials&client_id=', { authorization: basic })).status === 200;
   },
+  'token.form-secret-trimmed': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    return (await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: ` ${clientSecret} ` }).toString())).body.error === 'invalid_client';
+  },
+  'token.json-client-id-trimmed': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    return (await token(s, { grant_type: 'client_credentials', client_id: ` ${clientId} `, client_secret: clientSecret })).body.error === 'invalid_client';
+  },
+  'token.basic-subject-from-body': async (s) => {
+    const primary = s.client('primary');
+    const authorization = `Basic ${Buffer.from(`${encodeURIComponent(primary.clientId)}:${encodeURIComponent(primary.clientSecret)}`).toString('base64')}`;
+    const res = await token(s, new URLSearchParams({ grant_type: 'client_credentials', client_id: s.client('secondary').clientId }).toString(), { authorization });
+    if (typeof res.body.access_token !== 'string') return true;
+    return (await call(s, 'GET', '/api/core/whoami', { token: res.body.access_token })).body.apiClientId !== s.client('secondary').apiClientId;
+  },
+  'token.unsupported-type-plain': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const res = await call(s, 'POST', '/api/auth/token', { token: null, headers: { 'content-type': 'text/plain' }, body: `grant_type=client_credentials&client_id=${clientId}&client_secret=${clientSecret}` });
+    return res.status < 400 || typeof res.body?.error === 'string';
+  },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
