@@ -225,6 +225,20 @@ export const TOKEN_FAULTS = {
       if (answer.status === 405 && onTokenPath(answer.request.url, ctx.behaviour.paths.token)) answer.reply.removeHeader('allow');
     },
   },
+  'token.query-credentials-read': {
+    breaks: ['TOKEN-117'],
+    description: 'client_id and client_secret missing from the body are read from the query string, so a POST whose credentials are only in the URI gets a token (the profile check, with valid body credentials too, still sees its refusal)',
+    route: TOKEN,
+    preHandler(request) {
+      const query = request.query as Record<string, unknown>;
+      if (typeof query.client_id !== 'string' || typeof query.client_secret !== 'string' || request.headers.authorization !== undefined || namesCredentials(request)) return;
+      const fields = { client_id: query.client_id, client_secret: query.client_secret };
+      delete query.client_id;
+      delete query.client_secret;
+      if (request.body instanceof FormParameters) request.body = new FormParameters(new Map([...request.body.values, ...Object.entries(fields).map(([k, v]) => [k, [v]] as [string, string[]])]));
+      else if (objectBodyOf(request)) Object.assign(objectBodyOf(request)!, fields);
+    },
+  },
   'token.get-query-credentials-issue': {
     breaks: ['TOKEN-113'],
     description: "a GET of the token path whose query carries grant_type=client_credentials and a client's valid credentials issues a token (a GET without them is still 405)",

@@ -24,6 +24,7 @@ export const REQUIREMENT_IDS = [
   'TOKEN-114',
   'TOKEN-115',
   'TOKEN-116',
+  'TOKEN-117',
   'TOKEN-108',
   'TOKEN-109',
   'TOKEN-110',

@@ -1,3 +1,4 @@
+import { answerOf } from '../../harness/api-client.ts';
 import { basicCredentials, tokenRequest, type TokenStyle } from '../../harness/basic-auth.ts';
 import { MALFORMED_JSON } from '../support/malformed-json.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
@@ -388,12 +389,16 @@ test.describe('7.1 Token endpoint errors', () => {
     const { clientId, clientSecret } = target.clients.primary;
     const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString();
     const types = ['text/plain', 'application/xml', 'application/octet-stream', 'multipart/form-data; boundary=conformance'];
-    const answers = await Promise.all(types.map(async (type) => ({ type, res: await api.call('token', { body, headers: { 'content-type': type } }) })));
+    // The OpenAPI document's check of each answer (ERR-004) comes after this test's own: a refusal
+    // that is no OAuth body is TOKEN-006's failure first.
+    const answers = await Promise.all(types.map(async (type) => ({ type, ...(await answerOf(api.call('token', { body, headers: { 'content-type': type } }))) })));
     for (const { type, res } of answers.filter((a) => a.res.status >= 400)) {
       expect.soft(res.status, `TOKEN-010: a token request labelled ${type} is refused with a client error (4xx); got ${res.describe()}`).toBeLessThan(500);
       expect.soft(typeof res.body?.error, `TOKEN-006: the refusal of a token request labelled ${type} is the OAuth body, error a string; got ${res.describe()} ${res.headers['content-type'] ?? ''} ${res.text.slice(0, 160)}`).toBe('string');
       expect.soft(res.body?.requestId, `TOKEN-006: no CORE requestId in the refusal of a token request labelled ${type}`).toBeUndefined();
     }
+    const violation = answers.find((a) => a.violation !== null)?.violation;
+    if (violation) throw violation;
   });
 
   test('token errors never use the CORE wrapper', { tag: ['@TOKEN-006'] }, async ({ api }) => {

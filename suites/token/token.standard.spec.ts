@@ -209,6 +209,24 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
   });
 });
 
+test.describe('RFC 6749 2.3.1: client credentials never in the URI', () => {
+  // The body carries grant_type alone: the query's credentials are all the request has, and a
+  // server that reads client_id and client_secret from the query as well as the body issues a
+  // token on them. A form body and a JSON body, at once.
+  test('client credentials only in the query string issue no token', { tag: ['@TOKEN-117'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const query = { client_id: clientId, client_secret: clientSecret };
+    const answers = await Promise.all([
+      api.call('token', { form: { grant_type: 'client_credentials' }, query }),
+      api.call('token', { json: { grant_type: 'client_credentials' }, query }),
+    ]);
+    for (const res of answers) {
+      expect.soft(res.body?.access_token, `TOKEN-117: ${res.describe()} with the client's credentials in the query string only issues no token; got ${res.text.slice(0, 120)}`).toBeUndefined();
+      expect.soft(res.status, `TOKEN-117: ${res.describe()} with the credentials in the query string only is refused`).toBeGreaterThanOrEqual(400);
+    }
+  });
+});
+
 test.describe('RFC 6749 3.2 and RFC 9110 15.5.6: the token endpoint takes POST only', () => {
   test('another method at the token endpoint issues no token, and a 405 names POST in Allow', { tag: ['@TOKEN-113'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
