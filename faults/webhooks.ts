@@ -16,6 +16,8 @@ const mmsReferencesOf = (stores: object) => ofServer(mmsReferences, stores, () =
 
 // The webhook-ids already attempted once (webhooks.retry-unlabelled).
 const attemptedIds = new Set<string>();
+/** When each number was last updated, under webhooks.update-drops-retries (numberIds are unique to a server). */
+const numbersUpdatedAt = new Map<string, number>();
 
 export const WEBHOOKS_FAULTS = {
   'webhooks.override-never-sent': {
@@ -199,6 +201,11 @@ export const WEBHOOKS_FAULTS = {
     breaks: ['WH-004'],
     description: "a send's recipients are looked up among the service's numbers from the first alone: a send naming one of them after another recipient brings no inbound traffic about (a send to it alone does)",
     behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals) => (policy, stores, from, request, accepted, nowMs, shape) => loopbackArrivals(policy, stores, from, request, accepted.slice(0, 1), nowMs, shape)),
+  },
+  'webhooks.inbound-from-sms-only': {
+    breaks: ['WH-004'],
+    description: 'only an SMS to one of the service\'s numbers brings inbound traffic about: an MMS to the same number is delivered to the carrier and never reaches the number\'s inbound webhook',
+    behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals) => (policy, stores, from, request, accepted, nowMs, shape) => (request.messageType === 'MMS' ? [] : loopbackArrivals(policy, stores, from, request, accepted, nowMs, shape))),
   },
   'webhooks.inbound-to-sender-client': {
     breaks: ['WH-005'],
@@ -415,6 +422,52 @@ export const WEBHOOKS_FAULTS = {
     breaks: ['WH-105'],
     description: 'a callback answered 410 Gone is tried again like any other failed one (a 2xx still settles it)',
     behaviour: replaceMember('webhooks', 'gone', () => () => false),
+  },
+  'webhooks.only-200-204-delivered': {
+    breaks: ['WH-107'],
+    description: 'only 200 and 204 count as delivered: a callback answered 201 or 202 (a receiver that queues what it takes) is retried as a failure, until the attempts run out',
+    behaviour: replaceMember('webhooks', 'delivered', () => (attempt) => attempt.status === 200 || attempt.status === 204),
+  },
+  'webhooks.id-from-recipient-and-time': {
+    breaks: ['WH-109'],
+    description: "a callback's webhook-id is derived from the phone number its event names as `to` and the event's timestamp, so the delivery outcome and the inbound event of one send to a number of the client's own (same recipient, same moment) carry one webhook-id",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, payload, nowMs) => {
+      const event = JSON.parse(payload) as { timestamp?: unknown; data?: { to?: unknown }; to?: unknown };
+      const to = event.data?.to ?? event.to;
+      const derived = typeof to === 'string' ? `evt_${createHash('sha256').update(`${to}|${String(event.timestamp ?? '')}`).digest('hex').slice(0, 24)}` : webhookId;
+      return signedHeaders(secret, derived, payload, nowMs);
+    }),
+  },
+  'webhooks.update-drops-retries': {
+    breaks: ['WH-103'],
+    description: "an update of a number (any field, even to the values it has) drops the pending retries of the callbacks its events made: each later attempt goes nowhere (a closed port), so a callback that failed before the update never arrives again",
+    route: 'PATCH /api/core/numbers/:numberId',
+    answer({ request, status }) {
+      if (status < 300) numbersUpdatedAt.set((request.params as { numberId: string }).numberId, Date.now());
+    },
+    behaviour: (behaviour) => {
+      let numberOfAttempt: string | undefined;
+      const firstAttemptAt = new Map<string, number>();
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          // The dispatcher asks for an attempt's body, then its target: the body names the number.
+          attemptPayload: (payload, attemptsBefore) => {
+            const event = JSON.parse(payload) as { data?: Record<string, unknown> } & Record<string, unknown>;
+            const data = event.data ?? event;
+            numberOfAttempt = typeof data.sendFrom === 'string' ? data.sendFrom : typeof data.numberId === 'string' ? data.numberId : undefined;
+            return behaviour.webhooks.attemptPayload(payload, attemptsBefore);
+          },
+          attemptTarget: (webhook, attemptsBefore) => {
+            if (attemptsBefore === 0) firstAttemptAt.set(webhook.webhookId, Date.now());
+            const updatedAt = numberOfAttempt === undefined ? undefined : numbersUpdatedAt.get(numberOfAttempt);
+            const first = firstAttemptAt.get(webhook.webhookId);
+            if (attemptsBefore > 0 && updatedAt !== undefined && first !== undefined && updatedAt > first) return 'http://127.0.0.1:1/dropped';
+            return behaviour.webhooks.attemptTarget(webhook, attemptsBefore);
+          },
+        },
+      };
+    },
   },
   'webhooks.retry-after-429-only': {
     breaks: ['WH-106'],

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { acceptedMessageIds } from '../generators/send-port.ts';
 import type { ApiClient, ApiResponse } from './api-client.ts';
 import type { Capability, ClientCredentials, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
@@ -165,12 +166,16 @@ function accepts(status: number): boolean {
 export interface Inbound {
   /** The number the traffic arrives at. */
   numberId: string;
+  /** The primary number a loopback send goes from (kind loopback); undefined for the control plane's traffic, which no send of the client's makes. */
+  sender?: string;
   /**
-   * Make `text` arrive at numberId; `from` is the sender's phone number when the harness knows it.
+   * Make `text` arrive at numberId; `from` is the sender's phone number when the harness knows it,
+   * `sent` the messageIds a loopback send's answer named (its own delivery events report them).
    * `besides`: other recipients the loopback send names before the number (the control plane
-   * delivers to the number alone).
+   * delivers to the number alone). `mms`: a loopback MMS, with the config's media sample, from
+   * an MMS-enabled number (not testable without one).
    */
-  deliver(text: string, id: RequirementLabel, options?: { besides?: readonly string[] }): Promise<{ messageId?: string; from?: string }>;
+  deliver(text: string, id: RequirementLabel, options?: { besides?: readonly string[]; mms?: boolean }): Promise<{ messageId?: string; from?: string; sent?: string[] }>;
 }
 
 export interface TriggerContext {
@@ -373,15 +378,26 @@ export class TriggerSet {
     if (!numberId) notTestable(`no number in the primary client's numbers list carries ${phoneNumber} (triggers.inbound.to.phoneNumber; set to.numberId if the list does not show it)`);
     const sender = [known.sms, ...known.primary.filter(canSendSms).map((n) => n.numberId)].find((id) => id !== undefined && id !== numberId);
     if (!sender) notTestable(`needs a second primary number with a campaignregId that can send SMS, to send to ${phoneNumber} (triggers.inbound)`);
-    const senderRecord = known.primary.find((n) => n.numberId === sender);
-    const from = typeof senderRecord?.phoneNumber === 'string' ? senderRecord.phoneNumber : undefined;
     return {
       numberId: numberId!,
+      sender: sender!,
       deliver: async (text, id, options) => {
-        const json = { sendFrom: sender, to: [...(options?.besides ?? []), phoneNumber], messageType: 'SMS', text, externalReference: `conformance-${runMark(this.ctx.runDir)}-loopback-${randomUUID().slice(0, 8)}` };
+        const from = options?.mms ? known.mms : sender;
+        if (from === undefined || from === numberId) notTestable(`needs a primary number other than ${numberId} with a campaignregId and MMS enabled, to send an MMS to ${phoneNumber} (triggers.inbound)`);
+        const json = {
+          sendFrom: from,
+          to: [...(options?.besides ?? []), phoneNumber],
+          messageType: options?.mms ? 'MMS' : 'SMS',
+          text,
+          ...(options?.mms && { media: target.mediaSample }),
+          externalReference: `conformance-${runMark(this.ctx.runDir)}-loopback-${randomUUID().slice(0, 8)}`,
+        };
         const res = await api.call('send', { headers: { 'idempotency-key': randomUUID() }, json });
-        expect(res).toSucceed(`${id}: precondition: the loopback send from ${sender} to ${phoneNumber} (triggers.inbound) is accepted`);
-        return from !== undefined ? { from } : {};
+        expect(res).toSucceed(`${id}: precondition: the loopback ${json.messageType} from ${from} to ${phoneNumber} (triggers.inbound) is accepted`);
+        const sent = acceptedMessageIds(res.body);
+        const fromRecord = known.primary.find((n) => n.numberId === from);
+        const fromPhone = typeof fromRecord?.phoneNumber === 'string' ? fromRecord.phoneNumber : undefined;
+        return { sent, ...(fromPhone !== undefined && { from: fromPhone }) };
       },
     };
   }

@@ -429,6 +429,18 @@ test.describe('6 inbound traffic by webhook', () => {
     await expectCallbacks(channel, 'WH-004', `an inbound callback naming its text, the number named second among the send's recipients`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
   });
 
+  // The other messageType: an MMS to the number is inbound traffic as an SMS is (section 6
+  // names no kind of traffic that is not delivered). A server that raises inbound events from
+  // SMS alone is right on every loopback SMS.
+  test("an inbound MMS (a loopback MMS to the number) is POSTed to its webhookInboundOverride too", { tag: ['@WH-004'] }, async ({ target, settings, webhooks, inbound }) => {
+    if (target.triggers.inbound?.kind !== 'loopback') notTestable('the inbound trigger is not a loopback send (triggers.inbound kind loopback): the control plane delivers text alone');
+    const channel = webhooks.channel('inbound-mms');
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-004');
+    const text = `Conformance inbound MMS ${randomUUID()}`;
+    await inbound.deliver(text, 'WH-004', { mms: true });
+    await expectCallbacks(channel, 'WH-004', 'an inbound callback naming the text of the loopback MMS', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
+  });
+
   // Another identity: the number another client holds. Its inbound traffic is its owner's
   // (section 6: each client has its own inbound webhook, each number its own override), so a
   // send from the primary client to a phone number the secondary client holds, which has no

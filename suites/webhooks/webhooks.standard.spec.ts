@@ -206,6 +206,27 @@ test.describe('Standard Webhooks: webhook-id names one event', () => {
     const shared = [...bodiesById].filter(([, bodies]) => bodies.size > 1).map(([id, bodies]) => `${id}: ${[...bodies].map((b) => b.slice(0, 120)).join(' | ')}`);
     expect(shared, `WH-109: each webhook-id carries one event; these carried ${shared.length === 0 ? 'one' : 'several'} (${to.length} recipients, messageIds ${ids.join(', ')})`).toEqual([]);
   });
+
+  // The two kinds of event one send brings about when it goes to a number of the client's own
+  // (triggers.inbound, kind loopback): the sender's delivery outcome and the recipient number's
+  // inbound traffic. Two events, two webhook-ids: a server that derives the id from the message
+  // gives both the same, and a receiver that de-duplicates keeps one of them. Both kinds are
+  // pointed at one channel, so one receiver sees both ids.
+  test('the delivery event and the inbound event of one loopback send carry webhook-ids of their own', { tag: ['@WH-109'] }, async ({ target, knownNumbers, settings, webhooks, inbound }) => {
+    if (inbound.sender === undefined) notTestable("inbound traffic comes from the control plane here (triggers.inbound kind control): no send of the client's brings it about, so no delivery event comes with it");
+    if (!knownNumbers.share.some((n) => n.role === 'primary' && n.numberId === inbound.sender)) notTestable(`the loopback send goes from ${inbound.sender}, a number outside this worker's share, whose delivery override the test may not change`);
+    const channel = webhooks.channel('one-id-two-kinds');
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-109');
+    await deliverTo(settings, inbound.sender!, channel.url, 'WH-109');
+    const text = `Conformance two kinds ${randomUUID()}`;
+    const { sent = [] } = await inbound.deliver(text, 'WH-109');
+    const [inboundEvent] = await expectCallbacks(channel, 'WH-109', 'the inbound callback naming the loopback text', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
+    const outcomes = await Promise.all(sent.map((messageId) => awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-109')));
+    const inboundId = inboundEvent!.headers['webhook-id'];
+    if (inboundId === undefined) notTestable('the inbound callback carries no webhook-id (WH-101 judges the headers)');
+    const sharing = outcomes.filter((c) => c.text !== inboundEvent!.text && c.headers['webhook-id'] === inboundId).map((c) => c.text.slice(0, 160));
+    expect(sharing, `WH-109: the inbound event of the loopback send carries webhook-id ${inboundId}, and so does the send's delivery event, another event`).toEqual([]);
+  });
 });
 
 test.describe('Standard Webhooks: retries', () => {
@@ -234,6 +255,36 @@ test.describe('Standard Webhooks: retries', () => {
       expect(retried!.headers['content-type'], `WH-103: the retry is labelled as the first attempt was (Content-Type ${failed!.headers['content-type'] ?? 'absent'})`).toBe(failed!.headers['content-type']);
     });
   }
+
+  // A later moment: the callback's number is updated while its retries are due. The update
+  // names the values the number already has (its smsEnabled, its campaignregId), so where the
+  // callback goes does not change; every attempt is answered 500 until the update is done, and
+  // 200 after. A server that drops a number's pending retries when its settings are written is
+  // right on every retry no update meets.
+  test("a callback answered 500 is still retried after its number's settings were written meanwhile", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    let updated = false;
+    const channel = webhooks.channel('retry-after-update').answerWith(() => (updated ? 200 : 500));
+    const own = channel.scriptOnlyFor();
+    await deliverTo(settings, numberId, channel.url, 'WH-103');
+    const record = (await readNumbers(api)).find((n) => n.numberId === numberId);
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-retry-after-update')), 'WH-103');
+    own(namesMessage(messageId!));
+    const failed = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
+    const id = failed.headers['webhook-id'];
+    if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
+    const same = { smsEnabled: record?.smsEnabled ?? true, ...(record && 'campaignregId' in record && { campaignregId: record.campaignregId }) };
+    const res = await settings.change(numberId, same);
+    expect(res).toSucceed(`WH-103: precondition: the update of ${numberId} to the values it has (${JSON.stringify(same)}) is accepted`);
+    const updatedAt = Date.now();
+    updated = true;
+    const later = await channel.waitFor(`an attempt of ${id} after the update`, (c) => c.headers['webhook-id'] === id && c.receivedAt >= updatedAt, { timeoutMs: target.webhooks.timeoutMs }).catch(() => null);
+    // Attempts that kept coming while the update was made, and then none: the server's attempts
+    // may simply have run out meanwhile (its schedule is its own), so nothing is judged.
+    const during = channel.received.filter((c) => c.headers['webhook-id'] === id && c.receivedAt > failed.receivedAt && c.receivedAt < updatedAt);
+    if (later === null && during.length > 0) notTestable(`the callback ${id} was tried ${during.length + 1} times before the update of ${numberId} was done and not after: its retries may have run out meanwhile`);
+    expect(later, `WH-103: the callback ${id}, answered 500, was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms) once its number ${numberId} was updated to the values it had: the update dropped its retries`).not.toBeNull();
+  });
 
   // The other kind of event section 6 sends: inbound traffic. A server whose retry queue holds
   // delivery outcomes alone sends each inbound event once, and is right on every delivery
@@ -363,10 +414,12 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
   // The other side of WH-103: any 2xx is success (Standard Webhooks, "Delivery success and
   // failure"), not only 200. The first attempt is answered 500 and its retry the 2xx, so the gap
   // says how soon this server tries again; a sender that took the 2xx for a failure tries again
-  // within four times that. Both statuses at once, each on a number of its own where there are two.
-  test('a callback answered 200 or 204 is delivered: it is not tried again', { tag: ['@WH-107'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  // within four times that. 200 and 204, and 201 and 202, the statuses of a receiver that
+  // queues what it takes: a server that counts 200 and 204 alone as success retries those.
+  // Two at once, each on a number of its own where there are two.
+  test('a callback answered 200, 201, 202 or 204 is delivered: it is not tried again', { tag: ['@WH-107'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const second = secondSmsNumber(knownNumbers);
-    const check = async (status: 200 | 204, numberId: string) => {
+    const check = async (status: 200 | 201 | 202 | 204, numberId: string) => {
       const { channel, webhookId } = await failOwnCallback({ api, target, knownNumbers, settings, webhooks, newKey }, 'WH-107', `delivered-${status}`, (attempt) => (attempt === 0 ? 500 : status), numberId);
       const attempts = await channel.waitFor(`a retry of ${webhookId}`, (c) => c.headers['webhook-id'] === webhookId, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
       if (attempts === null) notTestable(`the callback answered 500 was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms; WH-103), so how soon an attempt could follow the ${status} is not known`);
@@ -376,8 +429,10 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
       const after = channel.received.filter((c) => c.headers['webhook-id'] === webhookId);
       expect(after.length, `WH-107: no attempt of ${webhookId} follows its ${status} within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms): a 2xx is success`).toBe(2);
     };
-    if (second !== undefined) await Promise.all([check(200, smsNumber(knownNumbers)), check(204, second)]);
-    else for (const status of [200, 204] as const) await check(status, smsNumber(knownNumbers));
+    for (const [a, b] of [[200, 204], [202, 201]] as const) {
+      if (second !== undefined) await Promise.all([check(a, smsNumber(knownNumbers)), check(b, second)]);
+      else for (const status of [a, b]) await check(status, smsNumber(knownNumbers));
+    }
   });
 
   test('a callback answered 429 with Retry-After, in seconds or as an HTTP date, or 503 with Retry-After, is not tried again before that time', { tag: ['@WH-106'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {

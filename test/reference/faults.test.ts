@@ -1376,6 +1376,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.redirect-status-is-success': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(300).end())) >= 2,
   'webhooks.retry-after-date-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': new Date(Date.now() + 3_000).toUTCString() }).end())) === 1,
   // 503 with Retry-After 3 s: no second attempt within the helper's 2 s
+  // The first attempt answered 202: no second attempt within the helper's 2 s.
+  'webhooks.only-200-204-delivered': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(202).end())) === 1,
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
@@ -1483,6 +1485,50 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // A send from the primary's first number to its second's phone number, named after another recipient: inbound traffic at the second's override.
+  // A send from one primary number to another's phone number, both kinds pointed at one receiver: two events, two webhook-ids.
+  'webhooks.id-from-recipient-and-time': async (s) => {
+    const receiver = await startReceiver();
+    const [from, to] = [primaryNumber(s), primaryNumber(s, 1)];
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${from.numberId}`, { payload: { webhookDeliveryOverride: receiver.url } });
+      await call(s, 'PATCH', `/api/core/numbers/${to.numberId}`, { payload: { webhookInboundOverride: receiver.url } });
+      await send(s, sendBody(from.numberId, { to: [to.phoneNumber] }));
+      const arrived = await receiver.waitFor(2, 2_000).catch(() => receiver.received);
+      return new Set(arrived.map((r) => r.headers['webhook-id'])).size === arrived.length && arrived.length === 2;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${from.numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await call(s, 'PATCH', `/api/core/numbers/${to.numberId}`, { payload: { webhookInboundOverride: null } });
+      await receiver.close();
+    }
+  },
+  // An MMS from the MMS-enabled primary number to another primary number: its inbound event arrives.
+  'webhooks.inbound-from-sms-only': async (s) => {
+    const receiver = await startReceiver();
+    const to = primaryNumber(s, 1);
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${to.numberId}`, { payload: { webhookInboundOverride: receiver.url } });
+      await send(s, sendBody(primaryNumber(s).numberId, { to: [to.phoneNumber], messageType: 'MMS', media: [{ url: 'https://cdn.example.com/p.png', contentType: 'image/png' }] }));
+      return (await receiver.waitFor(1, 2_000).catch(() => [])).length === 1;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${to.numberId}`, { payload: { webhookInboundOverride: null } });
+      await receiver.close();
+    }
+  },
+  // The first attempt answered 500; the number is then updated to a value it has; a retry still comes.
+  'webhooks.update-drops-retries': async (s) => {
+    const receiver = await startReceiver((_r, i) => ({ status: i === 0 ? 500 : 204 }));
+    const numberId = primaryNumber(s).numberId;
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: receiver.url } });
+      await send(s, sendBody(numberId));
+      await receiver.waitFor(1, 2_000);
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } });
+      return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'webhooks.inbound-first-recipient-only': async (s) => {
     const receiver = await startReceiver();
     const second = primaryNumber(s, 1);
