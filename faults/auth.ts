@@ -329,6 +329,27 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.renewal-grace-5s': {
+    breaks: ['TOKEN-011'],
+    description: "once a client obtains a new token, each of its older tokens lives 5 s more (a grace for requests in flight), not the lifetime its expires_in said: a token presented right after a renewal works, the client's token of a minute ago does not",
+    route: 'POST /api/auth/token',
+    answer({ status, body }, { stores }) {
+      if (status !== 200 || typeof body.access_token !== 'string') return;
+      const client = stores.clients.byTokenHash(tokenHash(body.access_token), Date.now());
+      if (client) issuedAt(stores).set(body.access_token, { client: client.apiClientId, at: Date.now() });
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const token = tokenOf(request);
+        const issued = token === undefined ? undefined : issuedAt(stores).get(token);
+        if (issued !== undefined) {
+          const renewals = [...issuedAt(stores).values()].filter((other) => other.client === issued.client && other.at > issued.at).map((other) => other.at);
+          if (renewals.length > 0 && Date.now() > Math.min(...renewals) + 5_000) throw unauthorized('The bearer token is unknown or expired.', true);
+        }
+        return authenticate(request, reply);
+      },
+    }),
+  },
   'auth.token-suffix-ignored': {
     breaks: ['AUTH-004'],
     description: 'characters after an issued token are ignored: the issued token with more characters appended is accepted as the token',

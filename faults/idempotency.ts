@@ -5,12 +5,13 @@ import { tokenHash } from '../reference/auth/tokenHash.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import { CoreError, coreErrorBody } from '../reference/errors.ts';
 import { newId } from '../reference/ids.ts';
+import { outcomeFor } from '../reference/delivery/outcome.ts';
 import { buildAcceptance } from '../reference/send/accept.ts';
 import { canonicalJson, payloadFingerprint } from '../reference/send/fingerprint.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
 import type { IdempotencyRecord } from '../reference/store/idempotency.ts';
 import type { DueWebhook } from '../reference/store/outbox.ts';
-import { ofServer, type FaultDefinition } from './fault.ts';
+import { objectBodyOf, ofServer, type FaultDefinition } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
 // key other than the client's (a fresh one, one that names the sendFrom too, one lower-cased)
@@ -325,6 +326,19 @@ export const IDEMPOTENCY_FAULTS = {
     preHandler(request, ctx) {
       const record = recordOf(request, ctx);
       if (!record || earlierRecord(request, ctx) !== 'same') return;
+      const ids = messageIdsOf(record);
+      const delivered = ctx.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND state = 'delivered'`);
+      if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);
+    },
+  },
+  'idempotency.forgotten-after-failed-outcome': {
+    breaks: ['IDEM-001'],
+    description: "a key whose messages all failed is forgotten once their FAILED events were delivered: the same retry queues the send again (a key whose messages were delivered is kept)",
+    route: SEND,
+    preHandler(request, ctx) {
+      const record = recordOf(request, ctx);
+      const to = (objectBodyOf(request)?.to ?? []) as unknown[];
+      if (!record || earlierRecord(request, ctx) !== 'same' || to.length === 0 || !to.every((r) => typeof r === 'string' && outcomeFor(r).status === 'FAILED')) return;
       const ids = messageIdsOf(record);
       const delivered = ctx.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND state = 'delivered'`);
       if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);

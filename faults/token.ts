@@ -562,6 +562,16 @@ export const TOKEN_FAULTS = {
       answer.text = 'Unsupported Media Type';
     },
   },
+  'token.basic-grant-error-401': {
+    breaks: ['TOKEN-103'],
+    description: 'after HTTP Basic, unsupported_grant_type is answered 401 with a Basic challenge, as invalid_client is (with credentials in the body it is still 400)',
+    route: TOKEN,
+    answer(answer) {
+      if (answer.body?.error !== 'unsupported_grant_type' || typeof parseBasicCredentials(answer.request.headers.authorization) !== 'object') return;
+      answer.status = 401;
+      answer.reply.header('www-authenticate', TOKEN_CHALLENGE);
+    },
+  },
   'token.undecodable-basic-ignored': {
     breaks: ['TOKEN-106'],
     description: 'an Authorization: Basic header that does not decode is ignored when the body carries credentials: the body authenticates and a token is issued (alone, the header is still invalid_client)',

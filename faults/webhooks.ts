@@ -207,6 +207,14 @@ export const WEBHOOKS_FAULTS = {
     description: 'only an SMS to one of the service\'s numbers brings inbound traffic about: an MMS to the same number is delivered to the carrier and never reaches the number\'s inbound webhook',
     behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals) => (policy, stores, from, request, accepted, nowMs, shape) => (request.messageType === 'MMS' ? [] : loopbackArrivals(policy, stores, from, request, accepted, nowMs, shape))),
   },
+  'webhooks.cross-client-inbound-override-ignored': {
+    breaks: ['WH-004'],
+    description: "inbound traffic a send of one client brings to a number another client holds ignores that number's webhookInboundOverride and goes to its client's inbound webhook, if any (traffic between a client's own numbers is right)",
+    behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals) => (policy, stores, from, request, accepted, nowMs, shape) => [
+      ...loopbackArrivals(policy, stores, from, request, accepted.filter(({ to }) => stores.numbers.byPhoneNumber(to)?.apiClientId === from.apiClientId), nowMs, shape),
+      ...loopbackArrivals({ inboundTarget: (client) => client.inboundWebhookUrl }, stores, from, request, accepted.filter(({ to }) => { const n = stores.numbers.byPhoneNumber(to); return n !== undefined && n.apiClientId !== from.apiClientId; }), nowMs, shape),
+    ]),
+  },
   'webhooks.inbound-to-sender-client': {
     breaks: ['WH-005'],
     description: "inbound traffic a send brings about is filed under the client that sent it: a number without an inbound override, of another client, has it delivered to the sender's inbound webhook (a send between a client's own numbers is right)",

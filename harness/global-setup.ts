@@ -12,7 +12,7 @@ import { interferenceWatch, runStartedAt } from './interference.ts';
 import { preflight } from './preflight.ts';
 import { startRunLock } from './run-lock.ts';
 import { startRunReceiver } from './run-receiver.ts';
-import { saveTokenIssuedEarly } from './triggers.ts';
+import { savePrimaryIssuedEarly, saveTokenIssuedEarly } from './triggers.ts';
 import { webhookRoundTrip } from './webhook-round-trip.ts';
 import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
 
@@ -26,6 +26,7 @@ export default async function globalSetup(config: FullConfig): Promise<(() => Pr
   const ownFixtures = source.kind === 'reference';
   const result = await preflight(target, { origin: targetOrigin(settings.target.source), ownFixtures });
   if (result.tokenIssuedEarly) saveTokenIssuedEarly(settings.runDir, result.tokenIssuedEarly);
+  if (result.primaryIssuedEarly) savePrimaryIssuedEarly(settings.runDir, result.primaryIssuedEarly);
   const stops: Array<() => Promise<void>> = [];
   const watch = interferenceWatch(settings.runDir);
   if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir, watch));

@@ -16,7 +16,7 @@ import { itemsAt, PROFILE_ROUTES, type ClientCredentials, type Route, type Targe
 import { redactBody } from './evidence.ts';
 import { HarnessStop } from './judgement.ts';
 import { retryAfterMs } from './rate-limit.ts';
-import { issueUnseen, type TokenIssuedEarly } from './triggers.ts';
+import { issueUnseen, type PrimaryIssuedEarly, type TokenIssuedEarly } from './triggers.ts';
 
 type Method = 'JSON body' | 'form body' | 'HTTP Basic';
 
@@ -53,6 +53,8 @@ export interface PreflightResult {
   clients: PreflightClient[];
   /** The token the preflight obtained for triggers.expireToken's client (kind wait), for the tests that wait it out. */
   tokenIssuedEarly?: TokenIssuedEarly;
+  /** The primary client's token of the preflight, the run's oldest: TOKEN-011 presents it once the client has obtained many others. */
+  primaryIssuedEarly?: PrimaryIssuedEarly;
   /**
    * A failure the preflight found that no config can cause (checkIdentities): once the server has
    * shown one, what the preflight finds after it may be its consequence, and is the server's too.
@@ -129,10 +131,12 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
     ...roles.map(async (role) => {
       const own: PreflightResult = { checked: [], notes: [], clients: [] };
       const creds = target.clients[role]!;
+      const requestedAt = Date.now();
       const token = await obtainToken(target, role, creds, timeoutMs, config, own, options.ownFixtures);
       const client: PreflightClient = { role, clientId: creds.clientId, tokenBy: token?.by ?? null, numbers: null };
       if (token) {
         own.tokens = { [role]: token.accessToken };
+        if (role === 'primary') own.primaryIssuedEarly = { token: token.accessToken, expiresIn: token.expiresIn, requestedAt };
         const records = await listNumbers(target, role, token.accessToken, timeoutMs, config, own, options.ownFixtures);
         if (records !== null) {
           own.records = { [role]: records };
@@ -173,6 +177,7 @@ export async function preflight(target: Target, options: PreflightOptions): Prom
     result.tokens = { ...result.tokens, ...check.value.tokens };
     result.records = { ...result.records, ...check.value.records };
     if (check.value.tokenIssuedEarly) result.tokenIssuedEarly = check.value.tokenIssuedEarly;
+    if (check.value.primaryIssuedEarly) result.primaryIssuedEarly = check.value.primaryIssuedEarly;
   }
   await checkIdentities(target, result, timeoutMs);
   await checkConfiguredNumbers(target, result, config, timeoutMs, options.ownFixtures);

@@ -139,7 +139,28 @@ export interface TokenIssuedEarly {
   unseenReceivedAt: number;
 }
 
+/** The primary client's first token of the run, obtained by the preflight (TOKEN-011's oldest token). */
+export interface PrimaryIssuedEarly {
+  token: string;
+  /** expires_in of the token response, as it came. */
+  expiresIn: unknown;
+  /** When the token request was sent (ms since the epoch). */
+  requestedAt: number;
+}
+
 const ISSUED_EARLY_FILE = 'expire-token.json';
+const PRIMARY_EARLY_FILE = 'primary-token.json';
+
+export function savePrimaryIssuedEarly(runDir: string, issued: PrimaryIssuedEarly): void {
+  mkdirSync(runDir, { recursive: true });
+  // A bearer token: readable by this user only.
+  writeFileSync(join(runDir, PRIMARY_EARLY_FILE), JSON.stringify(issued), { mode: 0o600 });
+}
+
+export function loadPrimaryIssuedEarly(runDir: string): PrimaryIssuedEarly | null {
+  const file = join(runDir, PRIMARY_EARLY_FILE);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as PrimaryIssuedEarly) : null;
+}
 
 export function saveTokenIssuedEarly(runDir: string, issued: TokenIssuedEarly): void {
   mkdirSync(runDir, { recursive: true });

@@ -1,4 +1,4 @@
-import { basicCredentials } from '../../harness/basic-auth.ts';
+import { basicCredentials, tokenRequest } from '../../harness/basic-auth.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { failingClient } from './failing-clients.ts';
 
@@ -38,10 +38,12 @@ test.describe('RFC 6749 5.2 Error response', () => {
     expect(res).toHaveStatus(400, 'TOKEN-103: invalid_request is 400');
   });
 
-  test('unsupported_grant_type is answered 400', { tag: ['@TOKEN-103'] }, async ({ api, target }) => {
-    const { clientId, clientSecret } = target.clients.primary;
-    const res = await api.call('token', { json: { grant_type: 'password', client_id: clientId, client_secret: clientSecret } });
-    expect(res).toHaveStatus(400, 'TOKEN-103: unsupported_grant_type is 400');
+  // Each way a client authenticates: RFC 6749 5.2 lets invalid_client alone be 401, so a server
+  // that answers every error after HTTP Basic with 401 (and a challenge) is right on the body's
+  // credentials and wrong on Basic's.
+  test('unsupported_grant_type is answered 400, in a JSON body, a form body and beside HTTP Basic', { tag: ['@TOKEN-103'] }, async ({ api, target }) => {
+    const answers = await Promise.all((['json', 'form', 'basic'] as const).map(async (way) => ({ way, res: await api.call('token', tokenRequest(way, target.clients.primary, 'password')) })));
+    for (const { way, res } of answers) expect.soft(res.status, `TOKEN-103: unsupported_grant_type (grant_type password, credentials by ${way === 'basic' ? 'HTTP Basic' : `a ${way} body`}) is 400; got ${res.describe()}`).toBe(400);
   });
 
   // A known client with a wrong secret, and a client id nobody was given: both fail client

@@ -441,6 +441,30 @@ test.describe('6 inbound traffic by webhook', () => {
     await expectCallbacks(channel, 'WH-004', 'an inbound callback naming the text of the loopback MMS', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
   });
 
+  // Another identity on the receiving side: a number the secondary client holds, its inbound
+  // override set by that client, gets the traffic a send of the primary client brings it. The
+  // secondary client may have no inbound webhook of its own: the override is the number's
+  // (section 6), whatever its client has. A server that delivers an override only for the
+  // client that sent, or only when the client also has an inbound webhook, is right on every
+  // send between the primary client's own numbers.
+  test("inbound traffic to a number another client holds is POSTed to that number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ api, target, knownNumbers, settings, webhooks, lockHold, newKey }) => {
+    if (target.triggers.inbound?.kind !== 'loopback') notTestable('the inbound trigger is not a loopback send (triggers.inbound kind loopback): a send brings no inbound traffic about');
+    if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
+    const held = await heldBySecondary(api, target);
+    if (!held) notTestable("the secondary client's numbers list shows no phone number the target admits as a recipient (recipients.allowPattern)");
+    const { record: theirs, phone } = held!;
+    if (!('webhookInboundOverride' in theirs)) notTestable(`the numbers list does not show webhookInboundOverride of ${theirs.numberId}, so its change could not be put back`);
+    if (theirs.numberId !== knownNumbers.foreign) await lockHold.need([{ resource: numberResource('secondary', theirs.numberId), mode: 'exclusive' }]);
+    const channel = webhooks.channel('inbound-theirs-override');
+    const pointed = await settings.change(theirs.numberId, { webhookInboundOverride: channel.url }, 'secondary');
+    expect(pointed).toSucceed(`WH-004: precondition: the secondary client points the webhookInboundOverride of ${theirs.numberId} at the receiver`);
+    const payload = { ...smsPayload(smsNumber(knownNumbers), [phone], 'inbound-theirs-override'), text: `Conformance inbound ${randomUUID()}` };
+    const res = await send(api, newKey(), payload);
+    if (res.status >= 400 && res.status < 500) notTestable(`the target refused a send to ${phone}, a number of another client (${res.status})`);
+    expectQueuedFor(res, 'WH-004', `the send to ${phone}, a number of the secondary client`);
+    await expectCallbacks(channel, 'WH-004', `the inbound callback naming the text sent to ${phone}, at the override the secondary client set on ${theirs.numberId}`, inboundNaming(payload.text), { timeoutMs: target.webhooks.timeoutMs });
+  });
+
   // Another identity: the number another client holds. Its inbound traffic is its owner's
   // (section 6: each client has its own inbound webhook, each number its own override), so a
   // send from the primary client to a phone number the secondary client holds, which has no

@@ -542,6 +542,23 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // A send to a recipient that fails (+1 NPA 555 0150..0199), its FAILED event delivered, then retried: the first messageId.
+  'idempotency.forgotten-after-failed-outcome': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      const key = newKey();
+      const body = sendBody(primaryNumber(s).numberId, { to: ['+12025550150'] });
+      const first = await send(s, body, key);
+      await receiver.waitFor(1, 2_000).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const retry = await send(s, body, key);
+      return retry.body.results[0].messageId === first.body.results[0].messageId;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'idempotency.dies-with-token': async (s) => {
     const { clientId, clientSecret } = s.client('brief');
     const first = (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.access_token as string;
@@ -797,6 +814,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await call(s, 'POST', `/api/auth/token?client_id=${encodeURIComponent(clientId)}&client_secret=${encodeURIComponent(clientSecret)}`, { token: null, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
     return res.body?.access_token === undefined;
   },
+  'token.basic-grant-error-401': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+    return (await token(s, 'grant_type=password', { authorization })).status === 400;
+  },
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
@@ -869,6 +891,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const first = (await token(s, credentials(s))).body.access_token as string;
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     await token(s, credentials(s));
+    return (await call(s, 'GET', '/api/core/whoami', { token: first })).status === 200;
+  },
+  // A token, another one right after it, and the first presented 5.5 s later: still within its expires_in.
+  'auth.renewal-grace-5s': async (s) => {
+    const first = (await token(s, credentials(s))).body.access_token as string;
+    await token(s, credentials(s));
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
     return (await call(s, 'GET', '/api/core/whoami', { token: first })).status === 200;
   },
   'auth.token-suffix-ignored': async (s) => {
@@ -1538,6 +1567,20 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       return (await receiver.waitFor(1, 2_000).catch(() => [])).length === 1;
     } finally {
       await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookInboundOverride: null } });
+      await receiver.close();
+    }
+  },
+  // A send from the primary to a number of the secondary's whose inbound override the secondary set: the event reaches it.
+  'webhooks.cross-client-inbound-override-ignored': async (s) => {
+    const receiver = await startReceiver();
+    const theirs = s.client('secondary').numbers[0]!;
+    const secondaryToken = await s.token('secondary');
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: receiver.url } });
+      await send(s, sendBody(primaryNumber(s).numberId, { to: [theirs.phoneNumber] }));
+      return (await receiver.waitFor(1, 2_000).catch(() => [])).length === 1;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: null } });
       await receiver.close();
     }
   },
