@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { callerOf } from '../reference/auth/bearer.ts';
+import { callerOf, unauthorized } from '../reference/auth/bearer.ts';
 import { tokenHash } from '../reference/auth/tokenHash.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import { CoreError, coreErrorBody } from '../reference/errors.ts';
@@ -11,7 +11,7 @@ import { canonicalJson, payloadFingerprint } from '../reference/send/fingerprint
 import type { SendRequest } from '../reference/send/sendRequest.ts';
 import type { IdempotencyRecord } from '../reference/store/idempotency.ts';
 import type { DueWebhook } from '../reference/store/outbox.ts';
-import { objectBodyOf, ofServer, type FaultDefinition } from './fault.ts';
+import { objectBodyOf, ofServer, tokenOf, type FaultDefinition } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
 // key other than the client's (a fresh one, one that names the sendFrom too, one lower-cased)
@@ -21,6 +21,8 @@ import { objectBodyOf, ofServer, type FaultDefinition } from './fault.ts';
 // not: the changed payload of a refused unsafe retry, or the messages of a replay once more.
 
 const SEND = 'POST /api/core/messages/send';
+/** Refusals kept under idempotency.unauthenticated-refusal-stored: by client and key (ids unique to a server). */
+const unauthenticatedRefusals = new Map<string, string>();
 
 // The slots of refused sends left in flight (idempotency.refusal-held-in-flight): client, key and payload.
 const refusedInFlight = new Set<string>();
@@ -342,6 +344,23 @@ export const IDEMPOTENCY_FAULTS = {
       const ids = messageIdsOf(record);
       const delivered = ctx.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND state = 'delivered'`);
       if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);
+    },
+  },
+  'idempotency.unauthenticated-refusal-stored': {
+    breaks: ['AUTH-005'],
+    description: "a send refused 401 for an expired token keeps its refusal under the key, for the client the token was issued to: the same send with a new, valid token of that client is answered the 401 again",
+    route: SEND,
+    async answer({ request, status, body }, { stores }) {
+      const token = tokenOf(request);
+      const key = request.headers['idempotency-key'];
+      if (status !== 401 || token === undefined || typeof key !== 'string') return;
+      // Looked up whatever its expiry: the moment 0 is before every token expires.
+      const client = stores.clients.byTokenHash(tokenHash(token), 0);
+      if (client) unauthenticatedRefusals.set(`${client.apiClientId}\u0000${key}`, JSON.stringify(body));
+    },
+    preHandler(request) {
+      const refusal = unauthenticatedRefusals.get(keySlot(request));
+      if (refusal !== undefined) throw unauthorized('The bearer token is unknown or expired.', true);
     },
   },
   'idempotency.replay-current-status': {

@@ -477,6 +477,24 @@ export const WEBHOOKS_FAULTS = {
       };
     },
   },
+  'webhooks.failed-outcome-not-retried': {
+    breaks: ['WH-103'],
+    description: "the event of a message that failed is sent once: answered non-2xx, its later attempts go nowhere (a closed port), while a delivered message's event is retried",
+    behaviour: (behaviour) => {
+      let failedOutcome = false;
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          // The dispatcher asks for an attempt's body, then its target: the body says the outcome.
+          attemptPayload: (payload, attemptsBefore) => {
+            failedOutcome = /"status":"FAILED"/.test(payload);
+            return behaviour.webhooks.attemptPayload(payload, attemptsBefore);
+          },
+          attemptTarget: (webhook, attemptsBefore) => (attemptsBefore > 0 && failedOutcome ? 'http://127.0.0.1:1/dropped' : behaviour.webhooks.attemptTarget(webhook, attemptsBefore)),
+        },
+      };
+    },
+  },
   'webhooks.retry-after-429-only': {
     breaks: ['WH-106'],
     description: "a receiver's Retry-After is read on a 429 only: a callback answered 503 with Retry-After is retried after the backoff, before the time it asked for",

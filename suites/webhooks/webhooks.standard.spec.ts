@@ -256,6 +256,26 @@ test.describe('Standard Webhooks: retries', () => {
     });
   }
 
+  // The other outcome: the event of a message that failed (a recipient of
+  // triggers.failedDelivery), answered 500, is retried as a delivered message's is. A server that
+  // builds the failure's event on another path, without the retry, is right on every test above.
+  test("a callback reporting a failed message, answered 500, is retried with the same webhook-id and the same event", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const failing = target.triggers.failedDelivery?.recipients[0];
+    if (failing === undefined) notTestable('needs a recipient whose messages fail (triggers.failedDelivery in the target config)');
+    const numberId = smsNumber(knownNumbers);
+    const channel = webhooks.channel('retry-failed-outcome').respondWith(500);
+    const own = channel.scriptOnlyFor();
+    await deliverTo(settings, numberId, channel.url, 'WH-103');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, [failing!], 'wh-retry-failed')), 'WH-103');
+    own(namesMessage(messageId!));
+    const failed = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
+    expect(failed.answered, 'WH-103: precondition: the first attempt was answered 500').toBe(500);
+    const id = failed.headers['webhook-id'];
+    expect(id, 'WH-103: the callback carries a webhook-id').toBeTruthy();
+    const [, retried] = await expectCallbacks(channel, 'WH-103', `a retry of the callback of the failed message (webhook-id ${id}), answered 500`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
+    expect(retried!.text, 'WH-103: the retry carries the same event').toBe(failed.text);
+  });
+
   // A later moment: the callback's number is updated while its retries are due. The update
   // names the values the number already has (its smsEnabled, its campaignregId), so where the
   // callback goes does not change; every attempt is answered 500 until the update is done, and

@@ -570,6 +570,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const retry = await send(s, body, key, second);
     return retry.status === 202 && retry.body.results[0].messageId === sent.body.results[0].messageId;
   },
+  // A send with an expired token (401), then the same key and payload with a new token: accepted.
+  'idempotency.unauthenticated-refusal-stored': async (s) => {
+    const { clientId, clientSecret } = s.client('brief');
+    const first = (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.access_token as string;
+    await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId } });
+    const key = newKey();
+    const body = sendBody(s.client('brief').numbers[0]!.numberId);
+    const refused = await send(s, body, key, first);
+    const second = (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.access_token as string;
+    return refused.status === 401 && (await send(s, body, key, second)).status === 202;
+  },
   'idempotency.keys-scoped-by-token': async (s) => {
     const key = newKey();
     const first = await send(s, sendBody(primaryNumber(s).numberId), key);
@@ -1407,6 +1418,18 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   // 503 with Retry-After 3 s: no second attempt within the helper's 2 s
   // The first attempt answered 202: no second attempt within the helper's 2 s.
   'webhooks.only-200-204-delivered': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(202).end())) === 1,
+  // The event of a message to a failing recipient, answered 500 first: a second attempt comes.
+  'webhooks.failed-outcome-not-retried': async (s) => {
+    const receiver = await startReceiver((_r, i) => ({ status: i === 0 ? 500 : 204 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550150'] }));
+      return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
