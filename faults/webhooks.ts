@@ -355,6 +355,20 @@ export const WEBHOOKS_FAULTS = {
       deliveryEvent(data.status === 'FAILED' && mmsReferencesOf(stores).has(data.externalReference) ? { ...data, status: 'DELIVERED', errorCode: undefined } : data, nowMs, shape),
     ),
   },
+  'webhooks.mms-events-mis-signed': {
+    breaks: ['WH-101'],
+    description: "the delivery events of MMS messages are signed over the body with a line feed after it, which is not what they carry: an SMS's events verify, an MMS's never do",
+    route: 'POST /api/core/messages/send',
+    preHandler(request, { stores }) {
+      const send = request.body as SendRequest;
+      if (send.messageType === 'MMS') mmsReferencesOf(stores).add(send.externalReference);
+    },
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders, { stores }) => (secret, webhookId, payload, nowMs) => {
+      const reference = /"externalReference":"((?:[^"\\]|\\.)*)"/.exec(payload)?.[1];
+      const mms = reference !== undefined && mmsReferencesOf(stores).has(JSON.parse(`"${reference}"`) as string);
+      return signedHeaders(secret, webhookId, mms ? `${payload}\n` : payload, nowMs);
+    }),
+  },
   'webhooks.one-callback-per-recipient': {
     breaks: ['WH-008'],
     description: 'a send naming a recipient twice is answered with a messageId for each place, but one message is queued and reported per phone number (the repeat is reported nowhere)',

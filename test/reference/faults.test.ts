@@ -1492,6 +1492,24 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // A send to two recipients: each callback's signature verifies over its own id, timestamp and body.
+  // An MMS from the MMS-enabled primary number: its delivery event verifies with the client's secret.
+  'webhooks.mms-events-mis-signed': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/p.png', contentType: 'image/png' }] }));
+      const [callback] = await receiver.waitFor(1, 2_000);
+      try {
+        verifyWebhook(s.client('primary').webhookSecret, callback!.headers as Record<string, string>, callback!.body);
+        return true;
+      } catch {
+        return false;
+      }
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'webhooks.batch-signed-as-first': async (s) => {
     const receiver = await startReceiver();
     try {
