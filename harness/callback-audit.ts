@@ -1,11 +1,14 @@
 // Every callback a test's channels received, checked after the test: its Standard Webhooks
-// signature verifies with the secret of one of the clients (WH-101). The tests of WH-101 look at
-// the callbacks they provoke; this looks at all the others too (the outcome of a failed message,
-// a retry, an inbound event, a late event of an earlier message), so a server that signs right
-// on the paths those tests take and wrong on another fails wherever that path shows.
+// signature verifies with the secret of one of the clients (WH-101), its webhook-timestamp is
+// Unix seconds near its arrival (WH-102), and one webhook-id always carries one body (WH-109).
+// The tests of those requirements look at the callbacks they provoke; this looks at all the
+// others too (the outcome of a failed message, a retry, an inbound event, an MMS, a late event
+// of an earlier message), so a server that is right on the paths those tests take and wrong on
+// another fails wherever that path shows.
 import type { Target } from './config.ts';
+import { recordError, type Judged, type Judgement } from './judgement.ts';
 import type { ReceivedCallback } from './webhook-receiver.ts';
-import { verifyWebhook } from './webhook-signature.ts';
+import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from './webhook-signature.ts';
 
 /**
  * The secrets a callback may be signed with, or null when the audit cannot judge: the target
@@ -42,4 +45,46 @@ export function unverifiedCallbacks(callbacks: readonly ReceivedCallback[], secr
     problems.push(`${callback.method} ${callback.path} (webhook-id ${callback.headers['webhook-id'] ?? 'absent'}, answered ${callback.answered}): ${reasons[0]}; body ${callback.text.slice(0, 160)}`);
   }
   return problems;
+}
+
+/** The callbacks whose webhook-timestamp is no integer of Unix seconds within the standard's tolerance of their arrival. */
+export function staleTimestamps(callbacks: readonly ReceivedCallback[]): string[] {
+  return callbacks
+    .filter((c) => c.headers['webhook-timestamp'] !== undefined)
+    .filter((c) => {
+      const timestamp = c.headers['webhook-timestamp']!;
+      return !/^\d+$/.test(timestamp) || Math.abs(Number(timestamp) - c.receivedAt / 1000) > WEBHOOK_TOLERANCE_IN_SECONDS;
+    })
+    .map((c) => `${c.method} ${c.path} (webhook-id ${c.headers['webhook-id'] ?? 'absent'}): webhook-timestamp ${c.headers['webhook-timestamp']}, received at ${Math.floor(c.receivedAt / 1000)}`);
+}
+
+/** The webhook-ids that carried more than one body: each with the bodies. */
+export function sharedIds(callbacks: readonly ReceivedCallback[]): string[] {
+  const bodies = new Map<string, Set<string>>();
+  for (const c of callbacks) {
+    const id = c.headers['webhook-id'];
+    if (id) bodies.set(id, (bodies.get(id) ?? new Set()).add(c.text));
+  }
+  return [...bodies].filter(([, b]) => b.size > 1).map(([id, b]) => `webhook-id ${id} carried ${b.size} bodies: ${[...b].map((t) => t.slice(0, 120)).join(' | ')}`);
+}
+
+/** What the audit found, by requirement; empty when every callback passed. */
+export function auditCallbacks(callbacks: readonly ReceivedCallback[], target: Pick<Target, 'webhooks' | 'clients'>): Array<{ id: 'WH-101' | 'WH-102' | 'WH-109'; what: string; problems: string[] }> {
+  const secrets = auditSecrets(target);
+  return [
+    { id: 'WH-101' as const, what: "carries a v1 signature that verifies with its client's secret", problems: secrets === null ? [] : unverifiedCallbacks(callbacks, secrets) },
+    { id: 'WH-102' as const, what: `carries webhook-timestamp in Unix seconds within ${WEBHOOK_TOLERANCE_IN_SECONDS} s of its arrival`, problems: staleTimestamps(callbacks) },
+    { id: 'WH-109' as const, what: 'shares its webhook-id with no other event', problems: sharedIds(callbacks) },
+  ].filter((f) => f.problems.length > 0);
+}
+
+/** The audit's failures, judged against the requirements they break. */
+export class CallbackAuditFailed extends Error implements Judged {
+  override name = 'CallbackAuditFailed';
+  readonly judgement: Judgement;
+  constructor(findings: ReturnType<typeof auditCallbacks>) {
+    super(findings.map((f) => `${f.id}: every callback ${f.what}; of the callbacks the test's receiver took, ${f.problems.length} did not:\n  ${f.problems.join('\n  ')}`).join('\n'));
+    this.judgement = { kind: 'requirements', ids: findings.map((f) => f.id) };
+    recordError(this);
+  }
 }

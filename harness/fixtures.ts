@@ -15,7 +15,7 @@ import { discoverNumbers, readNumbers, type KnownNumbers } from './known-numbers
 import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
 import { HARNESS_STOP, LOCKS, LOCKS_VALUES, RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
 import { InterferenceError, interferenceSeen, interferenceWatch } from './interference.ts';
-import { auditSecrets, unverifiedCallbacks } from './callback-audit.ts';
+import { auditCallbacks, CallbackAuditFailed } from './callback-audit.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, recordError, startRecording, type Judged, type Judgement } from './judgement.ts';
 import { RunState } from './run-state.ts';
@@ -459,17 +459,17 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     { box: 'self' },
   ],
   // Each test's channels are its own (a unique path on the worker's receiver): nothing to lock.
-  // After the test, every callback they received is checked for its signature (WH-101,
-  // harness/callback-audit.ts), whatever the test itself looked at.
+  // After the test, every callback they received is checked for its signature, its timestamp
+  // and its webhook-id (WH-101, WH-102, WH-109: harness/callback-audit.ts), whatever the test
+  // itself looked at.
   webhooks: [
     async ({ receiver, target }, use) => {
       const channels: WebhookChannel[] = [];
       const kept = <C extends WebhookChannel>(channel: C): C => (channels.push(channel), channel);
       await use({ channel: (label) => kept(receiver.channel(label)), unreachable: async (label) => kept(await receiver.unreachableChannel(label)) });
-      const secrets = auditSecrets(target);
-      const unverified = secrets === null ? [] : unverifiedCallbacks(channels.flatMap((c) => c.received), secrets);
+      const findings = auditCallbacks(channels.flatMap((c) => c.received), target);
       await receiver.reset();
-      if (unverified.length > 0) throw new Error(`WH-101: every callback carries a v1 signature that verifies with its client's secret; ${unverified.length} the test's receiver took did not:\n  ${unverified.join('\n  ')}`);
+      if (findings.length > 0) throw new CallbackAuditFailed(findings);
     },
     { box: 'self' },
   ],
