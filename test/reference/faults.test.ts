@@ -1808,6 +1808,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
+  'errors.escaped-slash-refused': async (s) => {
+    const numberId = primaryNumber(s).numberId;
+    try {
+      return (await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { body: '{"webhookDeliveryOverride":"http:\\/\\/127.0.0.1:9\\/x"}' })).status === 200;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+    }
+  },
   'errors.trailing-json-ignored': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: `${JSON.stringify(sendBody(primaryNumber(s).numberId))} x`, headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' } })).status === 400,
   'errors.json-number-words-read': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: '{"note":NaN,"smsEnabled":true}', headers: { 'content-type': 'application/json' } })).status === 400,
   'errors.json5-read': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{/* c */npa:"202"}', headers: { 'content-type': 'application/json' } })).status === 400,
