@@ -21,6 +21,22 @@ const inOtherCase = (contentType: string | undefined, mediaType: string): boolea
 const JSON_WITH_CHARSET = /^\s*application\/json\s*;(?:.*;)?\s*charset\s*=/i;
 
 /** The text up to the end of the first JSON object it starts with, or the text as it is. */
+/** The body with every control character inside a JSON string written as its \\u escape: what a reader that takes raw ones reads. */
+function escapeRawControlCharacters(written: string): string {
+  let inString = false;
+  let out = '';
+  for (let i = 0; i < written.length; i++) {
+    const c = written[i]!;
+    if (inString && c === '\\') {
+      out += c + (written[++i] ?? '');
+      continue;
+    }
+    if (c === '"') inString = !inString;
+    out += inString && c < ' ' ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c;
+  }
+  return out;
+}
+
 function firstJsonValue(written: string): string {
   for (let end = written.indexOf('}'); end >= 0; end = written.indexOf('}', end + 1)) {
     try {
@@ -188,6 +204,23 @@ export const ERRORS_FAULTS = {
     description: 'the send reads its body up to the end of the first JSON value, as a streaming parser does: a valid body followed by more text (a word, a brace, the body again) is taken and queued',
     route: 'POST /api/core/messages/send',
     readBodyAs: firstJsonValue,
+  },
+  'errors.raw-control-characters-read': {
+    breaks: ['ERR-003'],
+    description: 'the send reads control characters written raw inside a JSON string (a line feed, a tab) as those characters, as lenient readers do, so such a body is taken and queued instead of refused as malformed',
+    route: 'POST /api/core/messages/send',
+    readBodyAs: escapeRawControlCharacters,
+  },
+  'errors.empty-update-body-500': {
+    breaks: ['ERR-003'],
+    description: 'an update with an empty body labelled JSON is answered 500 SERVER_ERROR (its reader fails on no input) instead of a request defect; the send and the search still answer 400',
+    route: 'PATCH /api/core/numbers/:numberId',
+    answer(answer) {
+      const { headers } = answer.request;
+      if (answer.status !== 400 || (headers['content-length'] ?? '0') !== '0' || headers['transfer-encoding'] !== undefined) return;
+      answer.status = 500;
+      answer.body = coreErrorBody(new CoreError('SERVER_ERROR', 'Unexpected end of JSON input.'), answer.request.id);
+    },
   },
   'errors.escaped-slash-refused': {
     breaks: ['ERR-007'],

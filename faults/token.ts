@@ -572,6 +572,15 @@ export const TOKEN_FAULTS = {
       answer.reply.header('www-authenticate', TOKEN_CHALLENGE);
     },
   },
+  'token.typed-unknown-member-500': {
+    breaks: ['TOKEN-010'],
+    description: "a JSON token request's unknown members are read as strings (trimmed), so one whose value is an object, a number, an array, a boolean or null fails the handler: 500 SERVER_ERROR in the CORE wrapper (a string one is ignored)",
+    route: TOKEN,
+    preHandler(request) {
+      const body = request.body instanceof FormParameters ? undefined : objectBodyOf(request);
+      if (body && Object.entries(body).some(([k, v]) => !['grant_type', 'client_id', 'client_secret', 'scope'].includes(k) && typeof v !== 'string')) throw new Error('value.strip is not a function');
+    },
+  },
   'token.undecodable-basic-ignored': {
     breaks: ['TOKEN-106'],
     description: 'an Authorization: Basic header that does not decode is ignored when the body carries credentials: the body authenticates and a token is issued (alone, the header is still invalid_client)',

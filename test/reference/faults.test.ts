@@ -830,6 +830,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
     return (await token(s, 'grant_type=password', { authorization })).status === 400;
   },
+  'token.typed-unknown-member-500': async (s) => (await token(s, { ...credentials(s), extra: { a: 1 } })).status === 200,
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
@@ -1816,6 +1817,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
     }
   },
+  'errors.raw-control-characters-read': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(sendBody(primaryNumber(s).numberId)).replace('"Hello"', '"Hel\nlo"'), headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' } })).status === 400,
+  'errors.empty-update-body-500': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: '', headers: { 'content-type': 'application/json' } })).status === 400,
   'errors.trailing-json-ignored': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: `${JSON.stringify(sendBody(primaryNumber(s).numberId))} x`, headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' } })).status === 400,
   'errors.json-number-words-read': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: '{"note":NaN,"smsEnabled":true}', headers: { 'content-type': 'application/json' } })).status === 400,
   'errors.json5-read': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{/* c */npa:"202"}', headers: { 'content-type': 'application/json' } })).status === 400,
