@@ -18,6 +18,8 @@ import { objectBodyOf, rawBodyOf, replaceMember, type Answer, type FaultDefiniti
 // leaving a result out) and three queue the callbacks of a refused send (all its recipients, or its valid ones).
 
 const SEND = 'POST /api/core/messages/send';
+/** Under send.duplicate-sendfrom-owner-first: the sendFrom each body's ownership is checked on, when it names sendFrom twice. */
+const checkedAs = new WeakMap<object, string>();
 
 type Schema = Record<string, unknown>;
 
@@ -62,6 +64,23 @@ function callbacksOfRefusedRecipients({ request, status, body }: Answer, { behav
 const keyless = new WeakSet<FastifyRequest>();
 
 export const SEND_FAULTS = {
+  'send.duplicate-sendfrom-owner-first': {
+    breaks: ['SEND-004'],
+    description: "a body naming sendFrom twice has its ownership checked on the first member and is sent from the last (the parsed one): the client's own number first and another client's after sends from the other client's number",
+    route: SEND,
+    rawBody: true,
+    preHandler(request) {
+      const named = [...(rawBodyOf(request) ?? '').matchAll(/"sendFrom"\s*:\s*"([^"]*)"/g)].map((m) => m[1]!);
+      const body = objectBodyOf(request);
+      if (body && named.length > 1 && named[0] !== body.sendFrom) checkedAs.set(body, named[0]!);
+    },
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const first = checkedAs.get(request);
+      if (first === undefined) return resolveSendFrom(request, client, numbers);
+      const owned = resolveSendFrom({ ...request, sendFrom: first }, client, numbers);
+      return numbers.byId(request.sendFrom) ?? owned;
+    }),
+  },
   'send.missing-key-accepted': {
     breaks: ['SEND-001'],
     description: 'a send without an Idempotency-Key header is accepted under a key the server makes up',

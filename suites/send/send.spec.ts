@@ -135,6 +135,42 @@ test.describe('4.6 rule 4: ownership is checked whatever Idempotency-Key a send 
   });
 });
 
+test.describe('4.6 rule 4: ownership holds however the JSON names sendFrom', () => {
+  // The same JSON written another way, the one RFC 8259 4 leaves unpredictable: sendFrom named
+  // twice, the client's own number and another client's, in each order. A server may refuse
+  // the body, or read either member; what it may not do is send from the other client's number.
+  // A server whose ownership check reads one member and whose send reads the other is right on
+  // every body that names sendFrom once. Where each message went from shows in where its outcome
+  // is reported: each number's delivery override points at a receiver of its own.
+  test("a send naming sendFrom twice, its own number and another client's, never sends from the other client's number", { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const foreign = knownNumbers.foreign;
+    if (!foreign) notTestable('needs a number of a second client (clients.secondary or numbers.foreign in the target config)');
+    if (!target.clients.secondary) notTestable("needs the second client's credentials (clients.secondary) to point its number's delivery override at a receiver");
+    const own = smsNumber(knownNumbers);
+    const [ownChannel, theirChannel] = [webhooks.channel('dup-sendfrom-own'), webhooks.channel('dup-sendfrom-theirs')];
+    await deliverTo(settings, own, ownChannel.url, 'SEND-004');
+    const pointed = await settings.change(foreign!, { webhookDeliveryOverride: theirChannel.url }, 'secondary');
+    if (pointed.status < 200 || pointed.status >= 300) notTestable(`the secondary client's update of ${foreign}'s webhookDeliveryOverride was not accepted (${pointed.status})`);
+    const started = Date.now();
+    const sent: Array<{ order: string; ids: string[] }> = [];
+    for (const [first, last, order] of [[own, foreign!, 'its own number first'], [foreign!, own, "the other client's number first"]] as const) {
+      const { sendFrom: _, ...rest } = smsPayload(own, deliveredRecipients(target), 'dup-sendfrom');
+      const body = `{"sendFrom":${JSON.stringify(first)},${JSON.stringify(rest).slice(1, -1)},"sendFrom":${JSON.stringify(last)}}`;
+      const res = await api.call('send', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body });
+      if (res.status >= 200 && res.status < 300) sent.push({ order, ids: messageIdsOf(res) });
+    }
+    // Every accepted message's outcome, wherever it went, and a quiet period after.
+    for (const { ids } of sent) {
+      for (const messageId of ids) await Promise.any([ownChannel, theirChannel].map((c) => c.waitFor(`a callback naming ${messageId}`, namesMessage(messageId), { timeoutMs: target.webhooks.timeoutMs }))).catch(() => []);
+    }
+    await quietPeriod(Date.now() - started);
+    for (const { order, ids } of sent) {
+      const fromTheirs = theirChannel.received.filter((c) => ids.some((id) => namesMessage(id)(c)));
+      expect(fromTheirs.map((c) => c.text.slice(0, 160)), `SEND-004: a send naming sendFrom twice (${order}) was accepted and its message was reported at the delivery override of ${foreign}, the other client's number: it went out from a number the client does not own`).toEqual([]);
+    }
+  });
+});
+
 test.describe('4.6 rule 4: a numberId nobody was given is not owned either', () => {
   test('a sendFrom numberId that was never issued is 403 FORBIDDEN', { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Rule 4 speaks of any sendFrom the client does not own; RFC 9110 15.5.4's 404 for hiding a

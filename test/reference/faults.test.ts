@@ -243,6 +243,15 @@ async function callbacksAfterRetries(server: TestServer): Promise<number> {
 }
 
 const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
+  // sendFrom named twice, the primary's own number first and the secondary's after: never sent from the secondary's.
+  'send.duplicate-sendfrom-owner-first': async (s) => {
+    const own = primaryNumber(s).numberId;
+    const theirs = s.client('secondary').numbers[0]!.numberId;
+    const { sendFrom: _, ...rest } = sendBody(own);
+    const body = `{"sendFrom":${JSON.stringify(own)},${JSON.stringify(rest).slice(1, -1)},"sendFrom":${JSON.stringify(theirs)}}`;
+    const res = await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' } });
+    return res.status >= 400;
+  },
   'send.missing-key-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), null)).status === 400,
   'send.sms-with-media-accepted': async (s) =>
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
