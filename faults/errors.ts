@@ -256,6 +256,25 @@ export const ERRORS_FAULTS = {
       answer.text = JSON.stringify({ message: `Route ${answer.request.method}:${answer.request.url} not found`, error: 'Not Found', statusCode: 404 });
     },
   },
+  'errors.unknown-core-path-405': {
+    breaks: ['ERR-104'],
+    description: "a path under /api/core/ that names no route is answered 405 with Allow: GET, POST (the methods the core router takes somewhere), so the Allow of a GET names GET itself, instead of 404",
+    route: /^[A-Z]+ /,
+    answer(answer) {
+      if (answer.status !== 404 || !unroutedCore(answer.request)) return;
+      answer.status = 405;
+      answer.reply.header('allow', 'GET, POST');
+      answer.body = coreErrorBody(new CoreError('INVALID_REQUEST', 'Method not allowed.'), answer.request.id);
+    },
+  },
+  'errors.query-string-unrouted': {
+    breaks: ['ERR-106'],
+    description: 'the whoami route is matched on the raw request target, query string included: /api/core/whoami?x=1 is answered 404 NOT_FOUND (without a query it is served)',
+    route: /^(GET|HEAD) \/api\/core\/whoami$/,
+    onRequest(request) {
+      if (request.url.includes('?')) throw new CoreError('NOT_FOUND', `No route matches ${request.url}.`);
+    },
+  },
   'errors.leading-whitespace-refused': {
     breaks: ['ERR-007'],
     description: "the update takes a body only if it starts with '{': JSON with whitespace before the value (RFC 8259: ws value ws) is refused 400 INVALID_REQUEST",

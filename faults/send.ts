@@ -64,6 +64,19 @@ function callbacksOfRefusedRecipients({ request, status, body }: Answer, { behav
 const keyless = new WeakSet<FastifyRequest>();
 
 export const SEND_FAULTS = {
+  'send.media-rule-422': {
+    breaks: ['ERR-002'],
+    description: "a send refused for its media (an SMS with media, an MMS without) is answered 422 with error.code INVALID_REQUEST, which section 7.2's table pairs with 400 (other invalid sends still get 400)",
+    behaviour: replaceMember('send', 'checkMediaRule', (checkMediaRule) => (request) => {
+      try {
+        checkMediaRule(request);
+      } catch (e) {
+        // The code stays INVALID_REQUEST; only the status is the framework's 422.
+        if (e instanceof CoreError) throw Object.defineProperty(new CoreError('INVALID_REQUEST', e.message, e.details), 'status', { value: 422 });
+        throw e;
+      }
+    }),
+  },
   'send.duplicate-sendfrom-owner-first': {
     breaks: ['SEND-004'],
     description: "a body naming sendFrom twice has its ownership checked on the first member and is sent from the last (the parsed one): the client's own number first and another client's after sends from the other client's number",

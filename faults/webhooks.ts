@@ -509,6 +509,24 @@ export const WEBHOOKS_FAULTS = {
       };
     },
   },
+  'webhooks.retry-after-renamed': {
+    breaks: ['WH-103'],
+    description: "a callback answered with Retry-After is queued afresh when that time is out: its retry carries a new webhook-id (its first with '-ra' appended, signed as such); a retry without Retry-After keeps the id",
+    behaviour: (behaviour) => {
+      const renamed = new Set<string>();
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          honouredRetryAfter: (attempt) => {
+            const seconds = behaviour.webhooks.honouredRetryAfter(attempt);
+            if (seconds !== undefined) renamed.add(attempt.webhookId);
+            return seconds;
+          },
+          signedHeaders: (secret, webhookId, payload, nowMs) => behaviour.webhooks.signedHeaders(secret, renamed.has(webhookId) ? `${webhookId}-ra` : webhookId, payload, nowMs),
+        },
+      };
+    },
+  },
   'webhooks.retry-after-429-only': {
     breaks: ['WH-106'],
     description: "a receiver's Retry-After is read on a 429 only: a callback answered 503 with Retry-After is retried after the backoff, before the time it asked for",

@@ -154,6 +154,7 @@ export const REQUIREMENT_IDS = [
   'ERR-009',
   'ERR-104',
   'ERR-105',
+  'ERR-106',
   'ERR-101',
   'ERR-201',
   'ERR-202',

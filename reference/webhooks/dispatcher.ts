@@ -151,7 +151,7 @@ export class WebhookDispatcher {
     const lastResult = result.status !== undefined ? `HTTP ${result.status}` : result.refused ?? `error ${result.error}`;
     const now = Date.now();
     const { webhookId } = webhook;
-    const attempt = { ...result, kind: webhook.kind };
+    const attempt = { ...result, kind: webhook.kind, webhookId };
     if (result.refused !== undefined) {
       // Not retried: the target is not one the server calls (profile webhook.targets).
       this.logger.warn({ webhookId, lastResult }, 'webhook not sent: its target is refused');

@@ -36,13 +36,15 @@ export interface WebhookPolicy {
   honouredRetryAfter(attempt: FailedAttempt): number | undefined;
 }
 
-/** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`), and the kind of event it carried. */
+/** An attempt that did not deliver: the receiver's non-2xx status, or no answer at all (`error`), the kind of event it carried and its webhook-id. */
 export interface FailedAttempt {
   status?: number;
   /** The receiver's Retry-After, as seconds from now (parseRetryAfter). */
   retryAfterSeconds?: number;
   error?: string;
   kind: WebhookKind;
+  /** The callback's webhook-id, the same on each of its attempts (WH-103). */
+  webhookId: string;
 }
 
 /**

@@ -28,7 +28,7 @@ export async function malformedRequest(op: CoreOperation, ctx: RouteContext, spo
 }
 
 /** A path under /api/core/ that no route of the interface has. */
-const NO_SUCH_CORE_PATH = '/api/core/conformance-no-such-route';
+export const NO_SUCH_CORE_PATH = '/api/core/conformance-no-such-route';
 
 export const ERROR_PROBES: readonly ErrorProbe[] = [
   ...CORE_OPERATIONS.map(
@@ -89,6 +89,23 @@ export const ERROR_PROBES: readonly ErrorProbe[] = [
       const phone = ctx.knownNumbers.primary.map((n) => n.phoneNumber).find((p): p is string => typeof p === 'string' && /^\+[1-9]\d{1,14}$/.test(p));
       return { headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(phone ?? '+12025550142', deliveredRecipients(ctx.target), 'e164-sendfrom') };
     },
+  },
+  // The other invalid sends of section 4.6 (rules 2, 3 and 6's recipient): siblings of the
+  // E.164 sendFrom above, which a server may answer from one place and these from another.
+  {
+    name: 'send of an SMS that carries media',
+    op: 'send',
+    build: async (ctx) => ({ headers: { 'idempotency-key': ctx.newKey() }, json: { ...smsPayload(anyOwnNumber(ctx.knownNumbers), deliveredRecipients(ctx.target), 'sms-with-media'), media: ctx.target.mediaSample } }),
+  },
+  {
+    name: 'send of an MMS without media',
+    op: 'send',
+    build: async (ctx) => ({ headers: { 'idempotency-key': ctx.newKey() }, json: { ...smsPayload(anyOwnNumber(ctx.knownNumbers), deliveredRecipients(ctx.target), 'mms-without-media'), messageType: 'MMS' } }),
+  },
+  {
+    name: 'send to a recipient that is not an E.164 number',
+    op: 'send',
+    build: async (ctx) => ({ headers: { 'idempotency-key': ctx.newKey() }, json: smsPayload(anyOwnNumber(ctx.knownNumbers), ['not-a-phone-number'], 'invalid-recipient') }),
   },
   {
     // Not owned by the client (4.6 rule 4), whoever else may own it; needs no second client.

@@ -6,7 +6,7 @@ import { scratchNumber } from '../support/settings.ts';
 import { ACCEPTED_BY, BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, noOpPatchOf, requestFor } from '../support/core-routes.ts';
 import { expectQueuedFor } from '../support/sends.ts';
 import { MALFORMED_JSON } from '../support/malformed-json.ts';
-import { ERROR_PROBES, malformedRequest } from './error-probes.ts';
+import { ERROR_PROBES, malformedRequest, NO_SUCH_CORE_PATH } from './error-probes.ts';
 
 // Section 7.2 (the CORE wrapper and its status table) and 7.3 (malformed JSON is a request
 // defect), over errors provoked on every core route. Which 4xx a route picks where the
@@ -123,6 +123,19 @@ test.describe('7.2 The CORE wrapper on a method the route does not serve', () =>
     const named = expectAllow(res, 'numbers', target.routes.numbers.method).filter((m) => (m === 'GET' || m === 'POST') && m !== target.routes.numbers.method.toUpperCase());
     const answers = await Promise.all(named.map((method) => api.call('numbers', { method, ...(method === 'POST' ? { json: {} } : {}) })));
     for (const again of answers) expect.soft(again.status, `ERR-104: ${again.request.method}, which the 405's Allow names (Allow: ${res.headers['allow']}), is taken on the path of the numbers list, not refused 405`).not.toBe(405);
+  });
+});
+
+test.describe('RFC 9110 15.5.6: a 405 is for a resource that exists', () => {
+  // A path under /api/core/ that names no route has no resource whose methods a 405 could list:
+  // whatever status the server gives it, a 405 naming the very method it refused (a router's
+  // table of every method it takes anywhere) is no Allow of a resource.
+  test('a path under /api/core/ that names no route, if answered 405, does not name the method it refused', { tag: ['@ERR-104'] }, async ({ api }) => {
+    const answers = await Promise.all(['GET', 'POST'].map((method) => api.call('whoami', { path: NO_SUCH_CORE_PATH, method, ...(method === 'POST' ? { json: {} } : {}) })));
+    for (const res of answers.filter((r) => r.status === 405)) {
+      const allow = (res.headers['allow'] ?? '').split(',').map((m) => m.trim().toUpperCase());
+      expect.soft(allow, `ERR-104: ${res.describe()}, a path that names no route, answered 405 with Allow: ${res.headers['allow'] ?? '(none)'}, naming ${res.request.method}, the method it refused`).not.toContain(res.request.method);
+    }
   });
 });
 

@@ -112,6 +112,19 @@ test.describe('Errors and tenancy: no internals in the answer to a body field of
   }
 });
 
+test.describe('RFC 3986 3.4: a query string leaves the route where it is', () => {
+  test('whoami, the numbers list and the token endpoint with a query parameter they do not know are not answered 404 or 405', { tag: ['@ERR-106'] }, async ({ api, target }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    const query = { conformance: '1' };
+    const answers = await Promise.all([
+      api.call('whoami', { query }),
+      api.call('numbers', { query }),
+      api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }, query }),
+    ]);
+    for (const res of answers) expect.soft([404, 405], `ERR-106: ${res.describe()}: a query parameter the route does not know does not take the request off its route`).not.toContain(res.status);
+  });
+});
+
 test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
   // A resource served by GET is served by HEAD too: the same status, no content. A framework that
   // registers only the methods a route names answers HEAD 405 (or 404) where GET is 200.

@@ -490,6 +490,11 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
     const check = async ({ label, status, numberId, what, header, earliest }: (typeof forms)[number]) => {
         const { channel, webhookId } = await failOwnCallback({ api, target, knownNumbers, settings, webhooks, newKey }, 'WH-106', label, (attempt) => (attempt === 0 ? { status, headers: { 'retry-after': header() } } : 200), numberId);
         const attempts = await channel.waitFor(`a retry of ${webhookId}`, (c) => c.headers['webhook-id'] === webhookId, { timeoutMs: 3_000 + target.webhooks.timeoutMs, count: 2 }).catch(() => null);
+        // The same event again under another webhook-id is a retry a receiver that de-duplicates
+        // takes twice: a server that queues a callback answered with Retry-After afresh renames it.
+        const first = channel.received.find((c) => c.headers['webhook-id'] === webhookId)!;
+        const renamed = channel.received.filter((c) => c.text === first.text && c.headers['webhook-id'] !== webhookId).map((c) => c.headers['webhook-id'] ?? 'none');
+        expect(renamed, `WH-103: the callback ${webhookId}, answered ${status} with ${what}, was tried again under another webhook-id (${renamed.join(', ')}): every retry of one event carries its webhook-id`).toEqual([]);
         if (attempts === null) notTestable(`the callback answered ${status} with ${what} was not tried again within its time and webhooks.timeoutMs (WH-103 asks that it is)`);
         expect(attempts[0]!.answered, `WH-106: precondition: the first attempt was answered ${status} with ${what}`).toBe(status);
         const waited = attempts[1]!.receivedAt - attempts[0]!.receivedAt;

@@ -252,6 +252,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' } });
     return res.status >= 400;
   },
+  'send.media-rule-422': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/p.png', contentType: 'image/png' }] }))).status === 400,
   'send.missing-key-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), null)).status === 400,
   'send.sms-with-media-accepted': async (s) =>
     (await send(s, sendBody(primaryNumber(s).numberId, { media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
@@ -1440,6 +1441,19 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // 429 with Retry-After 1 s, then 204: the retry carries the first attempt's webhook-id.
+  'webhooks.retry-after-renamed': async (s) => {
+    const receiver = await startReceiver((_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      const [first, second] = await receiver.waitFor(2, 3_000);
+      return first!.headers['webhook-id'] === second!.headers['webhook-id'];
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
@@ -1831,6 +1845,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'errors.trailing-json-ignored': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: `${JSON.stringify(sendBody(primaryNumber(s).numberId))} x`, headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' } })).status === 400,
   'errors.json-number-words-read': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: '{"note":NaN,"smsEnabled":true}', headers: { 'content-type': 'application/json' } })).status === 400,
   'errors.json5-read': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { body: '{/* c */npa:"202"}', headers: { 'content-type': 'application/json' } })).status === 400,
+  'errors.unknown-core-path-405': async (s) => (await call(s, 'GET', '/api/core/no-such-route')).status !== 405,
+  'errors.query-string-unrouted': async (s) => (await call(s, 'GET', '/api/core/whoami?x=1')).status === 200,
   'errors.unknown-core-path-unwrapped': async (s) => typeof (await call(s, 'GET', '/api/core/no-such-route')).body?.error?.code === 'string',
   'search.nothing-found-count-null': async (s) => typeof (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '999' } })).body.providerResultCount === 'number',
   'errors.leading-whitespace-refused': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: ' {"smsEnabled":true}', headers: { 'content-type': 'application/json' } })).status === 200,
