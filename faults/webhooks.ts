@@ -527,6 +527,13 @@ export const WEBHOOKS_FAULTS = {
       };
     },
   },
+  'webhooks.only-first-failing-recipient': {
+    breaks: ['WH-008'],
+    description: "of the sandbox's failing recipients (+1 NPA 555 0150..0199) only the first, 0150, is reported FAILED: a message to any other of them is reported DELIVERED",
+    behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent) => (data, nowMs, shape) =>
+      deliveryEvent(data.status === 'FAILED' && !data.to.endsWith('5550150') ? { ...data, status: 'DELIVERED', errorCode: undefined } : data, nowMs, shape),
+    ),
+  },
   'webhooks.retry-after-429-only': {
     breaks: ['WH-106'],
     description: "a receiver's Retry-After is read on a 429 only: a callback answered 503 with Retry-After is retried after the backoff, before the time it asked for",

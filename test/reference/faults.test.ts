@@ -1454,6 +1454,19 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // A message to +12025550151, the sandbox's second failing recipient: reported FAILED.
+  'webhooks.only-first-failing-recipient': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550151'] }));
+      const [callback] = await receiver.waitFor(1, 2_000);
+      return callback!.body.includes('"FAILED"');
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
