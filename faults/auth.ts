@@ -24,6 +24,34 @@ const SLIDING_WINDOW_MS = 5_000;
 const revocations = new WeakMap<object, { issued: Map<string, { client: string; at: number }>; failed: Map<string, number> }>();
 const revocationsOf = (stores: object) => ofServer(revocations, stores, () => ({ issued: new Map<string, { client: string; at: number }>(), failed: new Map<string, number>() }));
 
+/**
+ * The hooks of a fault that refuses a client's older tokens once it obtained newer ones: the
+ * token endpoint's answers are watched for the tokens it issues and when (in clear), and a token
+ * is refused 401 when `refused` says so, given when it was issued and when the client's later
+ * tokens were.
+ */
+function refusedAfterRenewal(refused: (issuedAt: number, renewals: number[]) => boolean): Pick<FaultDefinition, 'route' | 'answer' | 'behaviour'> {
+  return {
+    route: 'POST /api/auth/token',
+    answer({ status, body }, { stores }) {
+      if (status !== 200 || typeof body.access_token !== 'string') return;
+      const client = stores.clients.byTokenHash(tokenHash(body.access_token), Date.now());
+      if (client) issuedAt(stores).set(body.access_token, { client: client.apiClientId, at: Date.now() });
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const token = tokenOf(request);
+        const issued = token === undefined ? undefined : issuedAt(stores).get(token);
+        if (issued !== undefined) {
+          const renewals = [...issuedAt(stores).values()].filter((other) => other.client === issued.client && other.at > issued.at).map((other) => other.at);
+          if (refused(issued.at, renewals)) throw unauthorized('The bearer token is unknown or expired.', true);
+        }
+        return authenticate(request, reply);
+      },
+    }),
+  };
+}
+
 /** The client id a token request names, in its body or its HTTP Basic header. */
 function namedClientId(body: unknown, authorization: string | undefined): string | undefined {
   const inBody = (body as { client_id?: unknown } | null)?.client_id;
@@ -310,45 +338,12 @@ export const AUTH_FAULTS = {
   'auth.older-tokens-revoked': {
     breaks: ['TOKEN-011'],
     description: "issuing a token to a client revokes the client's tokens obtained more than 3 s before: a token used alone lives its expires_in, one in use a while is refused once the client obtains another",
-    // The token endpoint's answers are watched for the tokens it issues and when, in clear.
-    route: 'POST /api/auth/token',
-    answer({ status, body }, { stores }) {
-      if (status !== 200 || typeof body.access_token !== 'string') return;
-      const client = stores.clients.byTokenHash(tokenHash(body.access_token), Date.now());
-      if (client) issuedAt(stores).set(body.access_token, { client: client.apiClientId, at: Date.now() });
-    },
-    behaviour: ({ authenticate }, { stores }) => ({
-      authenticate: async (request, reply) => {
-        const token = tokenOf(request);
-        const issued = token === undefined ? undefined : issuedAt(stores).get(token);
-        if (issued !== undefined) {
-          const newer = [...issuedAt(stores).values()].some((other) => other.client === issued.client && other.at - issued.at > 3_000);
-          if (newer) throw unauthorized('The bearer token is unknown or expired.', true);
-        }
-        return authenticate(request, reply);
-      },
-    }),
+    ...refusedAfterRenewal((issued, renewals) => renewals.some((at) => at - issued > 3_000)),
   },
   'auth.renewal-grace-5s': {
     breaks: ['TOKEN-011'],
     description: "once a client obtains a new token, each of its older tokens lives 5 s more (a grace for requests in flight), not the lifetime its expires_in said: a token presented right after a renewal works, the client's token of a minute ago does not",
-    route: 'POST /api/auth/token',
-    answer({ status, body }, { stores }) {
-      if (status !== 200 || typeof body.access_token !== 'string') return;
-      const client = stores.clients.byTokenHash(tokenHash(body.access_token), Date.now());
-      if (client) issuedAt(stores).set(body.access_token, { client: client.apiClientId, at: Date.now() });
-    },
-    behaviour: ({ authenticate }, { stores }) => ({
-      authenticate: async (request, reply) => {
-        const token = tokenOf(request);
-        const issued = token === undefined ? undefined : issuedAt(stores).get(token);
-        if (issued !== undefined) {
-          const renewals = [...issuedAt(stores).values()].filter((other) => other.client === issued.client && other.at > issued.at).map((other) => other.at);
-          if (renewals.length > 0 && Date.now() > Math.min(...renewals) + 5_000) throw unauthorized('The bearer token is unknown or expired.', true);
-        }
-        return authenticate(request, reply);
-      },
-    }),
+    ...refusedAfterRenewal((_issued, renewals) => renewals.length > 0 && Date.now() > Math.min(...renewals) + 5_000),
   },
   'auth.token-suffix-ignored': {
     breaks: ['AUTH-004'],

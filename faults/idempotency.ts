@@ -11,7 +11,7 @@ import { canonicalJson, payloadFingerprint } from '../reference/send/fingerprint
 import type { SendRequest } from '../reference/send/sendRequest.ts';
 import type { IdempotencyRecord } from '../reference/store/idempotency.ts';
 import type { DueWebhook } from '../reference/store/outbox.ts';
-import { objectBodyOf, ofServer, tokenOf, type FaultDefinition } from './fault.ts';
+import { objectBodyOf, ofServer, tokenOf, type FaultDefinition, type RequestHook } from './fault.ts';
 
 // Faults of idempotency (section 4.6 rule 8, the Idempotency-Key draft). Most hand the send a
 // key other than the client's (a fresh one, one that names the sendFrom too, one lower-cased)
@@ -125,6 +125,20 @@ function whileHeld(meanwhile: (request: FastifyRequest) => void): (request: Fast
     } finally {
       held.delete(slot);
     }
+  };
+}
+
+/**
+ * A preHandler that forgets a key whose messages' delivery events were all delivered (the safe
+ * retry of such a send is taken for a first attempt), for the sends `applies` picks.
+ */
+function forgottenOnceReported(applies: (request: FastifyRequest) => boolean): RequestHook {
+  return (request, ctx) => {
+    const record = recordOf(request, ctx);
+    if (!record || earlierRecord(request, ctx) !== 'same' || !applies(request)) return;
+    const ids = messageIdsOf(record);
+    const delivered = ctx.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND state = 'delivered'`);
+    if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);
   };
 }
 
@@ -325,26 +339,16 @@ export const IDEMPOTENCY_FAULTS = {
     breaks: ['IDEM-001'],
     description: "a key is forgotten once its messages' delivery events were delivered: the same retry after the outcome was reported queues the messages again",
     route: SEND,
-    preHandler(request, ctx) {
-      const record = recordOf(request, ctx);
-      if (!record || earlierRecord(request, ctx) !== 'same') return;
-      const ids = messageIdsOf(record);
-      const delivered = ctx.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND state = 'delivered'`);
-      if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);
-    },
+    preHandler: forgottenOnceReported(() => true),
   },
   'idempotency.forgotten-after-failed-outcome': {
     breaks: ['IDEM-001'],
     description: "a key whose messages all failed is forgotten once their FAILED events were delivered: the same retry queues the send again (a key whose messages were delivered is kept)",
     route: SEND,
-    preHandler(request, ctx) {
-      const record = recordOf(request, ctx);
+    preHandler: forgottenOnceReported((request) => {
       const to = (objectBodyOf(request)?.to ?? []) as unknown[];
-      if (!record || earlierRecord(request, ctx) !== 'same' || to.length === 0 || !to.every((r) => typeof r === 'string' && outcomeFor(r).status === 'FAILED')) return;
-      const ids = messageIdsOf(record);
-      const delivered = ctx.db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM webhook_outbox WHERE message_id = ? AND kind = 'message.delivery' AND state = 'delivered'`);
-      if (ids.length > 0 && ids.every((id) => delivered.get(id)!.n > 0)) request.idempotencyKey = freshKey(request);
-    },
+      return to.length > 0 && to.every((r) => typeof r === 'string' && outcomeFor(r).status === 'FAILED');
+    }),
   },
   'idempotency.unauthenticated-refusal-stored': {
     breaks: ['AUTH-005'],

@@ -5,9 +5,18 @@ import type { DeliveryEventData } from '../reference/webhooks/events.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
 import { ofServer, replaceMember, type FaultDefinition } from './fault.ts';
 
-/** The externalReferences of the MMS sends a server with webhooks.mms-failure-reported-delivered accepted, per server. */
+/** The externalReferences of the MMS sends a server accepted, per server (MMS_SENDS_NOTED). */
 const mmsReferences = new WeakMap<object, Set<string>>();
 const mmsReferencesOf = (stores: object) => ofServer(mmsReferences, stores, () => new Set<string>());
+
+/** The hooks of a fault that treats MMS messages apart: each MMS send's externalReference is noted, per server. */
+const MMS_SENDS_NOTED: Pick<FaultDefinition, 'route' | 'preHandler'> = {
+  route: 'POST /api/core/messages/send',
+  preHandler(request, { stores }) {
+    const send = request.body as SendRequest;
+    if (send.messageType === 'MMS') mmsReferencesOf(stores).add(send.externalReference);
+  },
+};
 
 // Faults of webhooks (sections 3, 6; Standard Webhooks): each replaces a member of the webhook
 // policy: where a callback goes, what a delivery event says, how a callback is signed or
@@ -346,11 +355,7 @@ export const WEBHOOKS_FAULTS = {
   'webhooks.mms-failure-reported-delivered': {
     breaks: ['WH-008'],
     description: 'the outcome of an MMS that fails is reported DELIVERED (an SMS that fails is reported FAILED)',
-    route: 'POST /api/core/messages/send',
-    preHandler(request, { stores }) {
-      const send = request.body as SendRequest;
-      if (send.messageType === 'MMS') mmsReferencesOf(stores).add(send.externalReference);
-    },
+    ...MMS_SENDS_NOTED,
     behaviour: replaceMember('webhooks', 'deliveryEvent', (deliveryEvent, { stores }) => (data, nowMs, shape) =>
       deliveryEvent(data.status === 'FAILED' && mmsReferencesOf(stores).has(data.externalReference) ? { ...data, status: 'DELIVERED', errorCode: undefined } : data, nowMs, shape),
     ),
@@ -358,11 +363,7 @@ export const WEBHOOKS_FAULTS = {
   'webhooks.mms-events-mis-signed': {
     breaks: ['WH-101'],
     description: "the delivery events of MMS messages are signed over the body with a line feed after it, which is not what they carry: an SMS's events verify, an MMS's never do",
-    route: 'POST /api/core/messages/send',
-    preHandler(request, { stores }) {
-      const send = request.body as SendRequest;
-      if (send.messageType === 'MMS') mmsReferencesOf(stores).add(send.externalReference);
-    },
+    ...MMS_SENDS_NOTED,
     behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders, { stores }) => (secret, webhookId, payload, nowMs) => {
       const reference = /"externalReference":"((?:[^"\\]|\\.)*)"/.exec(payload)?.[1];
       const mms = reference !== undefined && mmsReferencesOf(stores).has(JSON.parse(`"${reference}"`) as string);

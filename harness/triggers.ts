@@ -151,27 +151,21 @@ export interface PrimaryIssuedEarly {
 const ISSUED_EARLY_FILE = 'expire-token.json';
 const PRIMARY_EARLY_FILE = 'primary-token.json';
 
-export function savePrimaryIssuedEarly(runDir: string, issued: PrimaryIssuedEarly): void {
+/** A token the global setup keeps under the run's folder for the workers: readable by this user only. */
+function keepToken(runDir: string, file: string, value: object): void {
   mkdirSync(runDir, { recursive: true });
-  // A bearer token: readable by this user only.
-  writeFileSync(join(runDir, PRIMARY_EARLY_FILE), JSON.stringify(issued), { mode: 0o600 });
+  writeFileSync(join(runDir, file), JSON.stringify(value), { mode: 0o600 });
 }
 
-export function loadPrimaryIssuedEarly(runDir: string): PrimaryIssuedEarly | null {
-  const file = join(runDir, PRIMARY_EARLY_FILE);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as PrimaryIssuedEarly) : null;
+function keptToken<T>(runDir: string, file: string): T | null {
+  const path = join(runDir, file);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
 }
 
-export function saveTokenIssuedEarly(runDir: string, issued: TokenIssuedEarly): void {
-  mkdirSync(runDir, { recursive: true });
-  // A bearer token, if a short-lived one: readable by this user only.
-  writeFileSync(join(runDir, ISSUED_EARLY_FILE), JSON.stringify(issued), { mode: 0o600 });
-}
-
-export function loadTokenIssuedEarly(runDir: string): TokenIssuedEarly | null {
-  const file = join(runDir, ISSUED_EARLY_FILE);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as TokenIssuedEarly) : null;
-}
+export const savePrimaryIssuedEarly = (runDir: string, issued: PrimaryIssuedEarly): void => keepToken(runDir, PRIMARY_EARLY_FILE, issued);
+export const loadPrimaryIssuedEarly = (runDir: string): PrimaryIssuedEarly | null => keptToken(runDir, PRIMARY_EARLY_FILE);
+export const saveTokenIssuedEarly = (runDir: string, issued: TokenIssuedEarly): void => keepToken(runDir, ISSUED_EARLY_FILE, issued);
+export const loadTokenIssuedEarly = (runDir: string): TokenIssuedEarly | null => keptToken(runDir, ISSUED_EARLY_FILE);
 
 /** A refusal of a bearer token: a 4xx other than 408 and 429, which say nothing of the token. */
 function refuses(status: number): boolean {

@@ -106,6 +106,20 @@ async function overrideTo(server: TestServer, url: string): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** `probe` run while the primary number's delivery override points at a fresh receiver answering `respond`; the override is put back after. */
+async function atOverride<T>(server: TestServer, probe: (receiver: Receiver) => Promise<T>, respond?: Parameters<typeof startReceiver>[0]): Promise<T> {
+  const receiver = await startReceiver(respond);
+  try {
+    await overrideTo(server, receiver.url);
+    return await probe(receiver);
+  } finally {
+    await call(server, 'PATCH', `/api/core/numbers/${primaryNumber(server).numberId}`, { payload: { webhookDeliveryOverride: null } });
+    await receiver.close();
+  }
+}
+
 async function clientWebhook(server: TestServer, url: string | null): Promise<void> {
   const res = await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: server.app.reference.controlToken!, payload: { delivery: url } });
   expect(res.status).toBe(200);
@@ -553,10 +567,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // A send to a recipient that fails (+1 NPA 555 0150..0199), its FAILED event delivered, then retried: the first messageId.
-  'idempotency.forgotten-after-failed-outcome': async (s) => {
-    const receiver = await startReceiver();
-    try {
-      await overrideTo(s, receiver.url);
+  'idempotency.forgotten-after-failed-outcome': async (s) =>
+    atOverride(s, async (receiver) => {
       const key = newKey();
       const body = sendBody(primaryNumber(s).numberId, { to: ['+12025550150'] });
       const first = await send(s, body, key);
@@ -564,11 +576,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const retry = await send(s, body, key);
       return retry.body.results[0].messageId === first.body.results[0].messageId;
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
-      await receiver.close();
-    }
-  },
+    }),
   'idempotency.dies-with-token': async (s) => {
     const { clientId, clientSecret } = s.client('brief');
     const first = (await token(s, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret })).body.access_token as string;
@@ -1430,43 +1438,33 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   // The first attempt answered 202: no second attempt within the helper's 2 s.
   'webhooks.only-200-204-delivered': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(202).end())) === 1,
   // The event of a message to a failing recipient, answered 500 first: a second attempt comes.
-  'webhooks.failed-outcome-not-retried': async (s) => {
-    const receiver = await startReceiver((_r, i) => ({ status: i === 0 ? 500 : 204 }));
-    try {
-      await overrideTo(s, receiver.url);
-      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550150'] }));
-      return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
-      await receiver.close();
-    }
-  },
+  'webhooks.failed-outcome-not-retried': async (s) =>
+    atOverride(
+      s,
+      async (receiver) => {
+        await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550150'] }));
+        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+      },
+      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
+    ),
   // 429 with Retry-After 1 s, then 204: the retry carries the first attempt's webhook-id.
-  'webhooks.retry-after-renamed': async (s) => {
-    const receiver = await startReceiver((_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 }));
-    try {
-      await overrideTo(s, receiver.url);
-      await send(s, sendBody(primaryNumber(s).numberId));
-      const [first, second] = await receiver.waitFor(2, 3_000);
-      return first!.headers['webhook-id'] === second!.headers['webhook-id'];
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
-      await receiver.close();
-    }
-  },
+  'webhooks.retry-after-renamed': async (s) =>
+    atOverride(
+      s,
+      async (receiver) => {
+        await send(s, sendBody(primaryNumber(s).numberId));
+        const [first, second] = await receiver.waitFor(2, 3_000);
+        return first!.headers['webhook-id'] === second!.headers['webhook-id'];
+      },
+      (_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 }),
+    ),
   // A message to +12025550151, the sandbox's second failing recipient: reported FAILED.
-  'webhooks.only-first-failing-recipient': async (s) => {
-    const receiver = await startReceiver();
-    try {
-      await overrideTo(s, receiver.url);
+  'webhooks.only-first-failing-recipient': async (s) =>
+    atOverride(s, async (receiver) => {
       await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550151'] }));
       const [callback] = await receiver.waitFor(1, 2_000);
       return callback!.body.includes('"FAILED"');
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
-      await receiver.close();
-    }
-  },
+    }),
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
@@ -1530,10 +1528,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   // A send to two recipients: each callback's signature verifies over its own id, timestamp and body.
   // An MMS from the MMS-enabled primary number: its delivery event verifies with the client's secret.
-  'webhooks.mms-events-mis-signed': async (s) => {
-    const receiver = await startReceiver();
-    try {
-      await overrideTo(s, receiver.url);
+  'webhooks.mms-events-mis-signed': async (s) =>
+    atOverride(s, async (receiver) => {
       await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/p.png', contentType: 'image/png' }] }));
       const [callback] = await receiver.waitFor(1, 2_000);
       try {
@@ -1542,11 +1538,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       } catch {
         return false;
       }
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
-      await receiver.close();
-    }
-  },
+    }),
   'webhooks.batch-signed-as-first': async (s) => {
     const receiver = await startReceiver();
     try {
@@ -1622,20 +1614,17 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // The first attempt answered 500; the number is then updated to a value it has; a retry still comes.
-  'webhooks.update-drops-retries': async (s) => {
-    const receiver = await startReceiver((_r, i) => ({ status: i === 0 ? 500 : 204 }));
-    const numberId = primaryNumber(s).numberId;
-    try {
-      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: receiver.url } });
-      await send(s, sendBody(numberId));
-      await receiver.waitFor(1, 2_000);
-      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } });
-      return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
-      await receiver.close();
-    }
-  },
+  'webhooks.update-drops-retries': async (s) =>
+    atOverride(
+      s,
+      async (receiver) => {
+        await send(s, sendBody(primaryNumber(s).numberId));
+        await receiver.waitFor(1, 2_000);
+        await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { smsEnabled: true } });
+        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+      },
+      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
+    ),
   'webhooks.inbound-first-recipient-only': async (s) => {
     const receiver = await startReceiver();
     const second = primaryNumber(s, 1);
