@@ -581,6 +581,16 @@ export const TOKEN_FAULTS = {
       if (body && Object.entries(body).some(([k, v]) => !['grant_type', 'client_id', 'client_secret', 'scope'].includes(k) && typeof v !== 'string')) throw new Error('value.strip is not a function');
     },
   },
+  'token.grant-echoed-unescaped': {
+    breaks: ['ERR-004'],
+    description: 'an unsupported grant_type is written into error_description as it came, unescaped: a grant holding a quote or a backslash gets a body that is no JSON (a plain one, such as password, gets valid JSON)',
+    route: TOKEN,
+    answer(answer) {
+      if (answer.body?.error !== 'unsupported_grant_type') return;
+      const grant = parametersOf(answer.request)?.grantType ?? '';
+      answer.text = `{"error":"unsupported_grant_type","error_description":"grant type ${grant} is not supported"}`;
+    },
+  },
   'token.undecodable-basic-ignored': {
     breaks: ['TOKEN-106'],
     description: 'an Authorization: Basic header that does not decode is ignored when the body carries credentials: the body authenticates and a token is issued (alone, the header is still invalid_client)',

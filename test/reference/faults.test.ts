@@ -849,6 +849,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await token(s, 'grant_type=password', { authorization })).status === 400;
   },
   'token.typed-unknown-member-500': async (s) => (await token(s, { ...credentials(s), extra: { a: 1 } })).status === 200,
+  'token.grant-echoed-unescaped': async (s) => typeof (await token(s, { ...credentials(s), grant_type: 'pass"word' })).body === 'object',
   'token.secret-prefix-accepted': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(`${clientSecret}x`)}`).toString('base64')}`;
