@@ -192,7 +192,7 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
     for (const { empty, res } of answers) expect.soft(res.status, `TOKEN-108: HTTP Basic with an empty ${empty} in the body is one method (the empty parameter is absent, RFC 6749 3.2); got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(200);
   });
 
-  test('unknown parameters are ignored, in a form body, a JSON body (of any JSON type) and beside HTTP Basic', { tag: ['@TOKEN-109', '@TOKEN-010'] }, async ({ api, target }) => {
+  test('unknown parameters are ignored, in a form body, a JSON body and beside HTTP Basic, and one of another JSON type is never a 5xx', { tag: ['@TOKEN-109', '@TOKEN-010'] }, async ({ api, target }) => {
     const { clientId, clientSecret } = target.clients.primary;
     const fields = { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret };
     const answers = await Promise.all([
@@ -201,16 +201,14 @@ test.describe('RFC 6749 2.3 and 3.2 Client authentication and parameters', () =>
       api.call('token', { form: { grant_type: 'client_credentials', colour: 'blue' }, headers: { authorization: basicCredentials(clientId, clientSecret) } }).then((res) => ({ how: 'HTTP Basic', res })),
     ]);
     for (const { how, res } of answers) expect.soft(res).toSucceed(`TOKEN-109: an unknown parameter in a token request by ${how} does not stop the grant (RFC 6749 3.2)`);
-    // In a JSON body an unknown member may be of any JSON type. A server that reads every member
-    // as a string (trimming it, say) fails on the others: whatever it answers, a token error is a
-    // client error (TOKEN-010, document level), never a 5xx.
+    // In a JSON body an unknown member may be of any JSON type. RFC 6749's parameters are
+    // strings, so whether one of another type is ignored or refused is the server's to say; what
+    // it may not do is fail on it: a token error is a client error (TOKEN-010, document level).
+    // A server that reads every member as a string (trimming it, say) answers 5xx.
     const typed = await Promise.all(
       ([['an object', { a: 1 }], ['a number', 5], ['an array', ['x']], ['true', true], ['null', null]] as const).map(async ([what, value]) => ({ what, res: await api.call('token', { json: { ...fields, extra: value } }) })),
     );
-    for (const { what, res } of typed) {
-      expect.soft(res.status, `TOKEN-010: a JSON token request with an unknown member whose value is ${what} is answered ${res.describe()}: a token error is a 4xx`).toBeLessThan(500);
-      expect.soft(res).toSucceed(`TOKEN-109: an unknown member whose value is ${what}, in a JSON token request, does not stop the grant (RFC 6749 3.2)`);
-    }
+    for (const { what, res } of typed) expect.soft(res.status, `TOKEN-010: a JSON token request with an unknown member whose value is ${what} is answered ${res.describe()}: a token error is a 4xx`).toBeLessThan(500);
   });
 
   test('a repeated parameter is invalid_request', { tag: ['@TOKEN-110'] }, async ({ api, target }) => {
