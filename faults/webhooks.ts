@@ -535,6 +535,11 @@ export const WEBHOOKS_FAULTS = {
       deliveryEvent(data.status === 'FAILED' && !data.to.endsWith('5550150') ? { ...data, status: 'DELIVERED', errorCode: undefined } : data, nowMs, shape),
     ),
   },
+  'webhooks.timeout-counted-delivered': {
+    breaks: ['WH-104'],
+    description: "an attempt whose receiver did not answer in time is counted as delivered and not tried again (a refused connection or a non-2xx answer is still retried)",
+    behaviour: replaceMember('webhooks', 'delivered', (delivered) => (attempt) => delivered(attempt) || /TIMEOUT/i.test(attempt.error ?? '')),
+  },
   'webhooks.retry-after-429-only': {
     breaks: ['WH-106'],
     description: "a receiver's Retry-After is read on a 429 only: a callback answered 503 with Retry-After is retried after the backoff, before the time it asked for",

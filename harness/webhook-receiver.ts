@@ -16,6 +16,8 @@ export interface ReceivedCallback {
   receivedAt: number;
   /** The status the receiver answered. */
   answered: number;
+  /** Set when the sender closed the connection before the receiver answered (a held answer, CallbackAnswer.holdMs): how long after arrival. */
+  abandonedAfterMs?: number;
 }
 
 /**
@@ -185,12 +187,20 @@ export class WebhookReceiver {
       this.options.watch?.check(text, `a callback to ${path}`);
       const callback = receivedCallback(req, channel?.id ?? '', text, 404);
       void (channel ? channel.answerFor(callback) : Promise.resolve<CallbackAnswer>(404)).then((given) => {
-        const { status, headers = {} } = typeof given === 'number' ? { status: given } : given;
+        const { status, headers = {}, holdMs = channel?.holdMs ?? 0 } = typeof given === 'number' ? { status: given } : given;
         callback.answered = status;
         channel?.push(callback);
-        const answer = () => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
-        if (channel && channel.holdMs > 0) setTimeout(answer, channel.holdMs);
-        else answer();
+        const answer = () => {
+          if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(status < 300 ? '{"received":true}' : '{"error":"receiver told to fail"}');
+        };
+        if (holdMs <= 0) return answer();
+        const timer = setTimeout(answer, holdMs);
+        // The sender gave up waiting: its connection closed before the answer was written.
+        res.once('close', () => {
+          if (res.writableEnded) return;
+          clearTimeout(timer);
+          callback.abandonedAfterMs = Date.now() - callback.receivedAt;
+        });
       });
     });
   }
@@ -199,8 +209,12 @@ export class WebhookReceiver {
 /** Which callbacks a channel's scripted answers are for. */
 type CallbackMatch = (c: ReceivedCallback) => boolean;
 
-/** What the receiver answers a callback: a status, or a status with headers (Retry-After). */
-export type CallbackAnswer = number | { status: number; headers?: Record<string, string> };
+/**
+ * What the receiver answers a callback: a status, or a status with headers (Retry-After), given
+ * after `holdMs` when set (a receiver that does not answer in time; a sender that gives up first
+ * shows in the callback's abandonedAfterMs).
+ */
+export type CallbackAnswer = number | { status: number; headers?: Record<string, string>; holdMs?: number };
 
 /** A test's own answers: given each of its own callbacks and those that came before it on the channel, the answer, or undefined for 200. */
 export type Answerer = (callback: ReceivedCallback, earlier: readonly ReceivedCallback[]) => CallbackAnswer | undefined;
@@ -291,11 +305,12 @@ export class WebhookChannel {
     for (const wake of this.waiters.splice(0)) wake();
   }
 
-  /** Callbacks accepted (2xx), de-duplicated by webhook-id: a redelivery is not a second event. */
+  /** Callbacks accepted (2xx, answered before the sender gave up), de-duplicated by webhook-id: a redelivery is not a second event. */
   unique(): ReceivedCallback[] {
     const seen = new Set<string>();
     return this.received.filter((c) => {
-      if (c.answered >= 300) return false;
+      // Not taken: answered with a failure, or given up by the sender before the answer came.
+      if (c.answered >= 300 || c.abandonedAfterMs !== undefined) return false;
       const key = c.headers['webhook-id'] || c.text;
       if (seen.has(key)) return false;
       seen.add(key);

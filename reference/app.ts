@@ -65,6 +65,7 @@ function withDefaults({ extensions: _, ...options }: BuildOptions): ReferenceOpt
     idempotencyTtlSeconds: DEFAULTS.idempotencyTtlSeconds,
     upstreamTimeoutMs: DEFAULTS.upstreamTimeoutMs,
     webhookRetryBaseMs: DEFAULTS.webhookRetryBaseMs,
+    webhookTimeoutMs: DEFAULTS.webhookTimeoutMs,
     requestTimeoutMs: DEFAULTS.requestTimeoutMs,
     headersTimeoutMs: DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
@@ -140,7 +141,7 @@ export async function buildApp(buildOptions: BuildOptions = {}): Promise<Fastify
       seeded,
       upstream: new UpstreamClient(upstreamUrl, options.upstreamTimeoutMs),
       // The webhook.signing choice: Standard Webhooks headers (the profile), or none.
-      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, { ...behaviour.webhooks, ...(options.wire['webhook.signing'] === 'none' && { signedHeaders: unsignedHeaders }) }, webhookTargets, options.webhookRetryBaseMs),
+      dispatcher: new WebhookDispatcher(writes, stores.outbox, logger, { ...behaviour.webhooks, ...(options.wire['webhook.signing'] === 'none' && { signedHeaders: unsignedHeaders }) }, webhookTargets, options.webhookRetryBaseMs, options.webhookTimeoutMs),
       webhookTargets,
       tokenGuard: new TokenGuard(options.tokenLimits),
       sendRateLimit: new SendRateLimit(options.sendMessagesPerSecond),

@@ -3,7 +3,7 @@ import type { TokenLimits } from './auth/tokenGuard.ts';
 import type { ClientWebhookSetting } from './fixtures/clientWebhooks.ts';
 import type { FixtureSet } from './fixtures/schema.ts';
 import { ConfigError } from './errors.ts';
-import { WEBHOOK_BACKOFF_BASE_IN_MS } from './webhooks/retryPolicy.ts';
+import { WEBHOOK_BACKOFF_BASE_IN_MS, WEBHOOK_TIMEOUT_IN_MS } from './webhooks/retryPolicy.ts';
 
 /** Everything buildApp needs; main.ts fills it from the command line, tests fill it directly. */
 export interface ReferenceOptions {
@@ -24,6 +24,8 @@ export interface ReferenceOptions {
   upstreamTimeoutMs: number;
   /** The first retry of a failed webhook attempt comes after half to all of this; each later one doubles it (reference/webhooks/retryPolicy.ts). */
   webhookRetryBaseMs: number;
+  /** How long an attempt waits for the receiver's answer before it counts as failed, and is retried (WH-104). */
+  webhookTimeoutMs: number;
   /**
    * Webhook targets allowed although they are in a refused range (reference/webhooks/targets.ts):
    * IP addresses, CIDR ranges or host names. Empty by default: no loopback, private or
@@ -156,6 +158,7 @@ export const DEFAULTS = {
   idempotencyTtlSeconds: 24 * 3600,
   upstreamTimeoutMs: 2000,
   webhookRetryBaseMs: WEBHOOK_BACKOFF_BASE_IN_MS,
+  webhookTimeoutMs: WEBHOOK_TIMEOUT_IN_MS,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   // Longer than the 60 s idle timeout of common load balancers, as fastify's default.

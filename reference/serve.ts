@@ -43,6 +43,7 @@ export async function serve(argv: readonly string[], extensions: readonly Refere
       upstreamUrl: cli.upstreamUrl,
       upstreamTimeoutMs: cli.upstreamTimeoutMs,
       webhookRetryBaseMs: cli.webhookRetryBaseMs,
+      webhookTimeoutMs: cli.webhookTimeoutMs,
       allowWebhookHosts: cli.allowWebhookHosts,
       clientWebhooks: cli.clientWebhooks,
       requestTimeoutMs: cli.requestTimeoutMs,

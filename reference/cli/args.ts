@@ -26,6 +26,8 @@ Options:
   --upstream-timeout SECONDS  bound on a provider call before answering 502 (default ${DEFAULTS.upstreamTimeoutMs / 1000})
   --webhook-retry-base SECONDS  the first retry of a failed webhook comes after half to all of this, each
                               later one after twice the last (default ${DEFAULTS.webhookRetryBaseMs / 1000})
+  --webhook-timeout SECONDS   how long a webhook attempt waits for the receiver's answer before it counts
+                              as failed and is retried (default ${DEFAULTS.webhookTimeoutMs / 1000})
   --allow-webhook-host HOST   allow webhook targets at HOST: an IP address, a CIDR range (10.0.0.0/8) or a
                               host name; repeatable. Loopback, private and link-local targets are refused
                               without it; the server's own port always is
@@ -71,6 +73,7 @@ export interface CliOptions
     | 'upstreamUrl'
     | 'upstreamTimeoutMs'
     | 'webhookRetryBaseMs'
+    | 'webhookTimeoutMs'
     | 'allowWebhookHosts'
     | 'clientWebhooks'
     | 'requestTimeoutMs'
@@ -180,6 +183,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
         'upstream-url': { type: 'string' },
         'upstream-timeout': { type: 'string' },
         'webhook-retry-base': { type: 'string' },
+        'webhook-timeout': { type: 'string' },
         'allow-webhook-host': { type: 'string', multiple: true },
         'client-webhook': { type: 'string', multiple: true },
         'request-timeout': { type: 'string' },
@@ -233,6 +237,7 @@ export function parseCommandLine(argv: string[]): CliOptions {
     upstreamUrl: httpUrl('upstream-url', values['upstream-url']),
     upstreamTimeoutMs: Math.round(seconds('upstream-timeout', values['upstream-timeout'], DEFAULTS.upstreamTimeoutMs / 1000) * 1000),
     webhookRetryBaseMs: Math.round(seconds('webhook-retry-base', values['webhook-retry-base'], DEFAULTS.webhookRetryBaseMs / 1000) * 1000),
+    webhookTimeoutMs: Math.round(seconds('webhook-timeout', values['webhook-timeout'], DEFAULTS.webhookTimeoutMs / 1000) * 1000),
     allowWebhookHosts,
     clientWebhooks: clientWebhooks(values['client-webhook'] ?? []),
     requestTimeoutMs,

@@ -23,8 +23,8 @@ interface AttemptResult {
  * checked address, so DNS cannot answer one address to the check and another to the connection.
  * TLS still verifies the certificate against the host name.
  */
-function checkedConnector(targets: WebhookTargets): buildConnector.connector {
-  const connect = buildConnector({ timeout: WEBHOOK_TIMEOUT_IN_MS });
+function checkedConnector(targets: WebhookTargets, timeoutMs: number): buildConnector.connector {
+  const connect = buildConnector({ timeout: timeoutMs });
   return (options, callback) => {
     const port = Number(options.port || (options.protocol === 'https:' ? 443 : 80));
     targets.resolveForDelivery(options.hostname, port).then(
@@ -57,8 +57,10 @@ export class WebhookDispatcher {
     private readonly policy: Pick<WebhookPolicy, 'signedHeaders' | 'attemptPayload' | 'attemptTarget' | 'delivered' | 'retried' | 'gone' | 'retryDelayMs' | 'parseRetryAfter' | 'honouredRetryAfter'>,
     targets: WebhookTargets,
     private readonly retryBaseMs: number = WEBHOOK_BACKOFF_BASE_IN_MS,
+    /** How long an attempt waits to connect, and then for the receiver's answer: past it the attempt failed (WH-104) and is retried. */
+    private readonly timeoutMs: number = WEBHOOK_TIMEOUT_IN_MS,
   ) {
-    this.agent = new Agent({ connections: 32, keepAliveTimeout: 10_000, connect: checkedConnector(targets) });
+    this.agent = new Agent({ connections: 32, keepAliveTimeout: 10_000, connect: checkedConnector(targets, timeoutMs) });
     // Every attempt in flight listens on the one shutdown signal, and a slow receiver keeps
     // many in flight; each listener goes when its attempt ends, so Node's leak warning at
     // eleven would only be noise on stderr.
@@ -123,8 +125,8 @@ export class WebhookDispatcher {
         body: payload,
         dispatcher: this.agent,
         signal: this.abort.signal,
-        headersTimeout: WEBHOOK_TIMEOUT_IN_MS,
-        bodyTimeout: WEBHOOK_TIMEOUT_IN_MS,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
       });
       await response.body.dump();
       return { status: response.statusCode, retryAfterSeconds: this.policy.parseRetryAfter(response.headers['retry-after'], Date.now()) };

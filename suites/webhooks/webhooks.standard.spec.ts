@@ -354,6 +354,27 @@ test.describe('Standard Webhooks: retries', () => {
     expect(waits[2]! + waits[3]!, `WH-108: the callback ${id}, failed each time, was retried after waits of ${waits.map((w) => `${w} ms`).join(', ')}: the later retries do not wait half as long again as the first (no backoff)`).toBeGreaterThan(BACKOFF_GROWTH * (waits[0]! + waits[1]!));
   });
 
+  // The other way a receiver can fail to answer: it takes the callback and says nothing. Its
+  // first attempt is held unanswered for up to STALL_MS; a server that gives up on it before then
+  // (its own timeout) has an attempt with no answer, no success (only a 2xx is), and tries again
+  // with the same webhook-id. A server that waits longer is answered 200 and nothing is judged.
+  test('a callback whose receiver does not answer before the server gives up on it is retried with the same webhook-id', { tag: ['@WH-104'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const holdMs = Math.min(STALL_MS, Math.floor(target.webhooks.timeoutMs / 2));
+    const channel = webhooks.channel('stalled').answerWith((c, earlier) => (earlier.some((e) => e.headers['webhook-id'] === c.headers['webhook-id']) ? 200 : { status: 200, holdMs }));
+    const own = channel.scriptOnlyFor();
+    await deliverTo(settings, smsNumber(knownNumbers), channel.url, 'WH-104');
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'wh-stalled')), 'WH-104');
+    own(namesMessage(messageId!));
+    const first = await firstAtOverride(channel, messageId!, smsNumber(knownNumbers), target.webhooks.timeoutMs);
+    const id = first.headers['webhook-id'];
+    if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
+    // Until the server gives up on the held attempt, or the hold is over and it was answered.
+    while (first.abandonedAfterMs === undefined && Date.now() < first.receivedAt + holdMs + 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (first.abandonedAfterMs === undefined) notTestable(`the server waited ${holdMs} ms for the receiver's answer to ${id} without giving up: its timeout is longer than the harness holds a callback`);
+    const [, retried] = await expectCallbacks(channel, 'WH-104', `a retry of ${id}, whose first attempt the server gave up on after ${first.abandonedAfterMs} ms without an answer`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
+    expect(retried!.text, 'WH-104: the retry carries the same event').toBe(first.text);
+  });
+
   test('a callback to an unreachable receiver is retried once it is reachable', { tag: ['@WH-104'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const late = await webhooks.unreachable('unreachable');
@@ -369,6 +390,9 @@ test.describe('Standard Webhooks: retries', () => {
     await awaitCallback(late, messageId!, target.webhooks.timeoutMs, 'WH-104');
   });
 });
+
+/** The longest the receiver holds a callback unanswered, waiting for the server to give up on it (WH-104). */
+const STALL_MS = 10_000;
 
 /** How long the receiver asks the server to wait before it tries a callback again (WH-106). */
 const RETRY_AFTER_SECONDS = 1;

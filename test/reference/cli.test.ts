@@ -27,6 +27,7 @@ const badInvocations: Array<[string, string[], RegExp]> = [
   ['a bad upstream URL', ['--upstream-url', 'nope'], /--upstream-url must be an absolute http\(s\) URL/],
   ['a zero token lifetime', ['--token-ttl', '0'], /--token-ttl must be a whole number/],
   ['a retry base that is not a number of seconds', ['--webhook-retry-base', '0'], /--webhook-retry-base must be a positive number of seconds, got "0"/],
+  ['a webhook timeout that is not a number of seconds', ['--webhook-timeout', 'soon'], /--webhook-timeout must be a positive number of seconds, got "soon"/],
   ['a control token without --control', ['--control-token', 'x'], /--control-token needs --control/],
   ['--control without a token or a file to write the made one to', ['--control'], /^error: --control without --control-token needs --fixtures-out FILE, where the server writes the control token it makes\n/],
   ['--control on an interface other machines reach, without a token', ['--control', '--host', '0.0.0.0', '--fixtures-out', '/tmp/never-written.json'], /^error: --control on --host 0\.0\.0\.0, which other machines may reach, needs --control-token TOKEN\n/],

@@ -1360,8 +1360,9 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   'webhooks.callback-before-answer': async (s) => {
-    // A receiver that answers 4 s late: the send must be answered without waiting for it (3 s
-    // allows for a loaded machine; a send that waits for its callback takes 4 s or more).
+    // A receiver that answers 4 s late: the send must be answered without waiting for it (1.5 s
+    // allows for a loaded machine; a send that waits for its callback takes until the test
+    // server gives up on the receiver, 2 s, or more).
     const slow = createServer((req, res) => {
       req.resume();
       req.on('end', () => setTimeout(() => res.writeHead(204).end(), 4_000));
@@ -1371,7 +1372,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await overrideTo(s, `http://127.0.0.1:${(slow.address() as AddressInfo).port}`);
       const started = Date.now();
       const res = await send(s, sendBody(primaryNumber(s).numberId));
-      return res.status === 202 && Date.now() - started < 3_000;
+      return res.status === 202 && Date.now() - started < 1_500;
     } finally {
       await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
       slow.closeAllConnections();
@@ -1466,6 +1467,24 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       const [callback] = await receiver.waitFor(1, 2_000);
       return callback!.body.includes('"FAILED"');
     }),
+  // The first attempt held unanswered past the server's webhook timeout (the test server's is short): a second attempt comes.
+  'webhooks.timeout-counted-delivered': async (s) => {
+    let attempts = 0;
+    const receiver = createServer((_req, res) => {
+      if (++attempts > 1) res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      await overrideTo(s, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      for (let waited = 0; attempts < 2 && waited < 4_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      return attempts >= 2;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  },
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).

@@ -37,7 +37,8 @@ export function controlRequest(app: FastifyInstance, method: 'POST' | 'PUT', url
 export async function startTestServer(options: BuildOptions = {}, dir = mkdtempSync(join(tmpdir(), 'reference-test-'))): Promise<TestServer & { dir: string }> {
   const dbPath = join(dir, 'reference.db');
   // The tests' webhook receivers listen on loopback, which the reference refuses unless allowed.
-  const app = await buildApp({ dbPath, control: true, allowWebhookHosts: ['127.0.0.1'], ...options });
+  // A receiver that never answers is given up after 2 s, as a certification run of the bundled reference does (harness/embedded-reference.ts).
+  const app = await buildApp({ dbPath, control: true, allowWebhookHosts: ['127.0.0.1'], webhookTimeoutMs: 2_000, ...options });
   await app.ready();
   const target = app.reference.describe('http://localhost');
   const client = (role: string) => target.clients.find((candidate) => candidate.role === role)!;
