@@ -15,6 +15,15 @@ function offered(groups: Array<{ npa: string; nxx: string; count: number; phoneN
 }
 
 export const SEARCH_FAULTS = {
+  'search.non-ascii-500': {
+    breaks: ['SEARCH-001'],
+    description: "a search criterion holding a letter outside ASCII (a city such as Montr\u00e9al) fails the upstream query's encoding: 500 SERVER_ERROR (ASCII criteria are answered)",
+    route: SEARCH,
+    preHandler(request) {
+      const body = objectBodyOf(request);
+      if (body && Object.values(body).some((v) => typeof v === 'string' && /[^\x00-\x7f]/.test(v))) throw new Error("'ascii' codec can't encode character");
+    },
+  },
   'search.quantity-missing-by-city': {
     breaks: ['SEARCH-001'],
     description: 'a search that names a city is answered without requestedQuantity (a search by any other field has it)',

@@ -224,6 +224,15 @@ export const WEBHOOKS_FAULTS = {
       ...loopbackArrivals({ inboundTarget: (client) => client.inboundWebhookUrl }, stores, from, request, accepted.filter(({ to }) => { const n = stores.numbers.byPhoneNumber(to); return n !== undefined && n.apiClientId !== from.apiClientId; }), nowMs, shape),
     ]),
   },
+  'webhooks.cross-client-inbound-signed-by-sender': {
+    breaks: ['WH-101'],
+    description: "inbound traffic a send of one client brings to another client's number is signed with the sending client's secret, which the receiving client does not have (between a client's own numbers the secret is the same, and right)",
+    behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals) => (policy, stores, from, request, accepted, nowMs, shape) =>
+      loopbackArrivals(policy, stores, from, request, accepted, nowMs, shape).map((a) =>
+        a.webhook && a.message.apiClientId !== from.apiClientId ? { ...a, webhook: { ...a.webhook, webhookSecret: stores.clients.byApiClientId(from.apiClientId)!.webhookSecret } } : a,
+      ),
+    ),
+  },
   'webhooks.inbound-to-sender-client': {
     breaks: ['WH-005'],
     description: "inbound traffic a send brings about is filed under the client that sent it: a number without an inbound override, of another client, has it delivered to the sender's inbound webhook (a send between a client's own numbers is right)",

@@ -50,6 +50,22 @@ test.describe('4.4 Search available numbers', () => {
     }
   });
 
+  // Siblings in the values: each criterion is a string (section 4.4), and a place name may hold
+  // letters outside ASCII, or a space. Which values a search takes is not shown, so each may be
+  // refused as a request defect, or fail upstream (502, SEARCH-002); what it may not be is the
+  // server's own failure: a server whose upstream query is built for ASCII alone answers 500.
+  test('a search whose criterion holds letters outside ASCII or a space is answered as a search, refused as a request defect or failed upstream, never a 5xx of its own', { tag: ['@SEARCH-001'] }, async ({ api }) => {
+    const bodies = [{ city: 'Montr\u00e9al' }, { city: 'San Francisco' }, { state: 'Qu\u00e9bec' }, { rateCenter: 'S\u00e3o Paulo' }, { city: '\u6771\u4eac' }];
+    const answers = await Promise.all(bodies.map(async (body) => ({ body, res: await api.call('search', { json: body }) })));
+    for (const { body, res } of answers) {
+      expect.soft(res.status >= 500 && res.status !== 502, `SEARCH-001: the search ${JSON.stringify(body)} was answered ${res.describe()} ${res.text.slice(0, 160)}: a search is answered, refused as a request defect, or failed upstream (502), not failed by the server itself`).toBe(false);
+      if (res.status >= 200 && res.status < 300) {
+        const b = res.body ?? {};
+        expect.soft(Array.isArray(b.groups) && typeof b.providerResultCount === 'number' && typeof b.requestedQuantity === 'number', `SEARCH-001: the search ${JSON.stringify(body)} was answered ${res.status} with groups ${JSON.stringify(b.groups)?.slice(0, 40)}, providerResultCount ${JSON.stringify(b.providerResultCount)}, requestedQuantity ${JSON.stringify(b.requestedQuantity)}`).toBe(true);
+      }
+    }
+  });
+
   // The sibling of a search that finds numbers: one that finds none. groups is still an array
   // (an empty one), providerResultCount and requestedQuantity still numbers, not null or absent:
   // a server right on the first can be wrong on this.

@@ -5,6 +5,7 @@ import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } 
 import { heldBySecondary, inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 import { reasonFor } from '../../harness/plan.ts';
 import { carriesFinalStatus, stringsIn, type WebhookChannel } from '../../harness/webhook-receiver.ts';
+import { verifyWebhook } from '../../harness/webhook-signature.ts';
 import type { Target } from '../../harness/config.ts';
 import type { Inbound, TriggerSet } from '../../harness/triggers.ts';
 import { testRecipients } from '../support/properties.ts';
@@ -464,7 +465,19 @@ test.describe('6 inbound traffic by webhook', () => {
     const res = await send(api, newKey(), payload);
     if (res.status >= 400 && res.status < 500) notTestable(`the target refused a send to ${phone}, a number of another client (${res.status})`);
     expectQueuedFor(res, 'WH-004', `the send to ${phone}, a number of the secondary client`);
-    await expectCallbacks(channel, 'WH-004', `the inbound callback naming the text sent to ${phone}, at the override the secondary client set on ${theirs.numberId}`, inboundNaming(payload.text), { timeoutMs: target.webhooks.timeoutMs });
+    const [callback] = await expectCallbacks(channel, 'WH-004', `the inbound callback naming the text sent to ${phone}, at the override the secondary client set on ${theirs.numberId}`, inboundNaming(payload.text), { timeoutMs: target.webhooks.timeoutMs });
+    // Whose callback it is: the secondary client's, whose number it reached, so signed with that
+    // client's secret (Standard Webhooks: the receiving endpoint's secret), never the sender's.
+    const secret = target.clients.secondary?.webhookSecret;
+    if (secret && callback!.headers['webhook-signature']) {
+      let problem = '';
+      try {
+        verifyWebhook(secret, callback!.headers, callback!.text, Number(callback!.headers['webhook-timestamp']));
+      } catch (e) {
+        problem = (e as Error).message;
+      }
+      expect(problem, `WH-101: the inbound callback at the override of ${theirs.numberId}, the secondary client's number, verifies with the secondary client's secret, not the sending client's (empty means verified)`).toBe('');
+    }
   });
 
   // Another identity: the number another client holds. Its inbound traffic is its owner's

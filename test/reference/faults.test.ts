@@ -1657,6 +1657,26 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // The same, and the event verifies with the secondary client's secret.
+  'webhooks.cross-client-inbound-signed-by-sender': async (s) => {
+    const receiver = await startReceiver();
+    const theirs = s.client('secondary').numbers[0]!;
+    const secondaryToken = await s.token('secondary');
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: receiver.url } });
+      await send(s, sendBody(primaryNumber(s).numberId, { to: [theirs.phoneNumber] }));
+      const [callback] = await receiver.waitFor(1, 2_000);
+      try {
+        verifyWebhook(s.client('secondary').webhookSecret, callback!.headers as Record<string, string>, callback!.body);
+        return true;
+      } catch {
+        return false;
+      }
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: null } });
+      await receiver.close();
+    }
+  },
   // A send from the primary to a number of the secondary's whose inbound override the secondary set: the event reaches it.
   'webhooks.cross-client-inbound-override-ignored': async (s) => {
     const receiver = await startReceiver();
@@ -1870,6 +1890,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'errors.unknown-core-path-405': async (s) => (await call(s, 'GET', '/api/core/no-such-route')).status !== 405,
   'errors.query-string-unrouted': async (s) => (await call(s, 'GET', '/api/core/whoami?x=1')).status === 200,
   'errors.unknown-core-path-unwrapped': async (s) => typeof (await call(s, 'GET', '/api/core/no-such-route')).body?.error?.code === 'string',
+  'search.non-ascii-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { city: 'Montr\u00e9al' } })).status < 500,
   'search.nothing-found-count-null': async (s) => typeof (await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '999' } })).body.providerResultCount === 'number',
   'errors.leading-whitespace-refused': async (s) => (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { body: ' {"smsEnabled":true}', headers: { 'content-type': 'application/json' } })).status === 200,
   'errors.form-type-case-refused': async (s) => {
