@@ -203,6 +203,16 @@ test.describe('7.3 Malformed JSON is a request defect', () => {
         if (violation) throw violation;
       });
     }
+    // Nothing at all, labelled JSON: no JSON text (RFC 8259 2), which many frameworks read as an
+    // empty object instead. Either is the client's request, refused as a defect or answered as
+    // `{}` would be; neither is the server's failure. A server whose reader fails on no input
+    // answers 5xx.
+    test(`${op} answers an empty body labelled as JSON as a request defect or as an empty object, never a 5xx`, { tag: ['@ERR-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const { res, violation } = await answerOf(api.call(op, await malformedRequest(op, { api, target, knownNumbers, newKey }, () => '')));
+      expect.soft(res.status < 500, `ERR-003: ${op} with an empty body labelled as JSON is refused as a request defect or answered as an empty object would be; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+      if (res.status >= 400) expectWrapper(res, 'ERR-003', `${op} with an empty body labelled as JSON`);
+      if (violation) throw violation;
+    });
     // JSON text is UTF-8 (RFC 8259 8.1); bytes that are not are no JSON text, which a parser may
     // refuse or read as it can (RFC 8259 9: a parser MAY accept non-JSON forms). Either way the
     // request is the client's, never the server's failure: refused, it is a request defect; a 5xx
