@@ -120,6 +120,21 @@ async function atOverride<T>(server: TestServer, probe: (receiver: Receiver) => 
   }
 }
 
+/** `probe` run after a send from the primary number to the secondary client's first number, whose inbound override that client pointed at a fresh receiver; put back after. */
+async function atSecondaryInboundOverride<T>(server: TestServer, probe: (receiver: Receiver) => Promise<T>): Promise<T> {
+  const receiver = await startReceiver();
+  const theirs = server.client('secondary').numbers[0]!;
+  const secondaryToken = await server.token('secondary');
+  try {
+    await call(server, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: receiver.url } });
+    await send(server, sendBody(primaryNumber(server).numberId, { to: [theirs.phoneNumber] }));
+    return await probe(receiver);
+  } finally {
+    await call(server, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: null } });
+    await receiver.close();
+  }
+}
+
 async function clientWebhook(server: TestServer, url: string | null): Promise<void> {
   const res = await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: server.app.reference.controlToken!, payload: { delivery: url } });
   expect(res.status).toBe(200);
@@ -1657,14 +1672,9 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
-  // The same, and the event verifies with the secondary client's secret.
-  'webhooks.cross-client-inbound-signed-by-sender': async (s) => {
-    const receiver = await startReceiver();
-    const theirs = s.client('secondary').numbers[0]!;
-    const secondaryToken = await s.token('secondary');
-    try {
-      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: receiver.url } });
-      await send(s, sendBody(primaryNumber(s).numberId, { to: [theirs.phoneNumber] }));
+  // A send from the primary to a number of the secondary's whose inbound override the secondary set: the event verifies with the secondary client's secret.
+  'webhooks.cross-client-inbound-signed-by-sender': async (s) =>
+    atSecondaryInboundOverride(s, async (receiver) => {
       const [callback] = await receiver.waitFor(1, 2_000);
       try {
         verifyWebhook(s.client('secondary').webhookSecret, callback!.headers as Record<string, string>, callback!.body);
@@ -1672,25 +1682,9 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       } catch {
         return false;
       }
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: null } });
-      await receiver.close();
-    }
-  },
+    }),
   // A send from the primary to a number of the secondary's whose inbound override the secondary set: the event reaches it.
-  'webhooks.cross-client-inbound-override-ignored': async (s) => {
-    const receiver = await startReceiver();
-    const theirs = s.client('secondary').numbers[0]!;
-    const secondaryToken = await s.token('secondary');
-    try {
-      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: receiver.url } });
-      await send(s, sendBody(primaryNumber(s).numberId, { to: [theirs.phoneNumber] }));
-      return (await receiver.waitFor(1, 2_000).catch(() => [])).length === 1;
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookInboundOverride: null } });
-      await receiver.close();
-    }
-  },
+  'webhooks.cross-client-inbound-override-ignored': async (s) => atSecondaryInboundOverride(s, async (receiver) => (await receiver.waitFor(1, 2_000).catch(() => [])).length === 1),
   // A send from the primary to a number of the secondary's, which has no inbound override: nothing at the primary's inbound webhook.
   'webhooks.inbound-to-sender-client': async (s) => {
     const clientHook = await startReceiver();
