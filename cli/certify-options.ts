@@ -91,7 +91,7 @@ type Options = typeof CERTIFY_OPTIONS;
 /** The flags as typed on the command line: strings as given, booleans when present. */
 export type RunFlags = { -readonly [K in keyof Options]?: Options[K]['type'] extends 'string' ? string : boolean };
 
-const GROUP_TITLES: Record<Group, string | null> = {
+const GROUP_TITLES: Record<Group, string> = {
   general: 'Options:',
   part: 'Part of the suite (the report is then partial, never a certificate):',
   runs: 'Runs:',
@@ -122,7 +122,7 @@ function helpLines(name: string, spec: OptionSpec, i: Invocation): string[] {
 /** The help of certify, from CERTIFY_OPTIONS. */
 export function certifyUsage(i: Invocation = invocation()): string {
   const groups = (Object.keys(GROUP_TITLES) as Group[]).map((group) => [
-    GROUP_TITLES[group]!,
+    GROUP_TITLES[group],
     ...Object.entries(CERTIFY_OPTIONS as Record<string, OptionSpec>)
       .filter(([, spec]) => spec.group === group)
       .flatMap(([name, spec]) => helpLines(name, spec, i)),

@@ -8,7 +8,7 @@
 import type { Target } from './config.ts';
 import { recordError, type Judged, type Judgement } from './judgement.ts';
 import type { ReceivedCallback } from './webhook-receiver.ts';
-import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from './webhook-signature.ts';
+import { verificationProblem, WEBHOOK_TOLERANCE_IN_SECONDS } from './webhook-signature.ts';
 
 /**
  * The secrets a callback may be signed with, or null when the audit cannot judge: the target
@@ -33,15 +33,8 @@ export function unverifiedCallbacks(callbacks: readonly ReceivedCallback[], secr
   for (const callback of callbacks) {
     const timestamp = callback.headers['webhook-timestamp'] ?? '';
     if (!/^\d+$/.test(timestamp)) continue;
-    const reasons = secrets.map((secret) => {
-      try {
-        verifyWebhook(secret, callback.headers, callback.text, Number(timestamp));
-        return null;
-      } catch (e) {
-        return (e as Error).message;
-      }
-    });
-    if (reasons.some((r) => r === null)) continue;
+    const reasons = secrets.map((secret) => verificationProblem(secret, callback.headers, callback.text, Number(timestamp)));
+    if (reasons.includes('')) continue;
     problems.push(`${callback.method} ${callback.path} (webhook-id ${callback.headers['webhook-id'] ?? 'absent'}, answered ${callback.answered}): ${reasons[0]}; body ${callback.text.slice(0, 160)}`);
   }
   return problems;

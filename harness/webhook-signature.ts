@@ -32,6 +32,16 @@ export function verifyWebhook(secret: string, headers: Record<string, string>, b
   throw new WebhookVerificationError('no v1 signature matches the secret');
 }
 
+/** Why a callback does not verify with `secret` at `nowSeconds` (verifyWebhook's message); '' when it verifies. */
+export function verificationProblem(secret: string, headers: Record<string, string>, body: string, nowSeconds = Date.now() / 1000): string {
+  try {
+    verifyWebhook(secret, headers, body, nowSeconds);
+    return '';
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
 export function sign(secret: string, id: string, timestamp: string, body: string): Buffer {
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
   return createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();

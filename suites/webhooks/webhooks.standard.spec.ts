@@ -1,6 +1,6 @@
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { canSendSms, readNumbers } from '../../harness/known-numbers.ts';
-import { verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
+import { verificationProblem, verifyWebhook, WEBHOOK_TOLERANCE_IN_SECONDS } from '../../harness/webhook-signature.ts';
 import { deliveredRecipients, expectQueuedFor, secondSmsNumber, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { heldBySecondary, inboundNaming, inboundTo } from './webhook-support.ts';
@@ -18,15 +18,7 @@ async function firstAtOverride(channel: WebhookChannel, messageId: string, numbe
 }
 
 /** Why a callback's signature does not verify with `secret`, checked at its arrival on the receiver's clock; '' when it verifies. */
-function verificationProblem(secret: string, callback: ReceivedCallback): string {
-  let problem = '';
-  try {
-    verifyWebhook(secret, callback.headers, callback.text, callback.receivedAt / 1000);
-  } catch (e) {
-    problem = (e as Error).message;
-  }
-  return problem;
-}
+const problemOf = (secret: string, callback: ReceivedCallback): string => verificationProblem(secret, callback.headers, callback.text, callback.receivedAt / 1000);
 
 /** How much longer the later retries of a failing callback wait than the first ones, at least (WH-108). */
 const BACKOFF_GROWTH = 1.5;
@@ -54,7 +46,7 @@ test.describe('Standard Webhooks: signature', () => {
       }
       expect(callback.headers['webhook-signature'], `WH-101: webhook-signature of a ${outcome} message holds a v1 signature`).toMatch(/(^|\s)v1,[A-Za-z0-9+/]+={0,2}(\s|$)/);
       // The receiver's clock is the one the standard asks to check against: verify at arrival.
-      const problem = verificationProblem(secret!, callback);
+      const problem = problemOf(secret!, callback);
       expect(problem, `WH-101: the v1 signature of the callback of a ${outcome} message verifies with the client secret (empty means verified)`).toBe('');
     }
   });
@@ -79,7 +71,7 @@ test.describe('Standard Webhooks: signature', () => {
     }
     for (const messageId of ids) {
       const callback = await awaitCallback(channel, messageId, target.webhooks.timeoutMs, 'WH-101');
-      const problem = verificationProblem(secret!, callback);
+      const problem = problemOf(secret!, callback);
       expect.soft(problem, `WH-101: the callback naming ${messageId} (of a send to ${many.length} recipients${held !== undefined ? `, or to ${held}, a number of the secondary client` : ''}) verifies with the sending client's secret (empty means verified)`).toBe('');
     }
   });
@@ -98,7 +90,7 @@ test.describe('Standard Webhooks: signature', () => {
     expect(pointed).toSucceed("WH-101: precondition: the secondary client points its number's webhookDeliveryOverride at the receiver");
     const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId!, deliveredRecipients(target), 'wh-signed-secondary'), 'secondary'), 'WH-101');
     const callback = await firstAtOverride(channel, messageId!, numberId!, target.webhooks.timeoutMs);
-    const problem = verificationProblem(secret!, callback);
+    const problem = problemOf(secret!, callback);
     expect(problem, "WH-101: the secondary client's callback verifies with the secondary client's secret (empty means verified)").toBe('');
   });
 
@@ -114,7 +106,7 @@ test.describe('Standard Webhooks: signature', () => {
     // Where inbound traffic goes is WH-004's to judge: a callback that never reached the
     // override has no signature to read here.
     const [callback] = await channel.waitFor(`an inbound callback naming its text${messageId ? ` or ${messageId}` : ''}`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs }).catch((e: Error) => notTestable(`no inbound callback reached the number's webhookInboundOverride (WH-004 judges where it goes): ${e.message.split('\n')[0]}`));
-    const problem = verificationProblem(secret!, callback!);
+    const problem = problemOf(secret!, callback!);
     expect(problem, 'WH-101: the inbound callback carries a v1 signature that verifies with the client secret (empty means verified)').toBe('');
   });
 });
