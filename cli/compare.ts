@@ -5,12 +5,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runCli } from '../reports/cli-run.ts';
 import { renderCompare, type NamedReport } from '../reports/compare-html.ts';
 import { InputError } from '../reports/errors.ts';
 import { invocation, userDirectory } from '../harness/settings.ts';
 import { reportSchemaErrors } from '../reports/schema.ts';
 import type { Report } from '../reports/types.ts';
+import { runIfEntry, type Command, type ExitCode } from './command.ts';
 
 const USAGE = 'usage: npm run compare -- REPORT.json REPORT.json ... [--out compare.html]';
 
@@ -32,8 +32,10 @@ function load(file: string): Report {
   return v as Report;
 }
 
-function main(): number {
+/** The `compare` command: its arguments to its exit code (cli/command.ts). */
+export function compare(argv: readonly string[]): ExitCode {
   const { values, positionals } = parseArgs({
+    args: [...argv],
     options: { out: { type: 'string' }, help: { type: 'boolean' } },
     allowPositionals: true,
   });
@@ -57,4 +59,6 @@ function main(): number {
   return 0;
 }
 
-await runCli('compare', USAGE, main);
+export const compareCommand: Command = { name: 'compare', run: compare };
+
+runIfEntry(import.meta, compareCommand, USAGE);

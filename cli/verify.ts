@@ -11,12 +11,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { userDirectory } from '../harness/settings.ts';
-import { runCli } from '../reports/cli-run.ts';
 import { InputError } from '../reports/errors.ts';
 import { gateOf, headOf, summaryLine } from '../reports/gate.ts';
 import { reportSchemaErrors } from '../reports/schema.ts';
 import { checkSignature, fingerprintOf, parseSignatureFile, publicKeyFrom } from '../reports/signature.ts';
 import type { Report } from '../reports/types.ts';
+import { runIfEntry, type Command, type ExitCode } from './command.ts';
 
 const USAGE = 'usage: npm run verify -- REPORT.json [--sig REPORT.json.sig] [--pubkey PUBLIC.pem]';
 
@@ -28,13 +28,15 @@ function read(file: string, what: string): Buffer {
   }
 }
 
-function fail(message: string): number {
+function fail(message: string): ExitCode {
   process.stdout.write(`NOT VERIFIED: ${message}\n`);
   return 1;
 }
 
-function main(): number {
+/** The `verify` command: its arguments to its exit code (cli/command.ts). */
+export function verify(argv: readonly string[]): ExitCode {
   const { values, positionals } = parseArgs({
+    args: [...argv],
     options: { sig: { type: 'string' }, pubkey: { type: 'string' }, help: { type: 'boolean' } },
     allowPositionals: true,
   });
@@ -95,4 +97,6 @@ function main(): number {
   return 0;
 }
 
-await runCli('verify', USAGE, main);
+export const verifyCommand: Command = { name: 'verify', run: verify };
+
+runIfEntry(import.meta, verifyCommand, USAGE);

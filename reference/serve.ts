@@ -12,7 +12,7 @@ import { createLogger } from './log.ts';
 // extensions (reference/extension.ts); the reference's own entry hands none.
 
 /** Serves with the options `argv` gives until SIGINT or SIGTERM; resolves to the exit code. */
-export async function serve(argv: readonly string[], extensions: readonly ReferenceExtension[] = []): Promise<number> {
+export async function serve(argv: readonly string[], extensions: readonly ReferenceExtension[] = []): Promise<0 | 1 | 2> {
   let cli;
   let fixtures;
   try {

@@ -24,10 +24,10 @@ test('certify --grep @SEND-004: PARTIAL, exit 0, recorded in the report; sign re
   const key = join(dir, 'k.pem');
   writeFileSync(key, newKeyPair().privateKeyPem);
   const report = join(out, 'report.json');
-  const refused = await runCli('reports/sign.ts', ['--key', key, report]);
+  const refused = await runCli('cli/sign.ts', ['--key', key, report]);
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain('is a partial run (grep @SEND-004), not a certificate');
-  const attested = await runCli('reports/sign.ts', ['--key', key, '--partial', report]);
+  const attested = await runCli('cli/sign.ts', ['--key', key, '--partial', report]);
   expect(attested.code, attested.stderr).toBe(0);
   const verified = await runCli('cli/verify.ts', [report]);
   expect(verified.code).toBe(0);

@@ -27,14 +27,14 @@ test('a file that is not there is named by the path that was tried', async () =>
 
 test('sign --new-key NAME writes outside the project tree; *.pem is ignored by git', async () => {
   const home = tempDir();
-  const run = await runCli('reports/sign.ts', ['--new-key', 'acme'], { userDir: REPO_ROOT, env: { HOME: home } });
+  const run = await runCli('cli/sign.ts', ['--new-key', 'acme'], { userDir: REPO_ROOT, env: { HOME: home } });
   expect(run.code, run.stderr).toBe(0);
   expect(existsSync(join(home, '.messaging-conformance', 'keys', 'acme.key.pem'))).toBe(true);
   expect(existsSync(join(REPO_ROOT, 'acme.key.pem'))).toBe(false);
   expect(run.stdout).toContain(join(home, '.messaging-conformance', 'keys', 'acme.key.pem'));
   // a key someone does put in the tree is never committed
   expect(execFileSync('git', ['check-ignore', 'vendor.key.pem', 'keys/acme.pub.pem'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim().split('\n')).toEqual(['vendor.key.pem', 'keys/acme.pub.pem']);
-  const again = await runCli('reports/sign.ts', ['--new-key', 'acme'], { env: { HOME: home } });
+  const again = await runCli('cli/sign.ts', ['--new-key', 'acme'], { env: { HOME: home } });
   expect(again.code).toBe(2);
   expect(again.stderr).toContain('exists; not overwriting a key');
 });
@@ -42,7 +42,7 @@ test('sign --new-key NAME writes outside the project tree; *.pem is ignored by g
 test('a key name with a folder goes where it says, from the user\'s directory', async () => {
   const me = tempDir();
   mkdirSync(join(me, 'keys'));
-  const run = await runCli('reports/sign.ts', ['--new-key', 'keys/acme'], { userDir: me });
+  const run = await runCli('cli/sign.ts', ['--new-key', 'keys/acme'], { userDir: me });
   expect(run.code, run.stderr).toBe(0);
   expect(existsSync(join(me, 'keys', 'acme.pub.pem'))).toBe(true);
 });
@@ -53,7 +53,7 @@ test('sign and verify read report and keys from the user\'s directory', async ()
   writeFileSync(join(me, 'k.pem'), keys.privateKeyPem);
   writeFileSync(join(me, 'k.pub.pem'), keys.publicKeyPem);
   writeReport(me, sampleReport('acme sms', []));
-  const sign = await runCli('reports/sign.ts', ['--key', 'k.pem', 'report.json'], { userDir: me });
+  const sign = await runCli('cli/sign.ts', ['--key', 'k.pem', 'report.json'], { userDir: me });
   expect(sign.code, sign.stderr).toBe(0);
   const verify = await runCli('cli/verify.ts', ['report.json', '--pubkey', 'k.pub.pem'], { userDir: me });
   expect(verify.code, verify.stderr).toBe(0);

@@ -9,11 +9,11 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT, userDirectory } from '../harness/settings.ts';
-import { runCli } from './cli-run.ts';
-import { InputError } from './errors.ts';
-import { reportSchemaErrors } from './schema.ts';
-import { newKeyPair, privateKeyFrom, signBytes } from './signature.ts';
-import type { Report } from './types.ts';
+import { InputError } from '../reports/errors.ts';
+import { reportSchemaErrors } from '../reports/schema.ts';
+import { newKeyPair, privateKeyFrom, signBytes } from '../reports/signature.ts';
+import type { Report } from '../reports/types.ts';
+import { runIfEntry, type Command, type ExitCode } from './command.ts';
 
 const USAGE = `usage: npm run sign -- --key PRIVATE.pem [--out FILE.sig] [--partial] REPORT.json
        (--partial: attest a partial run, which is never a certificate; verify says it is partial)
@@ -33,8 +33,10 @@ function readText(file: string, what: string): string {
   }
 }
 
-function main(): number {
+/** The `sign` command: its arguments to its exit code (cli/command.ts). */
+export function sign(argv: readonly string[]): ExitCode {
   const { values, positionals } = parseArgs({
+    args: [...argv],
     options: { key: { type: 'string' }, out: { type: 'string' }, 'new-key': { type: 'string' }, partial: { type: 'boolean' }, help: { type: 'boolean' } },
     allowPositionals: true,
   });
@@ -95,4 +97,6 @@ function main(): number {
   return 0;
 }
 
-await runCli('sign', USAGE, main);
+export const signCommand: Command = { name: 'sign', run: sign };
+
+runIfEntry(import.meta, signCommand, USAGE);
