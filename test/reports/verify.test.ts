@@ -20,7 +20,7 @@ async function signedReport(): Promise<Signed> {
   writeFileSync(join(dir, 'vendor.key.pem'), keys.privateKeyPem);
   writeFileSync(join(dir, 'vendor.pub.pem'), keys.publicKeyPem);
   const report = writeReport(dir, sampleReport('acme sms', ['A-002']));
-  const sign = await runTsx('reports/sign.ts', ['--key', join(dir, 'vendor.key.pem'), report]);
+  const sign = await runTsx('cli/sign.ts', ['--key', join(dir, 'vendor.key.pem'), report]);
   expect(sign.code, sign.stderr).toBe(0);
   expect(sign.stdout).toContain(`key fingerprint: ${keys.fingerprint}`);
   return { dir, report, pub: join(dir, 'vendor.pub.pem'), fingerprint: keys.fingerprint };
@@ -61,7 +61,7 @@ test('a report re-signed by another key fails against the vendor key; a forged f
   const s = await signedReport();
   const other = newKeyPair();
   writeFileSync(join(s.dir, 'other.key.pem'), other.privateKeyPem);
-  expect((await runTsx('reports/sign.ts', ['--key', join(s.dir, 'other.key.pem'), s.report])).code).toBe(0);
+  expect((await runTsx('cli/sign.ts', ['--key', join(s.dir, 'other.key.pem'), s.report])).code).toBe(0);
   const r = await runTsx('cli/verify.ts', [s.report, '--pubkey', s.pub]);
   expect(r.code).toBe(1);
   expect(r.stdout).toContain(`was not made by the key ${s.fingerprint}`);
@@ -104,7 +104,7 @@ test('sign refuses a wrong key type, a file that is not a report, and a one-shar
   const rsa = join(dir, 'rsa.pem');
   const { generateKeyPairSync } = await import('node:crypto');
   writeFileSync(rsa, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  const wrongKey = await runTsx('reports/sign.ts', ['--key', rsa, report]);
+  const wrongKey = await runTsx('cli/sign.ts', ['--key', rsa, report]);
   expect(wrongKey.code).toBe(2);
   expect(wrongKey.stderr).toContain('is an rsa key; an Ed25519 key is needed');
   noStack(wrongKey.stderr);
@@ -112,13 +112,13 @@ test('sign refuses a wrong key type, a file that is not a report, and a one-shar
   const keys = newKeyPair();
   writeFileSync(join(dir, 'k.pem'), keys.privateKeyPem);
   writeFileSync(join(dir, 'x.json'), '{"hello": 1}');
-  const notReport = await runTsx('reports/sign.ts', ['--key', join(dir, 'k.pem'), join(dir, 'x.json')]);
+  const notReport = await runTsx('cli/sign.ts', ['--key', join(dir, 'k.pem'), join(dir, 'x.json')]);
   expect(notReport.code).toBe(2);
   expect(notReport.stderr).toContain('is not a conformance report');
 
   const shard = sampleReport();
   shard.run.shard = { current: 1, total: 2 };
-  const partial = await runTsx('reports/sign.ts', ['--key', join(dir, 'k.pem'), writeReport(dir, shard, 'shard.json')]);
+  const partial = await runTsx('cli/sign.ts', ['--key', join(dir, 'k.pem'), writeReport(dir, shard, 'shard.json')]);
   expect(partial.code).toBe(2);
   expect(partial.stderr).toContain('covers shard 1 of 2 only; sign the merged report');
 });
@@ -128,12 +128,12 @@ test('a partial run is not signed as a certificate; with --partial it is, and ve
   const keys = newKeyPair();
   writeFileSync(join(dir, 'k.pem'), keys.privateKeyPem);
   const report = writeReport(dir, sampleReport('acme sms', [], ['grep @A-001']));
-  const refused = await runTsx('reports/sign.ts', ['--key', join(dir, 'k.pem'), report]);
+  const refused = await runTsx('cli/sign.ts', ['--key', join(dir, 'k.pem'), report]);
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain('is a partial run (grep @A-001), not a certificate; sign it with --partial');
   noStack(refused.stderr);
 
-  const attested = await runTsx('reports/sign.ts', ['--key', join(dir, 'k.pem'), '--partial', report]);
+  const attested = await runTsx('cli/sign.ts', ['--key', join(dir, 'k.pem'), '--partial', report]);
   expect(attested.code, attested.stderr).toBe(0);
   const verified = await runTsx('cli/verify.ts', [report]);
   expect(verified.code).toBe(0);
