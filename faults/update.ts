@@ -314,6 +314,11 @@ export const UPDATE_FAULTS = {
       if (changesOf(request).campaignregId === null) throw new CoreError('INVALID_REQUEST', 'campaignregId must be a string.', { field: 'body/campaignregId' });
     },
   },
+  'update.allowed-webhook-host-refused': {
+    breaks: ['UPD-001'],
+    description: 'every webhook override is refused 400 as loopback, at the hosts the server was started to allow too (the allow list read after the address check)',
+    behaviour: () => ({ checkWebhookTarget: async () => ({ ok: false, reason: 'loopback' }) }),
+  },
   'update.private-webhook-accepted': {
     breaks: ['UPD-210'],
     description: 'a webhook override at a loopback, private or link-local address is accepted when set (deliveries are still checked)',

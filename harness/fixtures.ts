@@ -12,7 +12,7 @@ import { WebhookReceiver, type WebhookChannel } from './webhook-receiver.ts';
 import { notTestable } from './verdicts.ts';
 import { SettingsGuard } from './settings-guard.ts';
 import { discoverNumbers, readNumbers, type KnownNumbers } from './known-numbers.ts';
-import { loadRunTarget, runSettings, type RunSettings } from './settings.ts';
+import { loadRunTarget, ownFixtures, runSettings, type RunSettings } from './settings.ts';
 import { HARNESS_STOP, LOCKS, LOCKS_VALUES, RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
 import { InterferenceError, interferenceSeen, interferenceWatch } from './interference.ts';
 import { auditCallbacks, CallbackAuditFailed } from './callback-audit.ts';
@@ -475,9 +475,9 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
   ],
   // The test changes settings of its worker's numbers: it holds them exclusively.
   settings: [
-    async ({ lockHold, workerNumbers, api }, use) => {
+    async ({ lockHold, workerNumbers, api, runSettings }, use) => {
       await lockHold.need(workerNumbers.share.map(({ role, numberId }) => ({ resource: numberResource(role, numberId), mode: 'exclusive' })));
-      const guard = new SettingsGuard(api, workerNumbers.share);
+      const guard = new SettingsGuard(api, workerNumbers.share, ownFixtures(runSettings.target.source));
       await use(guard);
       await guard.restore();
     },

@@ -14,7 +14,7 @@ import { startRunLock } from './run-lock.ts';
 import { startRunReceiver } from './run-receiver.ts';
 import { savePrimaryIssuedEarly, saveTokenIssuedEarly } from './triggers.ts';
 import { webhookRoundTrip } from './webhook-round-trip.ts';
-import { loadRunTarget, runSettings, targetOrigin } from './settings.ts';
+import { loadRunTarget, ownFixtures, runSettings, targetOrigin } from './settings.ts';
 
 export default async function globalSetup(config: FullConfig): Promise<(() => Promise<void>) | undefined> {
   const settings = runSettings();
@@ -23,8 +23,8 @@ export default async function globalSetup(config: FullConfig): Promise<(() => Pr
   if (source.kind === 'reference' && source.startedBy === 'certify') await awaitReference(source);
   const target = loadRunTarget(settings);
   // The bundled reference runs from fixtures the harness wrote: what the preflight finds wrong there is the server's.
-  const ownFixtures = source.kind === 'reference';
-  const result = await preflight(target, { origin: targetOrigin(settings.target.source), ownFixtures });
+  const own = ownFixtures(source);
+  const result = await preflight(target, { origin: targetOrigin(settings.target.source), ownFixtures: own });
   if (result.tokenIssuedEarly) saveTokenIssuedEarly(settings.runDir, result.tokenIssuedEarly);
   if (result.primaryIssuedEarly) savePrimaryIssuedEarly(settings.runDir, result.primaryIssuedEarly);
   const stops: Array<() => Promise<void>> = [];
@@ -32,7 +32,7 @@ export default async function globalSetup(config: FullConfig): Promise<(() => Pr
   if (target.triggers.clientWebhooks?.kind === 'declared') stops.push(await startRunReceiver(target, settings.runDir, watch));
   try {
     // Does the target reach the receiver at all? Checked once here, before any test waits for a callback.
-    if (settings.expectsCallbacks) await webhookRoundTrip(target, result, { origin: targetOrigin(settings.target.source), runDir: settings.runDir, watch, ownFixtures });
+    if (settings.expectsCallbacks) await webhookRoundTrip(target, result, { origin: targetOrigin(settings.target.source), runDir: settings.runDir, watch, ownFixtures: own });
   } catch (error) {
     for (const stop of stops) await stop();
     throw error;

@@ -47,6 +47,12 @@ export class SettingsGuard {
   constructor(
     private readonly api: ApiClient,
     private readonly held: readonly HeldNumber[] = [],
+    /**
+     * The run's target is the bundled reference, started from the harness's own fixtures (its
+     * webhook hosts included): a refusal of the harness's receiver as an override is the
+     * server's failure then, not a config to fix (suites/support/callbacks.ts pointOverride).
+     */
+    readonly ownFixtures = false,
   ) {}
 
   /** PATCH-like update through the target's update route; remembers the old values first. */

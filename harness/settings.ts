@@ -155,6 +155,16 @@ export function referenceTarget(options: { port: number; dir: string; entry?: { 
   };
 }
 
+/**
+ * Whether the harness wrote the target's description itself: the bundled reference, started
+ * with the harness's fixtures, webhook hosts and credentials. Then nothing the server answers
+ * is a config to fix: what the preflight or a test would stop the run for is the server's
+ * failure, for the suites to judge (INTERPRETING.md, The preflight).
+ */
+export function ownFixtures(source: TargetSource): boolean {
+  return source.kind === 'reference';
+}
+
 /** The fixtures file the bundled reference writes when it listens (its target description). */
 export function referenceFixturesFile(source: Extract<TargetSource, { kind: 'reference' }>): string {
   return join(source.dir, 'fixtures.json');

@@ -1247,6 +1247,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     return res.status === 200 && res.body.campaignregId === null;
   },
+  'update.allowed-webhook-host-refused': async (s) => {
+    const numberId = primaryNumber(s).numberId;
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: 'http://127.0.0.1:9/hooks/allowed' } });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+    return res.status === 200;
+  },
   'update.private-webhook-accepted': async (s) => {
     const numberId = primaryNumber(s).numberId;
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: 'http://169.254.169.254/latest/meta-data/' } });
