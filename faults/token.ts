@@ -155,7 +155,7 @@ export const TOKEN_FAULTS = {
     },
   },
   'token.array-parameter-unwrapped': {
-    breaks: ['TOKEN-112'],
+    breaks: ['TOKEN-012'],
     description: 'a JSON token parameter given as an array of one string is read as that string, so ["client_credentials"] and a wrapped secret issue a token',
     route: TOKEN,
     preValidation(request) {
@@ -165,6 +165,17 @@ export const TOKEN_FAULTS = {
       for (const [name, value] of Object.entries(fields)) {
         if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') fields[name] = value[0];
       }
+    },
+  },
+  'token.mistyped-secret-invalid-client': {
+    breaks: ['TOKEN-112'],
+    description: 'a JSON client_secret that is not a string is answered 401 invalid_client, as a wrong secret, instead of 400 invalid_request (no token is issued)',
+    route: TOKEN,
+    preValidation(request) {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body) || body instanceof FormParameters) return;
+      const secret = (body as Record<string, unknown>).client_secret;
+      if (secret !== undefined && secret !== null && typeof secret !== 'string') throw new OAuthError('invalid_client', 'Client authentication failed.');
     },
   },
   'token.core-error-shape': {
@@ -358,6 +369,21 @@ export const TOKEN_FAULTS = {
       answer.status = 401;
       answer.body.error = 'invalid_client';
       answer.reply.header('www-authenticate', TOKEN_CHALLENGE);
+    },
+  },
+  'token.grant-substring-accepted': {
+    breaks: ['TOKEN-008'],
+    description: 'grant_type is accepted when client_credentials is anywhere in it, so "client_credentials_v2" and "urn:client_credentials" issue a token (the exact value and other grants are answered as before)',
+    route: TOKEN,
+    preHandler(request) {
+      const grant = (value: unknown) => (typeof value === 'string' && value.includes('client_credentials') ? 'client_credentials' : value);
+      if (request.body instanceof FormParameters) {
+        const values = request.body.values.get('grant_type');
+        if (values) request.body = new FormParameters(new Map([...request.body.values, ['grant_type', values.map((v) => grant(v) as string)]]));
+      } else if (request.body && typeof request.body === 'object') {
+        const body = request.body as Record<string, unknown>;
+        body.grant_type = grant(body.grant_type);
+      }
     },
   },
   'token.grant-type-case-insensitive': {

@@ -14,6 +14,7 @@ export const REQUIREMENT_IDS = [
   'TOKEN-009',
   'TOKEN-010',
   'TOKEN-011',
+  'TOKEN-012',
   'TOKEN-101',
   'TOKEN-102',
   'TOKEN-103',

@@ -41,6 +41,7 @@ export function readTokenParameters(body: unknown): TokenParameters {
       throw new OAuthError('invalid_request', 'The request body must be a JSON object or form-encoded parameters.');
     }
     if (value === undefined || value === null || value === '') continue;
+    // TOKEN-012: section 4.1 types each as a string, so no other JSON type issues a token; TOKEN-112: RFC 6749 5.2's invalid_request.
     if (typeof value !== 'string') throw new OAuthError('invalid_request', `${wire} must be a string.`);
     parameters[name] = value;
   }

@@ -303,11 +303,13 @@ test.describe('7.1 Token endpoint errors', () => {
     for (const { res, name } of answers) expect.soft(res).toBeOAuthError('invalid_client', `TOKEN-007: ${name} fails client authentication: invalid_client`);
   });
 
-  // Beside other grants, client_credentials in other letter cases: section 4.1 says the value
-  // must be client_credentials, and OAuth's values are compared as strings (RFC 6749 4.4.2).
-  // And one with a quote and a backslash in it: a server that writes the grant it refuses into
-  // error_description unescaped answers a body that is no JSON (ERR-004).
-  for (const grant of ['password', 'authorization_code', 'refresh_token', 'urn:example:custom-grant', 'Client_Credentials', 'CLIENT_CREDENTIALS', 'pass"word\\x']) {
+  // Beside other grants, client_credentials in other letter cases, and its neighbours: values
+  // that hold it, extend it, are cut short of it or pad it with a space. Section 4.1 says the
+  // value must be client_credentials, and OAuth's values are compared as strings (RFC 6749
+  // 4.4.2), so a server that looks for the word inside the value, or trims it, issues a token
+  // it must not. And one with a quote and a backslash in it: a server that writes the grant it
+  // refuses into error_description unescaped answers a body that is no JSON (ERR-004).
+  for (const grant of ['password', 'authorization_code', 'refresh_token', 'urn:example:custom-grant', 'Client_Credentials', 'CLIENT_CREDENTIALS', 'client_credentials_v2', 'urn:client_credentials', 'client_credential', 'client_credentials ', 'pass"word\\x']) {
     test(`grant_type ${grant} is unsupported_grant_type, in a JSON body, a form body and beside HTTP Basic`, { tag: ['@TOKEN-008', '@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
       const answers = await Promise.all((Object.keys(WAYS) as TokenStyle[]).map(async (way) => ({ way, res: await api.call('token', tokenRequest(way, target.clients.primary, grant)) })));
       for (const { way, res } of answers) expect.soft(res).toBeOAuthError('unsupported_grant_type', `TOKEN-008: grant_type ${grant} (${WAYS[way]}) is not client_credentials`);

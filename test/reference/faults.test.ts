@@ -753,6 +753,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'token.json-credentials-refused': async (s) => typeof (await token(s, credentials(s))).body.access_token === 'string',
   'token.failed-auth-wrong-code': async (s) => (await token(s, { ...credentials(s), client_secret: 'not-the-secret' })).body.error === 'invalid_client',
   'token.missing-credential-wrong-code': async (s) => (await token(s, { grant_type: 'client_credentials', client_id: s.client('primary').clientId })).body.error === 'invalid_request',
+  'token.grant-substring-accepted': async (s) => (await token(s, { ...credentials(s), grant_type: 'client_credentials_v2' })).body.error === 'unsupported_grant_type',
+  'token.mistyped-secret-invalid-client': async (s) => {
+    const res = await token(s, { ...credentials(s), client_secret: 202 });
+    return res.status === 400 && res.body.error === 'invalid_request';
+  },
   'token.grant-type-case-insensitive': async (s) => (await token(s, { ...credentials(s), grant_type: 'CLIENT_CREDENTIALS' })).body.error === 'unsupported_grant_type',
   'token.no-store-missing-form': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
