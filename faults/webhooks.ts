@@ -549,6 +549,11 @@ export const WEBHOOKS_FAULTS = {
     description: "an attempt whose receiver did not answer in time is counted as delivered and not tried again (a refused connection or a non-2xx answer is still retried)",
     behaviour: replaceMember('webhooks', 'delivered', (delivered) => (attempt) => delivered(attempt) || /TIMEOUT/i.test(attempt.error ?? '')),
   },
+  'webhooks.retry-after-due-gives-up': {
+    breaks: ['WH-103'],
+    description: "a Retry-After whose time has already come (0, or a date in the past) is read as \"do not retry\": the callback is never tried again, and its outcome is never reported (a Retry-After still ahead is honoured)",
+    behaviour: replaceMember('webhooks', 'retried', (retried) => (attempt) => retried(attempt) && attempt.retryAfterSeconds !== 0),
+  },
   'webhooks.retry-after-429-only': {
     breaks: ['WH-106'],
     description: "a receiver's Retry-After is read on a 429 only: a callback answered 503 with Retry-After is retried after the backoff, before the time it asked for",

@@ -471,7 +471,7 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
     }
   });
 
-  test('a callback answered 429 with Retry-After, in seconds or as an HTTP date, or 503 with Retry-After, is not tried again before that time', { tag: ['@WH-106'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  test('a callback answered 429 with Retry-After, in seconds or as an HTTP date, or 503 with Retry-After, is not tried again before that time, and is tried again when that time has already come', { tag: ['@WH-106', '@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     // RFC 9110 10.2.3 gives Retry-After two forms; both are tried at once, each on a message of
     // its own. The date is 2 to 3 s ahead, a whole second (its resolution). The server reads it
     // on its own clock, so 1 s is allowed for the two clocks to disagree, and more when its
@@ -503,7 +503,7 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
         earliest: (firstAt: number, first: ReceivedCallback) => dateMs - 1_000 - Math.max(0, Number(first.headers['webhook-timestamp']) * 1_000 - firstAt || 0),
       },
     ];
-    const check = async ({ label, status, numberId, what, header, earliest }: (typeof forms)[number]) => {
+    const check = async ({ label, status, numberId, what, header, earliest, due = false }: (typeof forms)[number] & { due?: boolean }) => {
         const { channel, webhookId } = await failOwnCallback({ api, target, knownNumbers, settings, webhooks, newKey }, 'WH-106', label, (attempt) => (attempt === 0 ? { status, headers: { 'retry-after': header() } } : 200), numberId);
         const attempts = await channel.waitFor(`a retry of ${webhookId}`, (c) => c.headers['webhook-id'] === webhookId, { timeoutMs: 3_000 + target.webhooks.timeoutMs, count: 2 }).catch(() => null);
         // The same event again under another webhook-id is a retry a receiver that de-duplicates
@@ -511,6 +511,8 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
         const first = channel.received.find((c) => c.headers['webhook-id'] === webhookId)!;
         const renamed = channel.received.filter((c) => c.text === first.text && c.headers['webhook-id'] !== webhookId).map((c) => c.headers['webhook-id'] ?? 'none');
         expect(renamed, `WH-103: the callback ${webhookId}, answered ${status} with ${what}, was tried again under another webhook-id (${renamed.join(', ')}): every retry of one event carries its webhook-id`).toEqual([]);
+        // A time already come asks for no wait at all: never trying again is the failure WH-103 names.
+        if (due) expect(attempts, `WH-103: the callback ${webhookId}, answered ${status} with ${what} (a time already come), was never tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms): a non-2xx answer is retried`).not.toBeNull();
         if (attempts === null) notTestable(`the callback answered ${status} with ${what} was not tried again within its time and webhooks.timeoutMs (WH-103 asks that it is)`);
         expect(attempts[0]!.answered, `WH-106: precondition: the first attempt was answered ${status} with ${what}`).toBe(status);
         const waited = attempts[1]!.receivedAt - attempts[0]!.receivedAt;
@@ -521,5 +523,14 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
     // The same delay on a 503, the other status RFC 9110 10.2.3 pairs with Retry-After: a server
     // that reads the header on a 429 alone retries a 503 after its backoff.
     await check({ ...forms[0]!, label: 'retry-after-503', status: 503 });
+    // And a time already come, in both forms: Retry-After 0, and a date a minute past. Each asks
+    // for a retry at once (no earliest time); a server that reads either as "do not retry" drops
+    // the event, and its outcome is never reported.
+    const due = [
+      { ...forms[0]!, label: 'retry-after-zero', what: 'Retry-After: 0', header: () => '0', earliest: (firstAt: number) => firstAt, due: true },
+      { ...forms[1]!, label: 'retry-after-past', status: 503, what: 'Retry-After as a date a minute past', header: () => new Date(Math.floor(Date.now() / 1_000) * 1_000 - 60_000).toUTCString(), earliest: (firstAt: number) => firstAt, due: true },
+    ];
+    if (second !== undefined) await Promise.all(due.map(check));
+    else for (const form of due) await check(form);
   });
 });

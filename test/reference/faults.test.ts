@@ -1511,6 +1511,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await new Promise((resolve) => receiver.close(resolve));
     }
   },
+  'webhooks.retry-after-due-gives-up': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '0' }).end())) === 2,
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
