@@ -559,6 +559,11 @@ export const WEBHOOKS_FAULTS = {
     description: "a receiver's Retry-After is read on a 429 only: a callback answered 503 with Retry-After is retried after the backoff, before the time it asked for",
     behaviour: replaceMember('webhooks', 'honouredRetryAfter', (honouredRetryAfter) => (attempt) => (attempt.status === 429 ? honouredRetryAfter(attempt) : undefined)),
   },
+  'webhooks.retry-after-first-failure-only': {
+    breaks: ['WH-106'],
+    description: "a receiver's Retry-After is read on a callback's first failure only: one that asks for a wait on a later failure is retried after the backoff, before the time it asked for",
+    behaviour: replaceMember('webhooks', 'retryDelayMs', (retryDelayMs) => (attempt, retryAfterSeconds, random, baseMs) => retryDelayMs(attempt, attempt === 1 ? retryAfterSeconds : undefined, random, baseMs)),
+  },
   'webhooks.retry-after-ignored': {
     breaks: ['WH-106'],
     description: "the receiver's Retry-After is not read: the next attempt follows the server's own backoff, however long the receiver asked it to wait",

@@ -503,9 +503,11 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
         earliest: (firstAt: number, first: ReceivedCallback) => dateMs - 1_000 - Math.max(0, Number(first.headers['webhook-timestamp']) * 1_000 - firstAt || 0),
       },
     ];
-    const check = async ({ label, status, numberId, what, header, earliest, due = false }: (typeof forms)[number] & { due?: boolean }) => {
-        const { channel, webhookId } = await failOwnCallback({ api, target, knownNumbers, settings, webhooks, newKey }, 'WH-106', label, (attempt) => (attempt === 0 ? { status, headers: { 'retry-after': header() } } : 200), numberId);
-        const attempts = await channel.waitFor(`a retry of ${webhookId}`, (c) => c.headers['webhook-id'] === webhookId, { timeoutMs: 3_000 + target.webhooks.timeoutMs, count: 2 }).catch(() => null);
+    // `lead`: attempts answered a plain 500 first, so the Retry-After comes on a later failure.
+    const check = async ({ label, status, numberId, what, header, earliest, due = false, lead = 0 }: (typeof forms)[number] & { due?: boolean; lead?: number }) => {
+        const { channel, webhookId } = await failOwnCallback({ api, target, knownNumbers, settings, webhooks, newKey }, 'WH-106', label, (attempt) => (attempt < lead ? 500 : attempt === lead ? { status, headers: { 'retry-after': header() } } : 200), numberId);
+        const all = await channel.waitFor(`a retry of ${webhookId}`, (c) => c.headers['webhook-id'] === webhookId, { timeoutMs: 3_000 + (lead + 1) * target.webhooks.timeoutMs, count: lead + 2 }).catch(() => null);
+        const attempts = all?.slice(lead) ?? null;
         // The same event again under another webhook-id is a retry a receiver that de-duplicates
         // takes twice: a server that queues a callback answered with Retry-After afresh renames it.
         const first = channel.received.find((c) => c.headers['webhook-id'] === webhookId)!;
@@ -522,7 +524,15 @@ test.describe('Standard Webhooks: a receiver that is gone, or asks for time', ()
     else for (const form of forms) await check(form);
     // The same delay on a 503, the other status RFC 9110 10.2.3 pairs with Retry-After: a server
     // that reads the header on a 429 alone retries a 503 after its backoff.
-    await check({ ...forms[0]!, label: 'retry-after-503', status: 503 });
+    // And a Retry-After on a later failure than the first (500, then 503 with Retry-After): a
+    // server that reads it on the first failure alone retries after its backoff. Beside the 503
+    // on another number, where there are two.
+    const later = [
+      { ...forms[0]!, label: 'retry-after-503', status: 503 },
+      { ...forms[0]!, numberId: second ?? smsNumber(knownNumbers), label: 'retry-after-second-failure', status: 503, what: `Retry-After: ${String(RETRY_AFTER_SECONDS).padStart(2, '0')} on the second failure, after a 500`, lead: 1 },
+    ];
+    if (second !== undefined) await Promise.all(later.map(check));
+    else for (const form of later) await check(form);
     // And a time already come, in both forms: Retry-After 0, and a date a minute past. Each asks
     // for a retry at once (no earliest time); a server that reads either as "do not retry" drops
     // the event, and its outcome is never reported.

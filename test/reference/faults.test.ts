@@ -1513,6 +1513,26 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'webhooks.retry-after-due-gives-up': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '0' }).end())) === 2,
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
+  'webhooks.retry-after-first-failure-only': async (s) => {
+    // 500, then 503 asking for 3 s: the third attempt within 2 s of the second is too soon.
+    const arrivals: number[] = [];
+    const receiver = createServer((req, res) => {
+      arrivals.push(Date.now());
+      if (arrivals.length === 1) return res.writeHead(500).end();
+      if (arrivals.length === 2) return res.writeHead(503, { 'retry-after': '3' }).end();
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      await overrideTo(s, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+      expect((await send(s, sendBody(primaryNumber(s).numberId))).status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      return arrivals.length === 2;
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  },
   'webhooks.retry-after-ignored': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end())) === 1,
   // Inbound traffic whose callback is answered 500 first: a second attempt within 2 s (a retry comes after 0.25-0.5 s).
   // The first attempt answered 500; its retry still carries the final status.
