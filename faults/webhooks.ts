@@ -549,6 +549,15 @@ export const WEBHOOKS_FAULTS = {
     description: "an attempt whose receiver did not answer in time is counted as delivered and not tried again (a refused connection or a non-2xx answer is still retried)",
     behaviour: replaceMember('webhooks', 'delivered', (delivered) => (attempt) => delivered(attempt) || /TIMEOUT/i.test(attempt.error ?? '')),
   },
+  'webhooks.override-query-dropped': {
+    breaks: ['WH-001'],
+    description: "callbacks go to the target URL without its query string: an override set as http://host/hook?route=a is called as http://host/hook (one without a query is called as set)",
+    behaviour: replaceMember('webhooks', 'attemptTarget', (attemptTarget) => (webhook, attemptsBefore) => {
+      const url = new URL(attemptTarget(webhook, attemptsBefore));
+      url.search = '';
+      return url.toString();
+    }),
+  },
   'webhooks.retry-after-due-gives-up': {
     breaks: ['WH-103'],
     description: "a Retry-After whose time has already come (0, or a date in the past) is read as \"do not retry\": the callback is never tried again, and its outcome is never reported (a Retry-After still ahead is honoured)",

@@ -124,7 +124,7 @@ interface TestFixtures {
   /** The declared triggers (harness/triggers.ts); a capability the target lacks makes the test not testable. */
   triggers: TriggerSet;
   /** A fresh webhook channel on the worker's receiver. */
-  webhooks: { channel(label?: string): WebhookChannel; unreachable(label?: string): ReturnType<WebhookReceiver['unreachableChannel']> };
+  webhooks: { channel(label?: string, options?: { query?: string }): WebhookChannel; unreachable(label?: string): ReturnType<WebhookReceiver['unreachableChannel']> };
   /** Changes number settings and restores them after the test, pass or fail. */
   settings: SettingsGuard;
   /** A new Idempotency-Key (UUID, as the draft recommends). */
@@ -466,7 +466,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
     async ({ receiver, target }, use) => {
       const channels: WebhookChannel[] = [];
       const kept = <C extends WebhookChannel>(channel: C): C => (channels.push(channel), channel);
-      await use({ channel: (label) => kept(receiver.channel(label)), unreachable: async (label) => kept(await receiver.unreachableChannel(label)) });
+      await use({ channel: (label, options) => kept(receiver.channel(label, options)), unreachable: async (label) => kept(await receiver.unreachableChannel(label)) });
       const findings = auditCallbacks(channels.flatMap((c) => c.received), target);
       await receiver.reset();
       if (findings.length > 0) throw new CallbackAuditFailed(findings);

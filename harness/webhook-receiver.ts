@@ -108,9 +108,10 @@ export class WebhookReceiver {
   }
 
   /** A fresh channel with a unique path under this receiver. */
-  channel(label = 'hook'): WebhookChannel {
+  /** A channel of its own; `query` (without its "?") is part of its URL, which a target must call as given. */
+  channel(label = 'hook', { query }: { query?: string } = {}): WebhookChannel {
     const id = this.channelId(label);
-    const channel = new WebhookChannel(id, `${this.baseUrl}/hooks/${id}`);
+    const channel = new WebhookChannel(id, `${this.baseUrl}/hooks/${id}${query === undefined ? '' : `?${query}`}`);
     this.channels.set(id, channel);
     return channel;
   }

@@ -1511,6 +1511,23 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await new Promise((resolve) => receiver.close(resolve));
     }
   },
+  'webhooks.override-query-dropped': async (s) => {
+    const paths: string[] = [];
+    const receiver = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      await overrideTo(s, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook?route=a`);
+      expect((await send(s, sendBody(primaryNumber(s).numberId))).status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return paths.length > 0 && paths.every((p) => p === '/hook?route=a');
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  },
   'webhooks.retry-after-due-gives-up': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(429, { 'retry-after': '0' }).end())) === 2,
   'webhooks.retry-after-429-only': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(503, { 'retry-after': '3' }).end())) === 1,
   'webhooks.retry-after-first-failure-only': async (s) => {
