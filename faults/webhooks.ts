@@ -4,6 +4,7 @@ import { outcomeFor } from '../reference/delivery/outcome.ts';
 import type { DeliveryEventData } from '../reference/webhooks/events.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
 import { ofServer, replaceMember, type FaultDefinition } from './fault.ts';
+import type { Behaviour } from '../reference/behaviour.ts';
 
 /** The externalReferences of the MMS sends a server accepted, per server (MMS_SENDS_NOTED). */
 const mmsReferences = new WeakMap<object, Set<string>>();
@@ -27,6 +28,37 @@ const MMS_SENDS_NOTED: Pick<FaultDefinition, 'route' | 'preHandler'> = {
 const attemptedIds = new Set<string>();
 /** When each number was last updated, under webhooks.update-drops-retries (numberIds are unique to a server). */
 const numbersUpdatedAt = new Map<string, number>();
+/** When a token was last issued, under webhooks.token-drops-retries. */
+let tokenIssuedAt = 0;
+
+/**
+ * Webhook behaviour whose later attempts go nowhere (a closed port) when `dropped` says so of the
+ * callback: its number (as its event names it) and when its first attempt was made.
+ */
+function droppingRetries(dropped: (numberId: string | undefined, firstAttemptAt: number) => boolean): (behaviour: Behaviour) => Partial<Behaviour> {
+  return (behaviour) => {
+    let numberOfAttempt: string | undefined;
+    const firstAttemptAt = new Map<string, number>();
+    return {
+      webhooks: {
+        ...behaviour.webhooks,
+        // The dispatcher asks for an attempt's body, then its target: the body names the number.
+        attemptPayload: (payload, attemptsBefore) => {
+          const event = JSON.parse(payload) as { data?: Record<string, unknown> } & Record<string, unknown>;
+          const data = event.data ?? event;
+          numberOfAttempt = typeof data.sendFrom === 'string' ? data.sendFrom : typeof data.numberId === 'string' ? data.numberId : undefined;
+          return behaviour.webhooks.attemptPayload(payload, attemptsBefore);
+        },
+        attemptTarget: (webhook, attemptsBefore) => {
+          if (attemptsBefore === 0) firstAttemptAt.set(webhook.webhookId, Date.now());
+          const first = firstAttemptAt.get(webhook.webhookId);
+          if (attemptsBefore > 0 && first !== undefined && dropped(numberOfAttempt, first)) return 'http://127.0.0.1:1/dropped';
+          return behaviour.webhooks.attemptTarget(webhook, attemptsBefore);
+        },
+      },
+    };
+  };
+}
 
 export const WEBHOOKS_FAULTS = {
   'webhooks.override-never-sent': {
@@ -477,29 +509,25 @@ export const WEBHOOKS_FAULTS = {
     answer({ request, status }) {
       if (status < 300) numbersUpdatedAt.set((request.params as { numberId: string }).numberId, Date.now());
     },
-    behaviour: (behaviour) => {
-      let numberOfAttempt: string | undefined;
-      const firstAttemptAt = new Map<string, number>();
-      return {
-        webhooks: {
-          ...behaviour.webhooks,
-          // The dispatcher asks for an attempt's body, then its target: the body names the number.
-          attemptPayload: (payload, attemptsBefore) => {
-            const event = JSON.parse(payload) as { data?: Record<string, unknown> } & Record<string, unknown>;
-            const data = event.data ?? event;
-            numberOfAttempt = typeof data.sendFrom === 'string' ? data.sendFrom : typeof data.numberId === 'string' ? data.numberId : undefined;
-            return behaviour.webhooks.attemptPayload(payload, attemptsBefore);
-          },
-          attemptTarget: (webhook, attemptsBefore) => {
-            if (attemptsBefore === 0) firstAttemptAt.set(webhook.webhookId, Date.now());
-            const updatedAt = numberOfAttempt === undefined ? undefined : numbersUpdatedAt.get(numberOfAttempt);
-            const first = firstAttemptAt.get(webhook.webhookId);
-            if (attemptsBefore > 0 && updatedAt !== undefined && first !== undefined && updatedAt > first) return 'http://127.0.0.1:1/dropped';
-            return behaviour.webhooks.attemptTarget(webhook, attemptsBefore);
-          },
-        },
-      };
+    behaviour: droppingRetries((numberId, firstAttemptAt) => (numbersUpdatedAt.get(numberId ?? '') ?? 0) > firstAttemptAt),
+  },
+  'webhooks.neighbour-update-drops-retries': {
+    breaks: ['WH-103'],
+    description: "an update of a number (any field, even to the values it has) drops the pending retries of the callbacks of the client's other numbers, keeping only the updated number's: each later attempt goes nowhere (a closed port)",
+    route: 'PATCH /api/core/numbers/:numberId',
+    answer({ request, status }) {
+      if (status < 300) numbersUpdatedAt.set((request.params as { numberId: string }).numberId, Date.now());
     },
+    behaviour: droppingRetries((numberId, firstAttemptAt) => [...numbersUpdatedAt].some(([updated, at]) => updated !== numberId && at > firstAttemptAt)),
+  },
+  'webhooks.token-drops-retries': {
+    breaks: ['WH-103'],
+    description: 'issuing a token drops the pending retries of every callback (the outbox is tied to the session): each later attempt goes nowhere (a closed port)',
+    route: 'POST /api/auth/token',
+    answer({ status }) {
+      if (status === 200) tokenIssuedAt = Date.now();
+    },
+    behaviour: droppingRetries((_numberId, firstAttemptAt) => tokenIssuedAt > firstAttemptAt),
   },
   'webhooks.failed-outcome-not-retried': {
     breaks: ['WH-103'],

@@ -6,6 +6,7 @@ import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } 
 import { heldBySecondary, inboundNaming, inboundTo } from './webhook-support.ts';
 import { carriesFinalStatus, type CallbackAnswer, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { randomUUID } from 'node:crypto';
+import { tokenRequest } from '../../harness/basic-auth.ts';
 
 // What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
 // response. Level standard.
@@ -268,34 +269,49 @@ test.describe('Standard Webhooks: retries', () => {
     expect(retried!.text, 'WH-103: the retry carries the same event').toBe(failed.text);
   });
 
-  // A later moment: the callback's number is updated while its retries are due. The update
-  // names the values the number already has (its smsEnabled, its campaignregId), so where the
-  // callback goes does not change; every attempt is answered 500 until the update is done, and
-  // 200 after. A server that drops a number's pending retries when its settings are written is
-  // right on every retry no update meets.
-  test("a callback answered 500 is still retried after its number's settings were written meanwhile", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  // A later moment: something else happens while a callback's retries are due. Its number is
+  // written with the values it has (so where the callback goes does not change), another of the
+  // client's numbers is written likewise, or the client obtains a new token; each on a callback
+  // of its own, every attempt answered 500 until that is done, and 200 after. A server that drops
+  // pending retries when a number's settings are written, any number's, or when its client
+  // renews its token, is right on every retry nothing meets.
+  test("a callback answered 500 is still retried after its number, or another of its client's numbers, was written meanwhile, or its client obtained a new token", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);
-    let updated = false;
-    const channel = webhooks.channel('retry-after-update').answerWith(() => (updated ? 200 : 500));
-    const own = channel.scriptOnlyFor();
-    await deliverTo(settings, numberId, channel.url, 'WH-103');
-    const record = (await readNumbers(api)).find((n) => n.numberId === numberId);
-    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-retry-after-update')), 'WH-103');
-    own(namesMessage(messageId!));
-    const failed = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
-    const id = failed.headers['webhook-id'];
-    if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
-    const same = { smsEnabled: record?.smsEnabled ?? true, ...(record && 'campaignregId' in record && { campaignregId: record.campaignregId }) };
-    const res = await settings.change(numberId, same);
-    expect(res).toSucceed(`WH-103: precondition: the update of ${numberId} to the values it has (${JSON.stringify(same)}) is accepted`);
-    const updatedAt = Date.now();
-    updated = true;
-    const later = await channel.waitFor(`an attempt of ${id} after the update`, (c) => c.headers['webhook-id'] === id && c.receivedAt >= updatedAt, { timeoutMs: target.webhooks.timeoutMs }).catch(() => null);
-    // Attempts that kept coming while the update was made, and then none: the server's attempts
-    // may simply have run out meanwhile (its schedule is its own), so nothing is judged.
-    const during = channel.received.filter((c) => c.headers['webhook-id'] === id && c.receivedAt > failed.receivedAt && c.receivedAt < updatedAt);
-    if (later === null && during.length > 0) notTestable(`the callback ${id} was tried ${during.length + 1} times before the update of ${numberId} was done and not after: its retries may have run out meanwhile`);
-    expect(later, `WH-103: the callback ${id}, answered 500, was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms) once its number ${numberId} was updated to the values it had: the update dropped its retries`).not.toBeNull();
+    const records = await readNumbers(api);
+    const sameValues = (id: string) => {
+      const record = records.find((n) => n.numberId === id);
+      return { smsEnabled: record?.smsEnabled ?? true, ...(record && 'campaignregId' in record && { campaignregId: record.campaignregId }) };
+    };
+    const neighbour = knownNumbers.primary.find((n) => n.numberId !== numberId)?.numberId;
+    const meanwhile: Array<{ label: string; what: string; run: () => Promise<void> }> = [
+      { label: 'own-number', what: `its number ${numberId} was updated to the values it had`, run: async () => expect(await settings.change(numberId, sameValues(numberId))).toSucceed(`WH-103: precondition: the update of ${numberId} to the values it has is accepted`) },
+      ...(neighbour === undefined
+        ? []
+        : [{ label: 'neighbour', what: `another of the client's numbers, ${neighbour}, was updated to the values it had`, run: async () => expect(await settings.change(neighbour, sameValues(neighbour))).toSucceed(`WH-103: precondition: the update of ${neighbour} to the values it has is accepted`) }]),
+      { label: 'new-token', what: 'the client obtained a new token', run: async () => expect(await api.call('token', tokenRequest('json', target.clients.primary))).toSucceed('WH-103: precondition: a new token of the primary client is issued') },
+    ];
+    for (const { label, what, run } of meanwhile) {
+      await test.step(`while a retry is due, ${what}`, async () => {
+        let done = false;
+        const channel = webhooks.channel(`retry-after-${label}`).answerWith(() => (done ? 200 : 500));
+        const own = channel.scriptOnlyFor();
+        await deliverTo(settings, numberId, channel.url, 'WH-103');
+        const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), `wh-retry-${label}`)), 'WH-103');
+        own(namesMessage(messageId!));
+        const failed = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
+        const id = failed.headers['webhook-id'];
+        if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
+        await run();
+        const doneAt = Date.now();
+        done = true;
+        const later = await channel.waitFor(`an attempt of ${id} after ${what}`, (c) => c.headers['webhook-id'] === id && c.receivedAt >= doneAt, { timeoutMs: target.webhooks.timeoutMs }).catch(() => null);
+        // Attempts that kept coming meanwhile, and then none: the server's attempts may simply
+        // have run out (its schedule is its own), so nothing is judged.
+        const during = channel.received.filter((c) => c.headers['webhook-id'] === id && c.receivedAt > failed.receivedAt && c.receivedAt < doneAt);
+        if (later === null && during.length > 0) notTestable(`the callback ${id} was tried ${during.length + 1} times before ${what} and not after: its retries may have run out meanwhile`);
+        expect(later, `WH-103: the callback ${id}, answered 500, was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms) once ${what}: that dropped its retries`).not.toBeNull();
+      });
+    }
   });
 
   // The other kind of event section 6 sends: inbound traffic. A server whose retry queue holds

@@ -1704,6 +1704,29 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       },
       (_r, i) => ({ status: i === 0 ? 500 : 204 }),
     ),
+  // The same, with another of the client's numbers written, or a token issued, while the retry is due.
+  'webhooks.neighbour-update-drops-retries': async (s) =>
+    atOverride(
+      s,
+      async (receiver) => {
+        await send(s, sendBody(primaryNumber(s).numberId));
+        await receiver.waitFor(1, 2_000);
+        await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 1).numberId}`, { payload: { smsEnabled: true } });
+        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+      },
+      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
+    ),
+  'webhooks.token-drops-retries': async (s) =>
+    atOverride(
+      s,
+      async (receiver) => {
+        await send(s, sendBody(primaryNumber(s).numberId));
+        await receiver.waitFor(1, 2_000);
+        expect((await token(s, credentials(s))).status).toBe(200);
+        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+      },
+      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
+    ),
   'webhooks.inbound-first-recipient-only': async (s) => {
     const receiver = await startReceiver();
     const second = primaryNumber(s, 1);
