@@ -329,6 +329,12 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler: fieldFingerprintedAs('to', (to) => (Array.isArray(to) ? [...to].sort() : to)),
   },
+  'idempotency.fingerprint-without-message-type': {
+    breaks: ['IDEM-002'],
+    description: "a payload is fingerprinted without its messageType, and the key looked up before the payload is validated: the same key with an SMS's body sent again as an MMS replays the SMS instead of being refused",
+    route: SEND,
+    preValidation: fieldFingerprintedAs('messageType', () => undefined),
+  },
   'idempotency.fingerprint-reference-case-folded': {
     breaks: ['IDEM-002'],
     description: "a payload's externalReference is fingerprinted in lower case: the same key with the reference in other letter case replays the first send instead of being refused (the text is compared as written)",

@@ -139,6 +139,10 @@ const changes: Array<[string, Change]> = [
   ['an added recipient', (body, { delivered }) => ({ ...body, to: [delivered[0], delivered[1]] })],
   ['a different externalReference', (body) => ({ ...body, externalReference: externalRef('changed') })],
   ['a different sendFrom of the same client', (body, { otherNumber }) => (otherNumber === undefined ? undefined : { ...body, sendFrom: otherNumber })],
+  // The messageType is the payload too: an SMS's body sent again as an MMS (which then lacks its
+  // media, so it is refused either way). A server that looks the key up before it validates,
+  // with a fingerprint that leaves the type out, replays the SMS.
+  ['the messageType changed (MMS, the rest as it was)', (body) => ({ ...body, messageType: 'MMS' })],
   // A changed payload that is invalid as well: refused either way, and still nothing changes
   // under the key. A server that drops the key's record while refusing it queues the original
   // payload again on its next retry.

@@ -560,6 +560,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }), key);
     return (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550124', '+12025550123'] }), key)).status === 409;
   },
+  'idempotency.fingerprint-without-message-type': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    expect((await send(s, body, key)).status).toBe(202);
+    return (await send(s, { ...body, messageType: 'MMS' }, key)).status !== 202;
+  },
   'idempotency.fingerprint-reference-case-folded': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'Order-1' }), key);
