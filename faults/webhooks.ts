@@ -28,6 +28,17 @@ const MMS_SENDS_NOTED: Pick<FaultDefinition, 'route' | 'preHandler'> = {
 const attemptedIds = new Set<string>();
 /** When each number was last updated, under webhooks.update-drops-retries (numberIds are unique to a server). */
 const numbersUpdatedAt = new Map<string, number>();
+/** The overrides ever set to a URL, as "<field> <numberId>", under webhooks.cleared-*-drops-*. */
+const overridesEverSet = new Set<string>();
+
+/** An answer hook that remembers which number's `field` an accepted update set to a URL. */
+function rememberOverrideSet(field: 'webhookDeliveryOverride' | 'webhookInboundOverride'): NonNullable<FaultDefinition['answer']> {
+  return ({ request, status }) => {
+    const body = request.body as Record<string, unknown> | null;
+    if (status < 300 && typeof body?.[field] === 'string') overridesEverSet.add(`${field} ${(request.params as { numberId: string }).numberId}`);
+  };
+}
+
 /** When a token was last issued, under webhooks.token-drops-retries. */
 let tokenIssuedAt = 0;
 
@@ -82,6 +93,24 @@ export const WEBHOOKS_FAULTS = {
         return remembered.get(number.numberId) ?? deliveryTarget(client, number, to);
       };
     }),
+  },
+  'webhooks.cleared-override-drops-outcome': {
+    breaks: ['WH-002'],
+    description: "a number whose delivery override was once set and then cleared (null) has its outcomes sent nowhere: the cleared override is kept as \"set to nothing\" (a number never given one reports to the client's delivery webhook)",
+    route: 'PATCH /api/core/numbers/:numberId',
+    answer: rememberOverrideSet('webhookDeliveryOverride'),
+    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget) => (client, number, to) =>
+      number.webhookDeliveryOverride === null && overridesEverSet.has(`webhookDeliveryOverride ${number.numberId}`) ? null : deliveryTarget(client, number, to),
+    ),
+  },
+  'webhooks.cleared-inbound-override-drops-traffic': {
+    breaks: ['WH-005'],
+    description: "a number whose inbound override was once set and then cleared (null) has its inbound traffic sent nowhere (a number never given one sends it to the client's inbound webhook)",
+    route: 'PATCH /api/core/numbers/:numberId',
+    answer: rememberOverrideSet('webhookInboundOverride'),
+    behaviour: replaceMember('webhooks', 'inboundTarget', (inboundTarget) => (client, number) =>
+      number.webhookInboundOverride === null && overridesEverSet.has(`webhookInboundOverride ${number.numberId}`) ? null : inboundTarget(client, number),
+    ),
   },
   'webhooks.mms-ignores-override': {
     breaks: ['WH-001'],

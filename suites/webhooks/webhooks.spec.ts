@@ -192,6 +192,23 @@ test.describe('6 delivery outcomes by webhook', () => {
       expect(callback.method, 'WH-002: the outcome is reported by a POST').toBe('POST');
     });
   });
+
+  // The same number a moment later: an override set, then cleared (null). The outcome goes to
+  // the client's delivery webhook again, and none to the cleared override. A server that keeps
+  // a cleared override as "set to nothing" is right on every number never given one.
+  test("an override set and then cleared leaves the outcome to the client's delivery webhook, and none to the cleared override", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const cleared = webhooks.channel('cleared-delivery-override');
+    await deliverTo(settings, numberId, cleared.url, 'WH-002');
+    await deliverTo(settings, numberId, null, 'WH-002');
+    await triggers.withClientWebhook('delivery', 'WH-002', async (channel) => {
+      const sent = Date.now();
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-cleared-override')), 'WH-002');
+      await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, `WH-002: with ${numberId}'s override cleared, its outcome reaches the client's delivery webhook`);
+      await quietPeriod(Date.now() - sent);
+      expect(cleared.received.filter(namesMessage(messageId!)).length, `WH-002: the cleared override of ${numberId} receives none of its outcomes`).toBe(0);
+    });
+  });
 });
 
 test.describe("6 a client's outcomes are its own", () => {
@@ -569,6 +586,14 @@ test.describe('6 inbound traffic by webhook', () => {
       });
       expect(callback!.method, 'WH-005: inbound traffic is delivered by a POST').toBe('POST');
     });
+  });
+
+  // And an inbound override set, then cleared: inbound traffic is the client's inbound webhook's again.
+  test("an inbound override set and then cleared leaves inbound traffic to the client's inbound webhook, and none to the cleared override", { tag: ['@WH-005'] }, async ({ target, settings, webhooks, triggers, inbound }) => {
+    const cleared = webhooks.channel('cleared-inbound-override');
+    await inboundTo(settings, inbound.numberId, cleared.url, 'WH-005');
+    await inboundTo(settings, inbound.numberId, null, 'WH-005');
+    await inboundAtClientOnly(target, triggers, inbound, cleared, `the cleared inbound override of ${inbound.numberId}`);
   });
 
   test("with only a delivery override on the number, inbound traffic still goes to the client's inbound webhook, never to that delivery override", { tag: ['@WH-005'] }, async ({ target, settings, webhooks, triggers, inbound }) => {

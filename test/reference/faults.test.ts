@@ -1331,6 +1331,20 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await clientHook.close();
     }
   },
+  // An override set, cleared before any send, then a send: the client's webhook gets the outcome.
+  'webhooks.cleared-override-drops-outcome': async (s) => {
+    const clientHook = await startReceiver();
+    try {
+      await clientWebhook(s, clientHook.url);
+      await overrideTo(s, 'http://127.0.0.1:9/cleared');
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookDeliveryOverride: null } });
+      await send(s, sendBody(primaryNumber(s).numberId));
+      return (await clientHook.waitFor(1, 2_000).catch(() => [])).length === 1;
+    } finally {
+      await clientWebhook(s, null);
+      await clientHook.close();
+    }
+  },
   'webhooks.mms-ignores-override': async (s) => {
     const override = await startReceiver();
     try {
@@ -1433,6 +1447,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: client } });
     });
     return atOverride === 1 && atClient === 0;
+  },
+  'webhooks.cleared-inbound-override-drops-traffic': async (s) => {
+    const [atOverride, atClient] = await inboundCallbacks(s, async (override, client) => {
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: override } });
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: null } });
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: client } });
+    });
+    return atOverride === 0 && atClient === 1;
   },
   'webhooks.client-inbound-ignored': async (s) => {
     const [, atClient] = await inboundCallbacks(s, async (_override, client) => {
