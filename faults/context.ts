@@ -115,6 +115,16 @@ export const CONTEXT_FAULTS = {
     route: WHOAMI,
     answer: overrideCountsAsClientWebhook('inbound'),
   },
+  'ctx.cleared-override-clears-client-webhook': {
+    breaks: ['CTX-004'],
+    description: "an update that clears a number's webhookInboundOverride (null) clears its client's inbound webhook too, so inboundWebhookConfigured turns false (setting an override changes nothing)",
+    route: 'PATCH /api/core/numbers/:numberId',
+    async answer({ request, status }, ctx) {
+      if (status >= 300 || (request.body as Record<string, unknown> | null)?.webhookInboundOverride !== null) return;
+      const client = callerOf(request);
+      await ctx.writes.run({ op: 'setClientWebhooks', apiClientId: client.apiClientId, delivery: client.deliveryWebhookUrl, inbound: null });
+    },
+  },
   'ctx.webhook-flags-swapped': {
     breaks: ['CTX-003'],
     description: 'inboundWebhookConfigured tells whether the delivery webhook is configured, and deliveryWebhookConfigured the inbound one',

@@ -170,14 +170,28 @@ test.describe('2 and 6: the context shows whether the client webhooks are config
   for (const kind of ['delivery', 'inbound'] as const) {
     const flag = `${kind}WebhookConfigured`;
     const other = kind === 'delivery' ? 'inbound' : 'delivery';
-    test(`${flag} is true while a ${kind} webhook is configured and false while none is`, { tag: ['@CTX-003'] }, async ({ api, target, triggers, webhooks }) => {
+    test(`${flag} is true while a ${kind} webhook is configured and false while none is`, { tag: ['@CTX-003'] }, async ({ api, target, triggers, webhooks, settings }) => {
       const trigger = triggers.require('clientWebhooks');
+      // While the flag is true, a number's override of its kind set and then cleared (null)
+      // leaves it true: clearing a number's target unconfigures no client webhook (CTX-004,
+      // judged here by its message alone, where a configured webhook can be seen).
+      const staysTrueAcrossOverride = async () => {
+        const [number] = await readNumbers(api);
+        if (!number) return;
+        const field = kind === 'delivery' ? 'webhookDeliveryOverride' : 'webhookInboundOverride';
+        for (const [what, url] of [['set', webhooks.channel(`ctx-true-${kind}`).url], ['cleared (null)', null]] as const) {
+          await pointOverride(settings, number.numberId, field, url, 'CTX-004');
+          const after = await context(api);
+          expect(after.body[flag], `CTX-004: ${flag} stays true after ${field} of the number ${number.numberId} was ${what}: an override is the number's target, not a client webhook`).toBe(true);
+        }
+      };
       if (trigger.kind === 'declared') {
         // The target declares the primary client's webhooks configured (at the run's receiver)
         // and, when it says so, which the secondary client has: the flags are read, not moved.
         // A client declared with one kind only is what tells the two flags apart.
         const primary = await context(api);
         expect(primary.body[flag], `CTX-003: ${flag} is true for the primary client, whose ${kind} webhook is declared configured (triggers.clientWebhooks)`).toBe(true);
+        await staysTrueAcrossOverride();
         if (trigger.secondary && target.clients.secondary) {
           const configured = trigger.secondary.includes(kind);
           const declared = trigger.secondary.length === 0 ? 'no webhook' : trigger.secondary.length === 1 ? `a ${trigger.secondary[0]} webhook only` : 'both webhooks';
@@ -196,6 +210,7 @@ test.describe('2 and 6: the context shows whether the client webhooks are config
         const configured = await context(api);
         expect(configured.body[flag], `CTX-003: ${flag} is true once a ${kind} webhook is configured`).toBe(true);
         expect(configured.body[`${other}WebhookConfigured`], `CTX-003: ${other}WebhookConfigured stays false: only the ${kind} webhook was configured`).toBe(false);
+        await staysTrueAcrossOverride();
 
         await hooks.clientWebhooks(clientId, { [kind]: null });
         const cleared = await context(api);

@@ -1011,6 +1011,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'ctx.cleared-override-clears-client-webhook': async (s) => {
+    try {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: 'http://127.0.0.1:9/client-inbound' } });
+      await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: null } });
+      return (await call(s, 'GET', '/api/core/whoami')).body.inboundWebhookConfigured === true;
+    } finally {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: null } });
+    }
+  },
   'ctx.counts-every-number-sms-enabled': async (s) => {
     const { numberId } = primaryNumber(s);
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
