@@ -231,6 +231,20 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.bare-bearer-challenge': {
+    breaks: ['AUTH-101'],
+    description: 'a request without credentials is challenged with a bare "WWW-Authenticate: Bearer", no auth-param at all (a failed token still gets realm and error)',
+    behaviour: ({ authenticate }) => ({
+      authenticate: async (request, reply) => {
+        try {
+          return await authenticate(request, reply);
+        } catch (error) {
+          if (request.headers.authorization === undefined && error instanceof CoreError && error.status === 401) throw new CoreError('UNAUTHORIZED', error.message, {}, { 'www-authenticate': 'Bearer' });
+          throw error;
+        }
+      },
+    }),
+  },
   'auth.scheme-case-drops-error-code': {
     breaks: ['AUTH-102'],
     description: 'a failed token sent under the scheme spelled other than "Bearer" ("bearer", "BEARER") is challenged with no error code, as if no credentials had been sent',

@@ -74,6 +74,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const keyMakers = new WeakMap<ReferenceContext, Map<string, string>>();
 // The body length of the first request under each (client, key), per server, under idempotency.raw-bytes-fingerprint.
 const firstLengths = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
+// The Content-Type of the first request under each (client, key), as written (idempotency.fingerprint-includes-content-type).
+const firstContentTypes = new WeakMap<ReferenceContext, Map<string, string | undefined>>();
 // The media of the first request under each (client, key) as written, members in their order (idempotency.fingerprint-nested-order-kept).
 const firstMedia = new WeakMap<ReferenceContext, Map<string, string>>();
 // The body length of the last replay under each (client, key), standing for its bytes (idempotency.fingerprint-rewritten-on-replay).
@@ -257,6 +259,19 @@ export const IDEMPOTENCY_FAULTS = {
       const earlier = earlierRecord(request, ctx);
       if (earlier === undefined) lengths.set(slot, length);
       else if (earlier === 'same' && lengths.has(slot) && lengths.get(slot) !== length) throw unsafeRetry();
+    },
+  },
+  'idempotency.fingerprint-includes-content-type': {
+    breaks: ['IDEM-004'],
+    description: 'the Content-Type header, as written, is part of what a retry is compared on: the same payload under the same key labelled "application/json; charset=utf-8", or "Application/JSON", is refused 409 CONFLICT as an unsafe retry',
+    route: SEND,
+    preHandler(request, ctx) {
+      const labels = ofServer(firstContentTypes, ctx, () => new Map<string, string | undefined>());
+      const slot = keySlot(request);
+      const label = request.headers['content-type'];
+      const earlier = earlierRecord(request, ctx);
+      if (earlier === undefined) labels.set(slot, label);
+      else if (earlier === 'same' && labels.has(slot) && labels.get(slot) !== label) throw unsafeRetry();
     },
   },
   'idempotency.fingerprint-rewritten-on-replay': {

@@ -103,6 +103,19 @@ function spellString(text: string, escapes: JsonSpelling['escapes']): string {
   return `"${out.join('')}"`;
 }
 
+/**
+ * application/json written other ways that name the same media type: RFC 9110 8.3.1 makes the
+ * type, the subtype and a parameter's name case-insensitive (and 5.6.6 lets the ";" stand with or
+ * without a space, the value quoted or not), and RFC 8259 11 gives a charset parameter "no effect
+ * on compliant recipients".
+ */
+export const JSON_MEDIA_TYPE_SPELLINGS = ['Application/JSON', 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'application/json; Charset="utf-8"'] as const;
+
+/** The label of a JSON body: application/json as usually written, or one of its other spellings. */
+export function jsonMediaType(): fc.Arbitrary<string> {
+  return fc.constantFrom('application/json', ...JSON_MEDIA_TYPE_SPELLINGS);
+}
+
 /** How a spelling reads in a failure report. */
 export function describeSpelling(s: JsonSpelling): string {
   const parts = [

@@ -38,7 +38,10 @@ test.describe('RFC 6750 3 / RFC 9110 15.5.2: every 401 carries a "Bearer" challe
         const res = await api.call(op, { ...request, as: 'none', headers: { ...request.headers, ...(authorization !== undefined && { authorization }) } });
         if (res.status !== 401) continue;
         unauthorized++;
-        expect.soft(challengeOf(res), `AUTH-101: ${op} with ${name}: the 401 carries WWW-Authenticate naming "Bearer"; got ${shown(res)}`).toBeDefined();
+        const challenge = challengeOf(res);
+        expect.soft(challenge, `AUTH-101: ${op} with ${name}: the 401 carries WWW-Authenticate naming "Bearer"; got ${shown(res)}`).toBeDefined();
+        // RFC 6750 3: "This scheme MUST be followed by one or more auth-param values" (realm, or an error, ...).
+        if (challenge) expect.soft(Object.keys(challenge.params).length, `AUTH-101: ${op} with ${name}: the Bearer challenge is followed by at least one auth-param (RFC 6750 3); got ${shown(res)}`).toBeGreaterThan(0);
       }
       expect(unauthorized, `AUTH-101: at least one of these requests to ${op} is a 401 (else there is no challenge to check; AUTH-001/002 report why)`).toBeGreaterThan(0);
     });

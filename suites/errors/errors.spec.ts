@@ -7,6 +7,7 @@ import { ACCEPTED_BY, BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, noOp
 import { expectQueuedFor } from '../support/sends.ts';
 import { MALFORMED_JSON } from '../support/malformed-json.ts';
 import { ERROR_PROBES, malformedRequest, NO_SUCH_CORE_PATH } from './error-probes.ts';
+import { JSON_MEDIA_TYPE_SPELLINGS } from '../../generators/json-spelling.ts';
 
 // Section 7.2 (the CORE wrapper and its status table) and 7.3 (malformed JSON is a request
 // defect), over errors provoked on every core route. Which 4xx a route picks where the
@@ -316,9 +317,9 @@ test.describe('4 (with RFC 8259 11, RFC 9110 8.3.1): a charset parameter on the 
 // parameter's name and the charset's value (8.3.2); 5.6.6 lets a parameter follow the ";" with
 // or without a space, its value quoted or not. Document level, as ERR-008: a body so labelled is
 // still the JSON (or the form) section 4 asks for (ERR-009).
-const JSON_IN_CAPITALS = 'Application/JSON';
+const JSON_IN_CAPITALS = JSON_MEDIA_TYPE_SPELLINGS[0];
 const FORM_IN_CAPITALS = 'Application/X-WWW-Form-Urlencoded';
-const JSON_LABELS_SPELT_OTHERWISE = [JSON_IN_CAPITALS, 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'application/json; Charset="utf-8"'];
+const JSON_LABELS_SPELT_OTHERWISE = JSON_MEDIA_TYPE_SPELLINGS;
 
 test.describe('4 (with RFC 9110 8.3.1): a media type is read whatever the case of its letters', () => {
   test(`the token endpoint reads form fields labelled "${FORM_IN_CAPITALS}" as form fields`, { tag: ['@ERR-009'] }, async ({ api, target }) => {

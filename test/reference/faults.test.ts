@@ -566,6 +566,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     expect((await send(s, body, key)).status).toBe(202);
     return (await send(s, { ...body, messageType: 'MMS' }, key)).status !== 202;
   },
+  'idempotency.fingerprint-includes-content-type': async (s) => {
+    const key = newKey();
+    const body = JSON.stringify(sendBody(primaryNumber(s).numberId));
+    const first = await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': key, 'content-type': 'application/json' } });
+    const retry = await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': key, 'content-type': 'application/json; charset=utf-8' } });
+    return first.status === 202 && retry.status === 202;
+  },
   'idempotency.fingerprint-reference-case-folded': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'Order-1' }), key);
@@ -934,6 +941,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await token(s, { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret });
     return (await call(s, 'GET', '/api/core/whoami', { token: mine })).body.apiClientId === s.client('primary').apiClientId;
   },
+  'auth.bare-bearer-challenge': async (s) => /^Bearer\s+\S+=/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null })).headers['www-authenticate'])),
   'auth.scheme-case-drops-error-code': async (s) =>
     /error="invalid_token"/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'bearer never-issued-token-0123456789' } })).headers['www-authenticate'])),
   'auth.malformed-bearer-no-error-code': async (s) =>
