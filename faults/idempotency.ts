@@ -350,6 +350,12 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preValidation: fieldFingerprintedAs('messageType', () => undefined),
   },
+  'idempotency.fingerprint-text-first-segment': {
+    breaks: ['IDEM-002'],
+    description: "a payload's text is fingerprinted by its first 160 characters (one SMS segment): the same key with a longer text changed past them replays the first send instead of being refused",
+    route: SEND,
+    preHandler: fieldFingerprintedAs('text', (text) => (typeof text === 'string' ? text.slice(0, 160) : text)),
+  },
   'idempotency.fingerprint-reference-case-folded': {
     breaks: ['IDEM-002'],
     description: "a payload's externalReference is fingerprinted in lower case: the same key with the reference in other letter case replays the first send instead of being refused (the text is compared as written)",

@@ -1,4 +1,4 @@
-import { answerClass } from '../../harness/answer-classes.ts';
+import { answerClass, isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
 import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
 import { awaitCallback, deliverTo, expectNoStrayCallbacks, outcomesSettled, quietPeriod } from '../support/callbacks.ts';
@@ -210,6 +210,29 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
       expect(sorted(messageIdsOf(replay)), 'IDEM-002: the unsafe retry queued nothing and changed nothing under the key').toEqual(sorted(first));
     });
   }
+
+  // Where in the text the change is: a text longer than one SMS segment (160 GSM-7 characters),
+  // changed only in its last character, past the first segment. A server that fingerprints the
+  // first segment, or any prefix, is right on every change near the start. A target that takes
+  // no text this long (the document shows no limit; a refusal is a request defect, SEND-203's
+  // profile names the reference's) has no such payload to retry: the refusal is all there is.
+  test('reusing a key with a text longer than one SMS segment changed only in its last character is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const [recipient] = deliveredRecipients(target);
+    const key = newKey();
+    const sms = smsPayload(smsNumber(knownNumbers), [recipient!], 'unsafe-long-text');
+    const text = `${sms.text} ${'0123456789'.repeat(24)}`.slice(0, 230);
+    const body = { ...sms, text };
+    const first = await send(api, key, body);
+    if (isRequestDefectAnswer(first.status)) {
+      test.info().annotations.push({ type: 'note', description: `the target refused a text of ${text.length} characters (${first.describe()}): no retry of one to compare` });
+    } else {
+      const firstIds = expectQueuedFor(first, 'IDEM-002', `the first send, a text of ${text.length} characters`);
+      const changed = await send(api, key, { ...body, text: `${text.slice(0, -1)}${text.endsWith('x') ? 'y' : 'x'}` });
+      expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with the ${text.length}-character text changed only in its last character (past the first 160) is refused as a request defect or 409 CONFLICT, never a 2xx`);
+      const replay = await send(api, key, body);
+      expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with the long text changed at its end, the original payload still replays its first send').toEqual(sorted(firstIds));
+    }
+  });
 
   // The recipients in another order: a JSON array is an ordered sequence (RFC 8259 5), so `to`
   // written the other way round is another payload, not another spelling of the same one. A

@@ -573,6 +573,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const retry = await call(s, 'POST', '/api/core/messages/send', { body, headers: { 'idempotency-key': key, 'content-type': 'application/json; charset=utf-8' } });
     return first.status === 202 && retry.status === 202;
   },
+  'idempotency.fingerprint-text-first-segment': async (s) => {
+    const key = newKey();
+    const text = 'x'.repeat(200);
+    await send(s, sendBody(primaryNumber(s).numberId, { text }), key);
+    return (await send(s, sendBody(primaryNumber(s).numberId, { text: `${text.slice(0, -1)}y` }), key)).status === 409;
+  },
   'idempotency.fingerprint-reference-case-folded': async (s) => {
     const key = newKey();
     await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'Order-1' }), key);
