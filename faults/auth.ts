@@ -231,6 +231,16 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.head-unauthenticated': {
+    breaks: ['AUTH-001'],
+    description: 'HEAD on a GET route is answered 200 whatever the credentials, as if it were answered before the bearer check (GET is still refused 401 without a token)',
+    route: /^HEAD \/api\/core\//,
+    answer(answer) {
+      if (answer.status !== 401) return;
+      answer.status = 200;
+      answer.reply.removeHeader('www-authenticate');
+    },
+  },
   'auth.bare-bearer-challenge': {
     breaks: ['AUTH-101'],
     description: 'a request without credentials is challenged with a bare "WWW-Authenticate: Bearer", no auth-param at all (a failed token still gets realm and error)',

@@ -155,6 +155,15 @@ export const ERRORS_FAULTS = {
       answer.text = '';
     },
   },
+  'errors.head-content-length-zero': {
+    breaks: ['ERR-105'],
+    description: "the answer to HEAD on a GET path says Content-Length: 0, not the length GET's content has (the status and the empty body are right)",
+    route: /^HEAD /,
+    answer(answer) {
+      // The content handed on is empty, so the length counted from it is 0.
+      if (answer.status < 300) answer.text = '';
+    },
+  },
   'errors.request-id-missing': {
     breaks: ['ERR-001'],
     description: "the router's own refusals are answered in the CORE wrapper without requestId",

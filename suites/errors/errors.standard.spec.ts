@@ -129,12 +129,19 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
   // A resource served by GET is served by HEAD too: the same status, no content. A framework that
   // registers only the methods a route names answers HEAD 405 (or 404) where GET is 200.
   for (const op of ['whoami', 'numbers'] as const) {
-    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body`, { tag: ['@ERR-105'] }, async ({ api, target }) => {
+    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body, and without a token refused as GET is`, { tag: ['@ERR-105'] }, async ({ api, target }) => {
       if (target.routes[op].method !== 'GET') notTestable(`the ${op} route is ${target.routes[op].method}, not GET (routes.${op})`);
       const [get, head] = await Promise.all([api.call(op, {}), api.call(op, { method: 'HEAD' })]);
       expect(get).toSucceed(`ERR-105: precondition: GET on the path of ${op} succeeds`);
       expect(head.status, `ERR-105: HEAD on the path of ${op} is answered as GET is (${get.status}); got ${head.describe()}`).toBe(get.status);
       expect(head.text, `ERR-105: the answer to HEAD on the path of ${op} has no body`).toBe('');
+      // RFC 9110 8.6: a Content-Length on the answer to HEAD is the length GET's content would
+      // have. The context, unlike the list, does not move while other tests run.
+      const length = head.headers['content-length'];
+      if (op === 'whoami' && length !== undefined) expect(Number(length), `ERR-105: the Content-Length of the answer to HEAD on the path of ${op} is the ${Buffer.byteLength(get.text)} octets GET's content has`).toBe(Buffer.byteLength(get.text));
+      // HEAD is GET without the content: without a bearer token it is refused as GET is (AUTH-001).
+      const anonymous = await api.call(op, { method: 'HEAD', as: 'none' });
+      expect(anonymous.status, `AUTH-001: HEAD on the path of ${op} without a bearer token is answered 401, as GET without one is; got ${anonymous.describe()}`).toBe(401);
     });
   }
 });

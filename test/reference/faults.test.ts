@@ -135,6 +135,13 @@ async function atSecondaryInboundOverride<T>(server: TestServer, probe: (receive
   }
 }
 
+/** HEAD on the whoami route, with the primary client's token (undefined), none (null) or this one. */
+async function headWhoami(server: TestServer, token: string | null | undefined): Promise<{ status: number; headers: Record<string, unknown> }> {
+  const bearer = token === undefined ? await server.token('primary') : token;
+  const res = await server.app.inject({ method: 'HEAD', url: '/api/core/whoami', headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` } });
+  return { status: res.statusCode, headers: res.headers };
+}
+
 async function clientWebhook(server: TestServer, url: string | null): Promise<void> {
   const res = await call(server, 'PUT', `/_control/clients/${server.client('primary').clientId}/webhooks`, { token: server.app.reference.controlToken!, payload: { delivery: url } });
   expect(res.status).toBe(200);
@@ -710,6 +717,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await call(s, 'POST', '/api/core/numbers', { payload: {} });
     return !(res.status === 405 && /\bPOST\b/i.test(String(res.headers.allow ?? '')));
   },
+  'errors.head-content-length-zero': async (s) => {
+    const head = await headWhoami(s, undefined);
+    const get = await s.app.inject({ method: 'GET', url: '/api/core/whoami', headers: { authorization: `Bearer ${await s.token('primary')}` } });
+    return head.status === 200 && (head.headers['content-length'] === undefined || Number(head.headers['content-length']) === Buffer.byteLength(get.body));
+  },
   'errors.head-refused': async (s) => {
     const token = await s.token();
     return (await s.app.inject({ method: 'HEAD', url: '/api/core/numbers', headers: { authorization: `Bearer ${token}` } })).statusCode === 200;
@@ -947,6 +959,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await token(s, { grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret });
     return (await call(s, 'GET', '/api/core/whoami', { token: mine })).body.apiClientId === s.client('primary').apiClientId;
   },
+  'auth.head-unauthenticated': async (s) => (await headWhoami(s, null)).status === 401,
   'auth.bare-bearer-challenge': async (s) => /^Bearer\s+\S+=/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null })).headers['www-authenticate'])),
   'auth.scheme-case-drops-error-code': async (s) =>
     /error="invalid_token"/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'bearer never-issued-token-0123456789' } })).headers['www-authenticate'])),
