@@ -41,6 +41,9 @@ function rememberOverrideSet(field: 'webhookDeliveryOverride' | 'webhookInboundO
 
 /** When a token was last issued, under webhooks.token-drops-retries. */
 let tokenIssuedAt = 0;
+/** When an unsafe retry was last refused, and a safe one last replayed, under webhooks.*-retry-drops-retries. */
+let unsafeRetryRefusedAt = 0;
+let safeRetryReplayedAt = 0;
 
 /**
  * Webhook behaviour whose later attempts go nowhere (a closed port) when `dropped` says so of the
@@ -548,6 +551,24 @@ export const WEBHOOKS_FAULTS = {
       if (status < 300) numbersUpdatedAt.set((request.params as { numberId: string }).numberId, Date.now());
     },
     behaviour: droppingRetries((numberId, firstAttemptAt) => [...numbersUpdatedAt].some(([updated, at]) => updated !== numberId && at > firstAttemptAt)),
+  },
+  'webhooks.unsafe-retry-drops-retries': {
+    breaks: ['WH-103'],
+    description: "refusing an unsafe retry (a key reused for another payload, 409) drops the pending retries of every callback: each later attempt goes nowhere (a closed port)",
+    route: 'POST /api/core/messages/send',
+    answer({ status }) {
+      if (status === 409) unsafeRetryRefusedAt = Date.now();
+    },
+    behaviour: droppingRetries((_numberId, firstAttemptAt) => unsafeRetryRefusedAt > firstAttemptAt),
+  },
+  'webhooks.safe-retry-drops-retries': {
+    breaks: ['WH-103'],
+    description: 'a safe retry (the same key and payload, replayed) drops the pending retries of every callback, as if the replay queued them afresh: each later attempt goes nowhere (a closed port)',
+    route: 'POST /api/core/messages/send',
+    answer({ reply }) {
+      if (reply.getHeader('idempotent-replayed') === 'true') safeRetryReplayedAt = Date.now();
+    },
+    behaviour: droppingRetries((_numberId, firstAttemptAt) => safeRetryReplayedAt > firstAttemptAt),
   },
   'webhooks.token-drops-retries': {
     breaks: ['WH-103'],

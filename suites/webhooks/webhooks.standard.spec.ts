@@ -271,11 +271,13 @@ test.describe('Standard Webhooks: retries', () => {
 
   // A later moment: something else happens while a callback's retries are due. Its number is
   // written with the values it has (so where the callback goes does not change), another of the
-  // client's numbers is written likewise, or the client obtains a new token; each on a callback
-  // of its own, every attempt answered 500 until that is done, and 200 after. A server that drops
-  // pending retries when a number's settings are written, any number's, or when its client
-  // renews its token, is right on every retry nothing meets.
-  test("a callback answered 500 is still retried after its number, or another of its client's numbers, was written meanwhile, or its client obtained a new token", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  // client's numbers is written likewise, the client obtains a new token, or the send is retried
+  // (safely, or with its key reused for another payload and refused); each on a callback of its
+  // own, every attempt answered 500 until that is done, and 200 after. A server that drops
+  // pending retries when a number's settings are written, any number's, when its client renews
+  // its token, or when the send's key is used again, is right on every retry nothing meets. A
+  // retry of the callback under another webhook-id is no retry of it (WH-103).
+  test("a callback answered 500 is still retried after its number, or another of its client's numbers, was written meanwhile, its client obtained a new token, or its send was retried safely or unsafely", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const records = await readNumbers(api);
     const sameValues = (id: string) => {
@@ -283,12 +285,23 @@ test.describe('Standard Webhooks: retries', () => {
       return { smsEnabled: record?.smsEnabled ?? true, ...(record && 'campaignregId' in record && { campaignregId: record.campaignregId }) };
     };
     const neighbour = knownNumbers.primary.find((n) => n.numberId !== numberId)?.numberId;
-    const meanwhile: Array<{ label: string; what: string; run: () => Promise<void> }> = [
+    type Sent = { key: string; payload: ReturnType<typeof smsPayload> };
+    const meanwhile: Array<{ label: string; what: string; run: (sent: Sent) => Promise<void> }> = [
       { label: 'own-number', what: `its number ${numberId} was updated to the values it had`, run: async () => expect(await settings.change(numberId, sameValues(numberId))).toSucceed(`WH-103: precondition: the update of ${numberId} to the values it has is accepted`) },
       ...(neighbour === undefined
         ? []
         : [{ label: 'neighbour', what: `another of the client's numbers, ${neighbour}, was updated to the values it had`, run: async () => expect(await settings.change(neighbour, sameValues(neighbour))).toSucceed(`WH-103: precondition: the update of ${neighbour} to the values it has is accepted`) }]),
       { label: 'new-token', what: 'the client obtained a new token', run: async () => expect(await api.call('token', tokenRequest('json', target.clients.primary))).toSucceed('WH-103: precondition: a new token of the primary client is issued') },
+      // The send itself again: retried safely (the same key and payload), or its key reused for
+      // another payload and refused. Neither is a new outcome, nor the end of the first one's.
+      {
+        label: 'safe-retry',
+        what: 'the send was retried safely (the same key and payload)',
+        run: async ({ key, payload }) => {
+          expectQueuedFor(await send(api, key, payload), 'WH-103', 'precondition: the safe retry of the send');
+        },
+      },
+      { label: 'unsafe-retry', what: 'its key was reused for another payload, and refused', run: async ({ key, payload }) => expect(await send(api, key, { ...payload, text: `${payload.text} (changed)` })).not.toSucceed('WH-103: precondition: the unsafe retry is refused (IDEM-002)') },
     ];
     for (const { label, what, run } of meanwhile) {
       await test.step(`while a retry is due, ${what}`, async () => {
@@ -296,12 +309,13 @@ test.describe('Standard Webhooks: retries', () => {
         const channel = webhooks.channel(`retry-after-${label}`).answerWith(() => (done ? 200 : 500));
         const own = channel.scriptOnlyFor();
         await deliverTo(settings, numberId, channel.url, 'WH-103');
-        const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), `wh-retry-${label}`)), 'WH-103');
+        const sent = { key: newKey(), payload: smsPayload(numberId, deliveredRecipients(target), `wh-retry-${label}`) };
+        const [messageId] = expectQueuedFor(await send(api, sent.key, sent.payload), 'WH-103');
         own(namesMessage(messageId!));
         const failed = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
         const id = failed.headers['webhook-id'];
         if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
-        await run();
+        await run(sent);
         const doneAt = Date.now();
         done = true;
         const later = await channel.waitFor(`an attempt of ${id} after ${what}`, (c) => c.headers['webhook-id'] === id && c.receivedAt >= doneAt, { timeoutMs: target.webhooks.timeoutMs }).catch(() => null);

@@ -1791,6 +1791,32 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       },
       (_r, i) => ({ status: i === 0 ? 500 : 204 }),
     ),
+  'webhooks.unsafe-retry-drops-retries': async (s) =>
+    atOverride(
+      s,
+      async (receiver) => {
+        const key = newKey();
+        const body = sendBody(primaryNumber(s).numberId);
+        await send(s, body, key);
+        await receiver.waitFor(1, 2_000);
+        expect((await send(s, { ...body, text: 'changed' }, key)).status).toBe(409);
+        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+      },
+      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
+    ),
+  'webhooks.safe-retry-drops-retries': async (s) =>
+    atOverride(
+      s,
+      async (receiver) => {
+        const key = newKey();
+        const body = sendBody(primaryNumber(s).numberId);
+        await send(s, body, key);
+        await receiver.waitFor(1, 2_000);
+        expect((await send(s, body, key)).status).toBe(202);
+        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+      },
+      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
+    ),
   'webhooks.inbound-first-recipient-only': async (s) => {
     const receiver = await startReceiver();
     const second = primaryNumber(s, 1);
