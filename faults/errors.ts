@@ -164,6 +164,18 @@ export const ERRORS_FAULTS = {
       if (answer.status < 300) answer.text = '';
     },
   },
+  'errors.head-sends-content': {
+    breaks: ['ERR-105'],
+    description: "the answer to HEAD on a GET path is followed on the connection by GET's content, which corrupts the next answer there (the head itself is right)",
+    route: /^HEAD /,
+    answer(answer) {
+      if (answer.status >= 300) return;
+      const content = JSON.stringify(answer.body);
+      // The connection as it is now: the response lets go of it once finished.
+      const socket = answer.reply.raw.socket;
+      answer.reply.raw.once('finish', () => socket?.write(content));
+    },
+  },
   'errors.request-id-missing': {
     breaks: ['ERR-001'],
     description: "the router's own refusals are answered in the CORE wrapper without requestId",

@@ -5,6 +5,7 @@ import { applyFieldDefect, fieldDefects, SEARCH_FIELDS, SEND_FIELDS, UPDATE_FIEL
 import { requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
 import { anyOwnNumber } from '../support/sends.ts';
 import { ERROR_PROBES, type ErrorProbe } from './error-probes.ts';
+import { rawExchange } from '../../harness/raw-http.ts';
 
 // Standards guide, "Errors and tenancy": error bodies never carry stack traces or internals.
 // Level standard. The ordinary error probes are joined by hostile ones, the inputs most likely
@@ -129,7 +130,7 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
   // A resource served by GET is served by HEAD too: the same status, no content. A framework that
   // registers only the methods a route names answers HEAD 405 (or 404) where GET is 200.
   for (const op of ['whoami', 'numbers'] as const) {
-    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body, and without a token refused as GET is`, { tag: ['@ERR-105'] }, async ({ api, target }) => {
+    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body, and without a token refused as GET is`, { tag: ['@ERR-105'] }, async ({ api, target, tokens }) => {
       if (target.routes[op].method !== 'GET') notTestable(`the ${op} route is ${target.routes[op].method}, not GET (routes.${op})`);
       const [get, head] = await Promise.all([api.call(op, {}), api.call(op, { method: 'HEAD' })]);
       expect(get).toSucceed(`ERR-105: precondition: GET on the path of ${op} succeeds`);
@@ -139,6 +140,11 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
       // have. The context, unlike the list, does not move while other tests run.
       const length = head.headers['content-length'];
       if (op === 'whoami' && length !== undefined) expect(Number(length), `ERR-105: the Content-Length of the answer to HEAD on the path of ${op} is the ${Buffer.byteLength(get.text)} octets GET's content has`).toBe(Buffer.byteLength(get.text));
+      // No content follows the head on the wire either (RFC 9110 9.3.2): a client library that
+      // knows HEAD has none never reads bytes sent after it, which then corrupt the next answer on
+      // the connection; read as bytes, they show.
+      const raw = await rawExchange(target.baseUrl, 'HEAD', target.routes[op].path, { authorization: `Bearer ${await tokens.primary!.token()}` });
+      expect(raw.after.length, `ERR-105: the answer to HEAD on the path of ${op} sends no content after its head; ${raw.after.length} bytes followed "${raw.head.split('\r\n')[0]}": ${JSON.stringify(raw.after.subarray(0, 120).toString('utf8'))}`).toBe(0);
       // HEAD is GET without the content: without a bearer token it is refused as GET is (AUTH-001).
       const anonymous = await api.call(op, { method: 'HEAD', as: 'none' });
       expect(anonymous.status, `AUTH-001: HEAD on the path of ${op} without a bearer token is answered 401, as GET without one is; got ${anonymous.describe()}`).toBe(401);

@@ -14,6 +14,7 @@ import { faultTable } from '../../faults/table.ts';
 import { test, expect, sendBody, startReceiver, type Role, type TestServer } from './helpers.ts';
 import { verificationProblem, verifyWebhook } from '../../harness/webhook-signature.ts';
 import { runServer } from './serverProcess.ts';
+import { rawExchange } from '../../harness/raw-http.ts';
 
 // The fault catalogue (faults/): off unless asked for by name, loud when on, kept out
 // of the clean code, and each fault really changes the behaviour it claims. The kill matrix (cli/sensitivity.ts) then shows
@@ -721,6 +722,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const head = await headWhoami(s, undefined);
     const get = await s.app.inject({ method: 'GET', url: '/api/core/whoami', headers: { authorization: `Bearer ${await s.token('primary')}` } });
     return head.status === 200 && (head.headers['content-length'] === undefined || Number(head.headers['content-length']) === Buffer.byteLength(get.body));
+  },
+  // Over a real connection: the bytes after the head of HEAD's answer.
+  'errors.head-sends-content': async (s) => {
+    if (!s.app.server.listening) await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = s.app.server.address() as AddressInfo;
+    const raw = await rawExchange(`http://127.0.0.1:${port}`, 'HEAD', '/api/core/whoami', { authorization: `Bearer ${await s.token('primary')}` });
+    return raw.status === 200 && raw.after.length === 0;
   },
   'errors.head-refused': async (s) => {
     const token = await s.token();
