@@ -10,6 +10,8 @@ import { objectBodyOf, type FaultDefinition } from './fault.ts';
 // then refuses); two rewrite the answer; one waives the check of a webhook override's target.
 
 const UPDATE = 'PATCH /api/core/numbers/:numberId';
+/** Each number's nullable attributes as updates set them, in turn, under update.null-takes-back-last-change. */
+const valuesSet = new Map<string, string[]>();
 
 type Update = Partial<NumberSettings>;
 const changesOf = (request: FastifyRequest): Update => request.body as Update;
@@ -304,6 +306,25 @@ export const UPDATE_FAULTS = {
     route: UPDATE,
     preValidation(request) {
       if (request.body === null) throw new CoreError('SERVER_ERROR', "Cannot convert undefined or null to object");
+    },
+  },
+  'update.null-takes-back-last-change': {
+    breaks: ['UPD-004'],
+    description: "null on a nullable attribute takes back the last value set instead of clearing it: after two values in turn, null leaves the first (set once, null clears as it should)",
+    route: UPDATE,
+    preHandler(request) {
+      const changes = objectBodyOf(request);
+      if (!changes) return;
+      const { numberId } = request.params as { numberId: string };
+      for (const field of ['campaignregId', 'webhookInboundOverride', 'webhookDeliveryOverride'] as const) {
+        const history = valuesSet.get(`${numberId} ${field}`) ?? [];
+        valuesSet.set(`${numberId} ${field}`, history);
+        if (typeof changes[field] === 'string') history.push(changes[field]);
+        else if (changes[field] === null && history.length > 0) {
+          history.pop();
+          if (history.length > 0) changes[field] = history.at(-1);
+        }
+      }
     },
   },
   'update.null-refused': {

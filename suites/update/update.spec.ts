@@ -285,18 +285,21 @@ test.describe('4.5 Update number settings', () => {
   });
 
   for (const field of NULLABLE_FIELDS) {
-    test(`${field} accepts null, and the list then shows null`, { tag: ['@UPD-004'] }, async ({ api, knownNumbers, settings, webhooks }) => {
+    // Null after two values in turn, so that setting it is seen to change something, and a server
+    // that keeps the earlier values (null taking back the last change) shows the first one.
+    test(`${field} accepts null, and the list then shows null, whatever values it had before`, { tag: ['@UPD-004'] }, async ({ api, knownNumbers, settings, webhooks }) => {
       const numberId = scratchNumber(knownNumbers);
       const before = await recordOf(api, numberId, 'primary', 'UPD-004');
-      if (before[field] === null || before[field] === undefined) {
-        // Give it a value first, so setting null is seen to change something.
-        const set = await settings.change(numberId, patchOf(field, differentValue(field, before[field], knownNumbers, () => webhooks.channel(`upd4-${field}`).url)));
-        expect(set).toSucceed(`UPD-004: precondition: ${field} can be given a value`);
+      const first = differentValue(field, before[field], knownNumbers, () => webhooks.channel(`upd4-${field}-a`).url);
+      const second = differentValue(field, first, knownNumbers, () => webhooks.channel(`upd4-${field}-b`).url);
+      for (const value of [first, second]) {
+        const set = await settings.change(numberId, patchOf(field, value));
+        expect(set).toSucceed(`UPD-004: precondition: ${field} can be given the value ${JSON.stringify(value)}`);
       }
       const res = await settings.change(numberId, patchOf(field, null));
       expect(res).toSucceed(`UPD-004: ${field}: null is accepted (2xx)`);
       const after = await recordOf(api, numberId, 'primary', 'UPD-004');
-      expect(after[field], `UPD-004: the numbers list shows ${field} = null after the update`).toBeNull();
+      expect(after[field], `UPD-004: the numbers list shows ${field} = null after the update (it was ${JSON.stringify(first)}, then ${JSON.stringify(second)})`).toBeNull();
     });
   }
 

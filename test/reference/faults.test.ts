@@ -1296,6 +1296,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'update.null-takes-back-last-change': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s, 1);
+    for (const value of ['CAMP-A', 'CAMP-B']) await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: value } });
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    return res.status === 200 && res.body.campaignregId === null;
+  },
   'update.null-refused': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 1);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
