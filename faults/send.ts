@@ -77,6 +77,16 @@ export const SEND_FAULTS = {
       }
     }),
   },
+  'send.owner-by-campaign': {
+    breaks: ['SEND-004'],
+    description: "a sendFrom another client owns is taken as the caller's when its campaignregId is one of the caller's numbers' own (ownership read off the registration)",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const number = numbers.byId(request.sendFrom);
+      const own = numbers.listForClient(client.apiClientId);
+      if (number && number.apiClientId !== client.apiClientId && number.campaignregId && own.some((n) => n.campaignregId === number.campaignregId)) return number;
+      return resolveSendFrom(request, client, numbers);
+    }),
+  },
   'send.duplicate-sendfrom-owner-first': {
     breaks: ['SEND-004'],
     description: "a body naming sendFrom twice has its ownership checked on the first member and is sent from the last (the parsed one): the client's own number first and another client's after sends from the other client's number",

@@ -1,6 +1,7 @@
 import { answerOf } from '../../harness/api-client.ts';
 import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import type { KnownNumbers } from '../../harness/known-numbers.ts';
 import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import { NON_OBJECT_BODIES } from '../support/malformed-json.ts';
@@ -104,13 +105,19 @@ test.describe('4.6 rule 4: ownership is checked whatever the other client set on
   // its owner): what it set changes nothing in this client's answer, which rule 4 gives. A server
   // that checks the registration, or the number's SMS setting, before its owner answers 400 and
   // tells the caller about a number it does not own.
-  for (const [what, patch] of [
-    ['without a campaignregId', { campaignregId: null }],
-    ['with SMS disabled', { smsEnabled: false }],
+  // And the other client's number registered under this client's own campaignregId: a server that
+  // takes the registration for the owner sends from it.
+  const ownCampaign = (known: KnownNumbers) => known.primary.find((n) => n.numberId === known.sms)?.campaignregId ?? known.primary.find((n) => typeof n.campaignregId === 'string' && n.campaignregId !== '')?.campaignregId;
+  for (const [what, patchFor] of [
+    ['without a campaignregId', () => ({ campaignregId: null })],
+    ['with SMS disabled', () => ({ smsEnabled: false })],
+    ["with the campaignregId of one of this client's own numbers", (known: KnownNumbers) => ({ campaignregId: ownCampaign(known) })],
   ] as const) {
     test(`a sendFrom owned by another client and ${what} is 403 FORBIDDEN`, { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey, settings }) => {
       if (!knownNumbers.foreign) notTestable('needs a number of a second client (clients.secondary or numbers.foreign in the target config)');
       if (!target.clients.secondary) notTestable("needs the second client's credentials (clients.secondary) to change its number's settings");
+      const patch = patchFor(knownNumbers);
+      if (Object.values(patch).includes(undefined)) notTestable("the primary client's numbers list shows no campaignregId to give the other client's number");
       const changed = await settings.change(knownNumbers.foreign!, patch, 'secondary');
       if (changed.status < 200 || changed.status >= 300) notTestable(`the secondary client's update ${JSON.stringify(patch)} of ${knownNumbers.foreign} was not accepted (${changed.status})`);
       const res = await send(api, newKey(), smsPayload(knownNumbers.foreign!, deliveredRecipients(target), 'foreign-send-from-settings'));

@@ -281,6 +281,16 @@ async function callbacksAfterRetries(server: TestServer): Promise<number> {
 
 const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   // sendFrom named twice, the primary's own number first and the secondary's after: never sent from the secondary's.
+  'send.owner-by-campaign': async (s) => {
+    const theirs = s.client('secondary').numbers[0]!;
+    const secondaryToken = await s.token('secondary');
+    await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { campaignregId: primaryNumber(s).campaignregId } });
+    try {
+      return (await send(s, sendBody(theirs.numberId))).status === 403;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { campaignregId: theirs.campaignregId ?? null } });
+    }
+  },
   'send.duplicate-sendfrom-owner-first': async (s) => {
     const own = primaryNumber(s).numberId;
     const theirs = s.client('secondary').numbers[0]!.numberId;
