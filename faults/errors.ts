@@ -122,6 +122,16 @@ export const ERRORS_FAULTS = {
       answer.text = '';
     },
   },
+  'errors.trailing-slash-plain-404': {
+    breaks: ['ERR-001'],
+    description: "a route's path with a trailing slash (GET /api/core/whoami/) is answered by the router's own 404 page in plain text, not the CORE wrapper (other unknown paths are answered in the wrapper)",
+    route: /^GET /,
+    answer(answer) {
+      if (answer.status !== 404 || !unroutedCore(answer.request) || !/\/(\?|$)/.test(answer.request.url)) return;
+      answer.reply.header('content-type', 'text/plain; charset=utf-8');
+      answer.text = 'Not Found';
+    },
+  },
   'errors.405-without-allow': {
     breaks: ['ERR-104'],
     description: "a route's path asked with a method the route does not take is answered 405 in the CORE wrapper (code METHOD_NOT_ALLOWED), without the Allow header RFC 9110 requires",

@@ -58,6 +58,22 @@ test.describe('7.2 The CORE error wrapper', () => {
   }
 });
 
+test.describe('7.2 The CORE wrapper on a route\'s path written with a trailing slash', () => {
+  // The neighbour of a route's path: the same path with a "/" after it. A server may take it for
+  // the route, redirect it, or refuse it; a refusal is an /api/core error like any other, in the
+  // wrapper (a router's own 404 page is the usual slip), and without a token nothing is served.
+  for (const op of ['whoami', 'numbers'] as const) {
+    test(`${op}'s path written with a trailing slash is answered as its route, redirected, or refused in the CORE wrapper, and never served without a token`, { tag: ['@ERR-001'] }, async ({ api, target }) => {
+      if (target.routes[op].method !== 'GET') notTestable(`the ${op} route is ${target.routes[op].method}, not GET (routes.${op})`);
+      const path = `${target.routes[op].path}/`;
+      const [withToken, without] = await Promise.all([api.call(op, { path }), api.call(op, { path, as: 'none' })]);
+      if (withToken.status >= 400) expectWrapper(withToken, 'ERR-001', `GET ${path}, with a token`);
+      expect(without.status < 200 || without.status >= 300, `AUTH-001: GET ${path} without a bearer token is not served; got ${without.describe()}`).toBe(true);
+      if (without.status >= 400) expectWrapper(without, 'ERR-001', `GET ${path}, without a bearer token`);
+    });
+  }
+});
+
 test.describe('7.2 The CORE wrapper on a refusal before the route reads the body', () => {
   // A body too large is often refused by the HTTP layer, not the route: a framework default
   // answers it in its own format. Section 7 has every /api/core error in the wrapper. 1.5 MiB

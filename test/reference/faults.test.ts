@@ -740,6 +740,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const raw = await rawExchange(`http://127.0.0.1:${port}`, 'HEAD', '/api/core/whoami', { authorization: `Bearer ${await s.token('primary')}` });
     return raw.status === 200 && raw.after.length === 0;
   },
+  'errors.trailing-slash-plain-404': async (s) => {
+    const res = await call(s, 'GET', '/api/core/whoami/');
+    return res.status === 200 || (typeof res.body === 'object' && res.body !== null && 'requestId' in res.body);
+  },
   'errors.head-refused': async (s) => {
     const token = await s.token();
     return (await s.app.inject({ method: 'HEAD', url: '/api/core/numbers', headers: { authorization: `Bearer ${token}` } })).statusCode === 200;
