@@ -570,6 +570,57 @@ export const WEBHOOKS_FAULTS = {
     },
     behaviour: droppingRetries((_numberId, firstAttemptAt) => safeRetryReplayedAt > firstAttemptAt),
   },
+  'webhooks.retry-first-event-of-send-only': {
+    breaks: ['WH-103'],
+    description: "only the first message of a send has its callback retried (one retry slot per send): the callbacks of its other messages go nowhere (a closed port) after their first failed attempt",
+    behaviour: (behaviour) => {
+      /** The first messageId seen for each send, told apart by its externalReference and sending number. */
+      const firstOfSend = new Map<string, string>();
+      let laterOfSend = false;
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          attemptPayload: (payload, attemptsBefore) => {
+            const event = JSON.parse(payload) as { data?: Record<string, unknown> } & Record<string, unknown>;
+            const data = event.data ?? event;
+            const send = `${String(data.sendFrom)} ${String(data.externalReference)}`;
+            if (typeof data.messageId === 'string' && !firstOfSend.has(send)) firstOfSend.set(send, data.messageId);
+            laterOfSend = typeof data.messageId === 'string' && firstOfSend.get(send) !== data.messageId;
+            return behaviour.webhooks.attemptPayload(payload, attemptsBefore);
+          },
+          attemptTarget: (webhook, attemptsBefore) => (attemptsBefore > 0 && laterOfSend ? 'http://127.0.0.1:1/dropped' : behaviour.webhooks.attemptTarget(webhook, attemptsBefore)),
+        },
+      };
+    },
+  },
+  'webhooks.gone-drops-target-retries': {
+    breaks: ['WH-103'],
+    description: "a callback answered 410 Gone drops the pending retries of every other callback to the same target URL: each later attempt of theirs goes nowhere (a closed port)",
+    behaviour: (behaviour) => {
+      /** When each target URL last answered 410. */
+      const goneAt = new Map<string, number>();
+      const firstAttemptAt = new Map<string, number>();
+      const targetOf = new Map<string, string>();
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          gone: (attempt) => {
+            const gone = behaviour.webhooks.gone(attempt);
+            const target = targetOf.get(attempt.webhookId);
+            if (gone && target !== undefined) goneAt.set(target, Date.now());
+            return gone;
+          },
+          attemptTarget: (webhook, attemptsBefore) => {
+            const target = behaviour.webhooks.attemptTarget(webhook, attemptsBefore);
+            targetOf.set(webhook.webhookId, target);
+            if (attemptsBefore === 0) firstAttemptAt.set(webhook.webhookId, Date.now());
+            const first = firstAttemptAt.get(webhook.webhookId) ?? 0;
+            return attemptsBefore > 0 && (goneAt.get(target) ?? 0) > first ? 'http://127.0.0.1:1/dropped' : target;
+          },
+        },
+      };
+    },
+  },
   'webhooks.token-drops-retries': {
     breaks: ['WH-103'],
     description: 'issuing a token drops the pending retries of every callback (the outbox is tied to the session): each later attempt goes nowhere (a closed port)',

@@ -249,6 +249,28 @@ test.describe('Standard Webhooks: retries', () => {
     });
   }
 
+  // Every message of a send, not only its first: each callback's first attempt is answered 500
+  // and every later one 200. A server that keeps the retry of a send's first event only (a retry
+  // slot per send, not per event) is right on every send to one recipient.
+  test('every callback of a send to several recipients, each answered 500 at first, is retried with its own webhook-id', { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const to = deliveredRecipients(target, 3);
+    if (to.length < 2) notTestable('needs two recipients the target delivers to (recipients.delivered)');
+    const channel = webhooks.channel('retry-every-event').answerWith((c, earlier) => (earlier.some((e) => e.headers['webhook-id'] === c.headers['webhook-id']) ? 200 : 500));
+    const own = channel.scriptOnlyFor();
+    await deliverTo(settings, numberId, channel.url, 'WH-103');
+    const messageIds = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, to, 'wh-retry-every-event')), 'WH-103');
+    own((c) => messageIds.some((id) => c.text.includes(id)));
+    await Promise.all(
+      messageIds.map(async (messageId) => {
+        const failed = await firstAtOverride(channel, messageId, numberId, target.webhooks.timeoutMs);
+        const id = failed.headers['webhook-id'];
+        expect(id, 'WH-103: the callback carries a webhook-id').toBeTruthy();
+        await expectCallbacks(channel, 'WH-103', `a retry of the callback of ${messageId} (webhook-id ${id}), one of ${messageIds.length} messages of one send, answered 500`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 });
+      }),
+    );
+  });
+
   // The other outcome: the event of a message that failed (a recipient of
   // triggers.failedDelivery), answered 500, is retried as a delivered message's is. A server that
   // builds the failure's event on another path, without the retry, is right on every test above.
@@ -275,9 +297,10 @@ test.describe('Standard Webhooks: retries', () => {
   // (safely, or with its key reused for another payload and refused); each on a callback of its
   // own, every attempt answered 500 until that is done, and 200 after. A server that drops
   // pending retries when a number's settings are written, any number's, when its client renews
-  // its token, or when the send's key is used again, is right on every retry nothing meets. A
-  // retry of the callback under another webhook-id is no retry of it (WH-103).
-  test("a callback answered 500 is still retried after its number, or another of its client's numbers, was written meanwhile, its client obtained a new token, or its send was retried safely or unsafely", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  // its token, when the send's key is used again, or when another callback at the same override
+  // is answered 410, is right on every retry nothing meets. A retry of the callback under another
+  // webhook-id is no retry of it (WH-103).
+  test("a callback answered 500 is still retried after its number, or another of its client's numbers, was written meanwhile, its client obtained a new token, its send was retried safely or unsafely, or another callback at its override was answered 410", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const records = await readNumbers(api);
     const sameValues = (id: string) => {
@@ -285,7 +308,9 @@ test.describe('Standard Webhooks: retries', () => {
       return { smsEnabled: record?.smsEnabled ?? true, ...(record && 'campaignregId' in record && { campaignregId: record.campaignregId }) };
     };
     const neighbour = knownNumbers.primary.find((n) => n.numberId !== numberId)?.numberId;
-    type Sent = { key: string; payload: ReturnType<typeof smsPayload> };
+    // What a step's action is given: the send whose callback fails, its channel, and the marks
+    // (an externalReference, a messageId) of callbacks that channel answers 410 Gone.
+    type Sent = { key: string; payload: ReturnType<typeof smsPayload>; channel: WebhookChannel; gone: string[] };
     const meanwhile: Array<{ label: string; what: string; run: (sent: Sent) => Promise<void> }> = [
       { label: 'own-number', what: `its number ${numberId} was updated to the values it had`, run: async () => expect(await settings.change(numberId, sameValues(numberId))).toSucceed(`WH-103: precondition: the update of ${numberId} to the values it has is accepted`) },
       ...(neighbour === undefined
@@ -302,16 +327,31 @@ test.describe('Standard Webhooks: retries', () => {
         },
       },
       { label: 'unsafe-retry', what: 'its key was reused for another payload, and refused', run: async ({ key, payload }) => expect(await send(api, key, { ...payload, text: `${payload.text} (changed)` })).not.toSucceed('WH-103: precondition: the unsafe retry is refused (IDEM-002)') },
+      // Another message of the same number whose callback is answered 410 Gone: the 410 settles
+      // that callback (WH-105), not every callback of its number or receiver.
+      {
+        label: 'gone-neighbour',
+        what: `another message's callback at the same override was answered 410 Gone`,
+        run: async ({ channel, gone }) => {
+          const other = smsPayload(numberId, deliveredRecipients(target), 'wh-retry-gone-other');
+          gone.push(other.externalReference);
+          const [otherId] = expectQueuedFor(await send(api, newKey(), other), 'WH-103', 'precondition: another send from the number');
+          gone.push(otherId!);
+          await expectCallbacks(channel, 'WH-103', `the callback of ${otherId}, answered 410`, namesMessage(otherId!), { timeoutMs: target.webhooks.timeoutMs });
+        },
+      },
     ];
     for (const { label, what, run } of meanwhile) {
       await test.step(`while a retry is due, ${what}`, async () => {
         let done = false;
-        const channel = webhooks.channel(`retry-after-${label}`).answerWith(() => (done ? 200 : 500));
+        const gone: string[] = [];
+        const markedGone = (c: ReceivedCallback) => gone.some((mark) => c.text.includes(mark));
+        const channel = webhooks.channel(`retry-after-${label}`).answerWith((c) => (markedGone(c) ? 410 : done ? 200 : 500));
         const own = channel.scriptOnlyFor();
         await deliverTo(settings, numberId, channel.url, 'WH-103');
-        const sent = { key: newKey(), payload: smsPayload(numberId, deliveredRecipients(target), `wh-retry-${label}`) };
+        const sent = { key: newKey(), payload: smsPayload(numberId, deliveredRecipients(target), `wh-retry-${label}`), channel, gone };
         const [messageId] = expectQueuedFor(await send(api, sent.key, sent.payload), 'WH-103');
-        own(namesMessage(messageId!));
+        own((c) => namesMessage(messageId!)(c) || markedGone(c));
         const failed = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
         const id = failed.headers['webhook-id'];
         if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');

@@ -1846,6 +1846,35 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       },
       (_r, i) => ({ status: i === 0 ? 500 : 204 }),
     ),
+  // A send to two recipients, every callback's first attempt answered 500: both are tried again.
+  'webhooks.retry-first-event-of-send-only': async (s) =>
+    atOverride(
+      s,
+      async (receiver) => {
+        await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550100', '+12025550101'] }));
+        const seen = await receiver.waitFor(4, 3_000).catch(() => receiver.received);
+        return seen.length >= 4;
+      },
+      (_r, i) => ({ status: i < 2 ? 500 : 204 }),
+    ),
+  // One callback answered 500, then another message's callback at the same receiver answered 410: the first is still tried again.
+  'webhooks.gone-drops-target-retries': async (s) => {
+    const texts: string[] = [];
+    return atOverride(
+      s,
+      async (receiver) => {
+        await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'first' }));
+        await receiver.waitFor(1, 2_000);
+        await send(s, sendBody(primaryNumber(s).numberId, { externalReference: 'gone' }));
+        const seen = await receiver.waitFor(3, 3_000).catch(() => receiver.received);
+        return seen.filter((c) => c.body.includes('"first"')).length >= 2;
+      },
+      (r) => {
+        texts.push(r.body);
+        return { status: r.body.includes('"gone"') ? 410 : texts.filter((t) => t.includes('"first"')).length === 1 ? 500 : 204 };
+      },
+    );
+  },
   'webhooks.inbound-first-recipient-only': async (s) => {
     const receiver = await startReceiver();
     const second = primaryNumber(s, 1);
