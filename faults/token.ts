@@ -13,6 +13,11 @@ import { objectBodyOf, ofServer, rawBodyOf, tokenOf, type Answer, type FaultDefi
 // request the route accepts; one unwraps a parameter, and one cuts a secret short, before the
 // route reads them; the others rewrite the route's answer.
 
+/** The members of a token request's JSON object body; undefined for form fields or any other body. */
+function jsonMembersOf(request: FastifyRequest): Record<string, unknown> | undefined {
+  return request.body instanceof FormParameters ? undefined : objectBodyOf(request);
+}
+
 const TOKEN = 'POST /api/auth/token';
 
 /**
@@ -159,9 +164,8 @@ export const TOKEN_FAULTS = {
     description: 'a JSON token parameter given as an array of one string is read as that string, so ["client_credentials"] and a wrapped secret issue a token',
     route: TOKEN,
     preValidation(request) {
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body) || body instanceof FormParameters) return;
-      const fields = body as Record<string, unknown>;
+      const fields = jsonMembersOf(request);
+      if (!fields) return;
       for (const [name, value] of Object.entries(fields)) {
         if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') fields[name] = value[0];
       }
@@ -172,9 +176,7 @@ export const TOKEN_FAULTS = {
     description: 'a JSON client_secret that is not a string is answered 401 invalid_client, as a wrong secret, instead of 400 invalid_request (no token is issued)',
     route: TOKEN,
     preValidation(request) {
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body) || body instanceof FormParameters) return;
-      const secret = (body as Record<string, unknown>).client_secret;
+      const secret = jsonMembersOf(request)?.client_secret;
       if (secret !== undefined && secret !== null && typeof secret !== 'string') throw new OAuthError('invalid_client', 'Client authentication failed.');
     },
   },

@@ -121,6 +121,26 @@ async function atOverride<T>(server: TestServer, probe: (receiver: Receiver) => 
   }
 }
 
+/**
+ * Whether a callback answered 500 is still tried again after `meanwhile` ran while its retry was
+ * due: a send from the primary's first number, its first callback answered 500, then `meanwhile`
+ * (given the send's key and body), then a second attempt within 2 s.
+ */
+async function retriedAfter(server: TestServer, meanwhile: (key: string, body: Record<string, unknown>) => Promise<void>): Promise<boolean> {
+  return atOverride(
+    server,
+    async (receiver) => {
+      const key = newKey();
+      const body = sendBody(primaryNumber(server).numberId);
+      await send(server, body, key);
+      await receiver.waitFor(1, 2_000);
+      await meanwhile(key, body);
+      return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
+    },
+    (_r, i) => ({ status: i === 0 ? 500 : 204 }),
+  );
+}
+
 /** `probe` run after a send from the primary number to the secondary client's first number, whose inbound override that client pointed at a fresh receiver; put back after. */
 async function atSecondaryInboundOverride<T>(server: TestServer, probe: (receiver: Receiver) => Promise<T>): Promise<T> {
   const receiver = await startReceiver();
@@ -1786,66 +1806,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // The first attempt answered 500; the number is then updated to a value it has; a retry still comes.
-  'webhooks.update-drops-retries': async (s) =>
-    atOverride(
-      s,
-      async (receiver) => {
-        await send(s, sendBody(primaryNumber(s).numberId));
-        await receiver.waitFor(1, 2_000);
-        await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { smsEnabled: true } });
-        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
-      },
-      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
-    ),
+  'webhooks.update-drops-retries': async (s) => retriedAfter(s, async () => void (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { smsEnabled: true } }))),
   // The same, with another of the client's numbers written, or a token issued, while the retry is due.
-  'webhooks.neighbour-update-drops-retries': async (s) =>
-    atOverride(
-      s,
-      async (receiver) => {
-        await send(s, sendBody(primaryNumber(s).numberId));
-        await receiver.waitFor(1, 2_000);
-        await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 1).numberId}`, { payload: { smsEnabled: true } });
-        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
-      },
-      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
-    ),
-  'webhooks.token-drops-retries': async (s) =>
-    atOverride(
-      s,
-      async (receiver) => {
-        await send(s, sendBody(primaryNumber(s).numberId));
-        await receiver.waitFor(1, 2_000);
-        expect((await token(s, credentials(s))).status).toBe(200);
-        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
-      },
-      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
-    ),
-  'webhooks.unsafe-retry-drops-retries': async (s) =>
-    atOverride(
-      s,
-      async (receiver) => {
-        const key = newKey();
-        const body = sendBody(primaryNumber(s).numberId);
-        await send(s, body, key);
-        await receiver.waitFor(1, 2_000);
-        expect((await send(s, { ...body, text: 'changed' }, key)).status).toBe(409);
-        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
-      },
-      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
-    ),
-  'webhooks.safe-retry-drops-retries': async (s) =>
-    atOverride(
-      s,
-      async (receiver) => {
-        const key = newKey();
-        const body = sendBody(primaryNumber(s).numberId);
-        await send(s, body, key);
-        await receiver.waitFor(1, 2_000);
-        expect((await send(s, body, key)).status).toBe(202);
-        return (await receiver.waitFor(2, 2_000).catch(() => [])).length >= 2;
-      },
-      (_r, i) => ({ status: i === 0 ? 500 : 204 }),
-    ),
+  'webhooks.neighbour-update-drops-retries': async (s) => retriedAfter(s, async () => void (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 1).numberId}`, { payload: { smsEnabled: true } }))),
+  'webhooks.token-drops-retries': async (s) => retriedAfter(s, async () => expect((await token(s, credentials(s))).status).toBe(200)),
+  'webhooks.unsafe-retry-drops-retries': async (s) => retriedAfter(s, async (key, body) => expect((await send(s, { ...body, text: 'changed' }, key)).status).toBe(409)),
+  'webhooks.safe-retry-drops-retries': async (s) => retriedAfter(s, async (key, body) => expect((await send(s, body, key)).status).toBe(202)),
   // A send to two recipients, every callback's first attempt answered 500: both are tried again.
   'webhooks.retry-first-event-of-send-only': async (s) =>
     atOverride(
