@@ -26,6 +26,7 @@ import { reasonFor } from './plan.ts';
 import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, watchTokenWays, type ExpiredTokenOutcome, type Inbound, type WatchedToken } from './triggers.ts';
 import { basicCredentials } from './basic-auth.ts';
 import { workerReceiverPort } from './run-receiver.ts';
+import { loadCatalogue } from './catalogue.ts';
 
 /** The cap of a run whose config sets none and whose settings carry no plan (a hand-made settings object). */
 const DEFAULT_SEND_CAP = 2000;
@@ -395,7 +396,8 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       if (runStop?.kind === 'harness') return runState.stop(runStop.reason);
       const failed = testInfo.status === 'failed' || testInfo.status === 'timedOut';
       const ids = judgements.flatMap((j) => (j.kind === 'requirements' ? j.ids : []));
-      const stop = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message), STOP_AFTER));
+      const failsRun = (id: string) => runSettings.strict || loadCatalogue().requirements.find((r) => r.id === id)?.level !== 'standard';
+      const stop = stopReason(runState.remember(sharedCause(failed, testInfo.tags, ids, testInfo.errors[0]?.message, failsRun), STOP_AFTER));
       if (stop !== null) runState.stop(stop.reason, stop.failedOn);
     },
     { auto: true, box: 'self' },

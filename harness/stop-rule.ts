@@ -11,10 +11,15 @@ const FAILED_ON = 'failed on ';
  * The cause a failed test shares with others, or null when it failed on its own clause (a
  * requirement it is tagged with) or passed. A cause is shared when the failure was judged
  * against requirements the test is not tagged with (a token response every test meets), or
- * when no check judged it (the same exception, timeout or refused connection).
+ * when no check judged it (the same exception, timeout or refused connection). A failure judged
+ * only against requirements that do not fail the run (`failsRun`: standard level in a run that is
+ * not strict) is no cause to stop it either: the run would end in a harness error, its document
+ * rules unchecked, over what cannot make it not conformant (the callback audit's WH-102 after
+ * every test of a server whose timestamps are off).
  */
-export function sharedCause(failed: boolean, tags: readonly string[], judgedIds: readonly string[], firstError: string | undefined): string | null {
+export function sharedCause(failed: boolean, tags: readonly string[], judgedIds: readonly string[], firstError: string | undefined, failsRun: (id: string) => boolean = () => true): string | null {
   if (!failed) return null;
+  if (judgedIds.length > 0 && !judgedIds.some(failsRun)) return null;
   if (judgedIds.length > 0) return judgedIds.some((id) => tags.includes(`@${id}`)) ? null : `${FAILED_ON}${judgedIds.join(', ')}`;
   return normalised(firstError ?? 'failed without an error message');
 }

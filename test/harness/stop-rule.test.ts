@@ -14,6 +14,10 @@ test('a failure on the test\'s own clause is not a shared cause; one judged else
   expect(sharedCause(false, ['@SEND-004'], [], undefined)).toBeNull();
   expect(sharedCause(true, ['@SEND-004'], ['SEND-004'], 'Error: SEND-004: …')).toBeNull();
   expect(sharedCause(true, ['@SEND-004'], ['TOKEN-002'], 'SchemaViolationError: TOKEN-002: …')).toBe('failed on TOKEN-002');
+  // A failure only on requirements that do not fail the run (standard level, not strict) stops nothing.
+  const standard = (id: string) => !id.startsWith('WH-1');
+  expect(sharedCause(true, ['@SEND-004'], ['WH-102'], 'CallbackAuditFailed: WH-102: …', standard)).toBeNull();
+  expect(sharedCause(true, ['@SEND-004'], ['WH-102', 'WH-001'], 'CallbackAuditFailed: WH-102: …', standard)).toBe('failed on WH-102, WH-001');
   expect(sharedCause(true, ['@SEND-004'], [], 'Error: POST http://127.0.0.1:4000/api/core/messages/send failed: connect ECONNREFUSED 127.0.0.1:4000')).toBe('Error: <request> failed: connect ECONNREFUSED #.#.#.#:#');
 });
 
