@@ -115,6 +115,13 @@ export const WEBHOOKS_FAULTS = {
       number.webhookInboundOverride === null && overridesEverSet.has(`webhookInboundOverride ${number.numberId}`) ? null : inboundTarget(client, number),
     ),
   },
+  'webhooks.override-first-client-only': {
+    breaks: ['WH-001'],
+    description: "numbers' delivery overrides are honoured for the primary client only: another client's outcomes go to that client's delivery webhook, its number's override set or not",
+    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget, { seeded }) => (client, number, to) =>
+      client.apiClientId === seeded.find((c) => c.role === 'primary')?.apiClientId ? deliveryTarget(client, number, to) : client.deliveryWebhookUrl,
+    ),
+  },
   'webhooks.mms-ignores-override': {
     breaks: ['WH-001'],
     description: "the delivery events of an MMS go to the client's delivery webhook even when the sending number has webhookDeliveryOverride set (an SMS's still go to the override)",

@@ -90,7 +90,10 @@ test.describe('Standard Webhooks: signature', () => {
     const pointed = await settings.change(numberId!, { webhookDeliveryOverride: channel.url }, 'secondary');
     expect(pointed).toSucceed("WH-101: precondition: the secondary client points its number's webhookDeliveryOverride at the receiver");
     const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId!, deliveredRecipients(target), 'wh-signed-secondary'), 'secondary'), 'WH-101');
-    const callback = await firstAtOverride(channel, messageId!, numberId!, target.webhooks.timeoutMs);
+    // Where it goes is section 6's rule, for every client's numbers (WH-001, judged here by its
+    // message, where a second client's override is set): a server that honours the first
+    // client's overrides alone sends it elsewhere.
+    const callback = await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, `WH-001: the outcome of the secondary client's message from ${numberId} reaches that number's webhookDeliveryOverride`);
     const problem = problemOf(secret!, callback);
     expect(problem, "WH-101: the secondary client's callback verifies with the secondary client's secret (empty means verified)").toBe('');
   });

@@ -1430,6 +1430,20 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await clientHook.close();
     }
   },
+  // The secondary client points its own number's override at a receiver and sends from it: the outcome arrives there.
+  'webhooks.override-first-client-only': async (s) => {
+    const theirs = s.client('secondary').numbers[0]!;
+    const secondaryToken = await s.token('secondary');
+    const receiver = await startReceiver();
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookDeliveryOverride: receiver.url, campaignregId: theirs.campaignregId ?? 'CAMP-S', smsEnabled: true } });
+      expect((await send(s, sendBody(theirs.numberId), newKey(), secondaryToken)).status).toBe(202);
+      return (await receiver.waitFor(1, 2_000).catch(() => [])).length === 1;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${theirs.numberId}`, { token: secondaryToken, payload: { webhookDeliveryOverride: null, campaignregId: theirs.campaignregId ?? null } });
+      await receiver.close();
+    }
+  },
   'webhooks.mms-ignores-override': async (s) => {
     const override = await startReceiver();
     try {
