@@ -105,6 +105,8 @@ function fieldFingerprintedAs(field: keyof SendRequest, normalise: (value: unkno
 
 // The (client, key) slots held in that window, per server.
 const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
+// The token of the send holding each (client, key), per server, under idempotency.in-flight-lock-per-token.
+const heldByToken = new WeakMap<ReferenceContext, Map<string, string>>();
 // Sends that arrived while the first with their key held it, under idempotency.waiter-of-refused-fails.
 const waiters = new WeakSet<FastifyRequest>();
 
@@ -448,6 +450,27 @@ export const IDEMPOTENCY_FAULTS = {
     preHandler: whileHeld((request) => {
       request.idempotencyKey = freshKey(request);
     }),
+  },
+  'idempotency.in-flight-lock-per-token': {
+    breaks: ['IDEM-003'],
+    description: 'the in-flight lock is keyed by token: a send with one key arriving while the first is in flight, under another token of the same client, gets a key of its own and queues messages again (under the same token it waits, as it should)',
+    route: SEND,
+    async preHandler(request, ctx) {
+      const holders = ofServer(heldByToken, ctx, () => new Map<string, string>());
+      const slot = keySlot(request);
+      const token = tokenOf(request) ?? '';
+      const holder = holders.get(slot);
+      if (holder !== undefined) {
+        if (holder !== token) request.idempotencyKey = freshKey(request);
+        return;
+      }
+      holders.set(slot, token);
+      try {
+        await sleep(RACE_WINDOW_MS);
+      } finally {
+        holders.delete(slot);
+      }
+    },
   },
   'idempotency.in-flight-conflict': {
     breaks: ['IDEM-204'],

@@ -1,4 +1,5 @@
 import { answerClass, isRequestDefectAnswer } from '../../harness/answer-classes.ts';
+import { tokenRequest } from '../../harness/basic-auth.ts';
 import { expect, notTestable, numberResource, test } from '../../harness/fixtures.ts';
 import type { ReceivedCallback } from '../../harness/webhook-receiver.ts';
 import { awaitCallback, deliverTo, expectNoStrayCallbacks, outcomesSettled, quietPeriod } from '../support/callbacks.ts';
@@ -338,6 +339,30 @@ test.describe('4.6 rule 8 with 7.3: a safe retry while the first is in flight', 
     }
     const later = await send(api, key, body);
     expect(later).toSucceed('IDEM-003: after the burst, the same request replays');
+    expect(sorted(messageIdsOf(later)), 'IDEM-003: the later replay shows the one operation the burst queued').toEqual(ids);
+  });
+
+  // The same burst under another identity the requests carry: each under a token of its own, all
+  // of the one client whose key it is (a key is the client's, whatever token carries it: IDEM-004).
+  // A server whose in-flight lock is keyed by token lets them all through at once.
+  test('a burst of identical sends with one key, each under another token of the client, queues one operation', { tag: ['@IDEM-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const tokens = await Promise.all(
+      Array.from({ length: BURST }, async () => {
+        const res = await api.call('token', tokenRequest('json', target.clients.primary));
+        expect(res).toSucceed('IDEM-003: precondition: a token of the primary client is issued');
+        return String(res.body.access_token);
+      }),
+    );
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'burst-tokens');
+    const answers = await Promise.all(tokens.map((token) => api.call('send', { as: 'none', json: body, headers: { authorization: `Bearer ${token}`, 'idempotency-key': key } })));
+    const succeeded = answers.filter((res) => res.status >= 200 && res.status < 300);
+    expect(succeeded.length, `IDEM-003: at least one of the ${BURST} requests is accepted; statuses ${answers.map((r) => r.status).join(', ')}`).toBeGreaterThan(0);
+    const ids = sorted(messageIdsOf(succeeded[0]!));
+    for (const res of succeeded) {
+      expect(sorted(messageIdsOf(res)), `IDEM-003: every 2xx answer carries the same messageIds, whichever of the client's ${BURST} tokens carried it: one operation was queued`).toEqual(ids);
+    }
+    const later = await send(api, key, body);
     expect(sorted(messageIdsOf(later)), 'IDEM-003: the later replay shows the one operation the burst queued').toEqual(ids);
   });
 

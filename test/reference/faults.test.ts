@@ -689,6 +689,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const answers = await Promise.all(Array.from({ length: 8 }, () => send(s, sendBody(primaryNumber(s).numberId), key, bearer)));
     return new Set(answers.filter((a) => a.status === 202).map((a) => a.body.results[0].messageId)).size === 1;
   },
+  // The same burst, each send under a fresh token of the client.
+  'idempotency.in-flight-lock-per-token': async (s) => {
+    const key = newKey();
+    const tokens = await Promise.all(Array.from({ length: 4 }, () => s.token()));
+    const answers = await Promise.all(tokens.map((bearer) => send(s, sendBody(primaryNumber(s).numberId), key, bearer)));
+    return new Set(answers.filter((a) => a.status === 202).map((a) => a.body.results[0].messageId)).size === 1;
+  },
   'idempotency.in-flight-conflict': async (s) => {
     const key = newKey();
     const body = sendBody(primaryNumber(s).numberId);
