@@ -3,7 +3,7 @@ import { callerOf } from '../reference/auth/bearer.ts';
 import { CoreError } from '../reference/errors.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import type { NumberRecord, NumberSettings } from '../reference/store/numbers.ts';
-import { objectBodyOf, type FaultDefinition } from './fault.ts';
+import { objectBodyOf, rawBodyOf, type FaultDefinition } from './fault.ts';
 
 // Faults of the number update (section 4.5). Each changes or refuses the update before the
 // route handles it (two before the schema sees it, one of them storing part of a body the schema
@@ -324,6 +324,20 @@ export const UPDATE_FAULTS = {
           history.pop();
           if (history.length > 0) changes[field] = history.at(-1);
         }
+      }
+    },
+  },
+  'update.null-needs-compact-json': {
+    breaks: ['UPD-004'],
+    description: 'null clears an attribute only when the body spells it compactly ("campaignregId":null); written with a space after the colon, or an escape in the name, it is taken as absent and the old value stays',
+    route: UPDATE,
+    rawBody: true,
+    preHandler(request) {
+      const changes = objectBodyOf(request);
+      const written = rawBodyOf(request) ?? '';
+      if (!changes) return;
+      for (const field of ['campaignregId', 'webhookInboundOverride', 'webhookDeliveryOverride'] as const) {
+        if (changes[field] === null && !written.includes(`"${field}":null`)) delete changes[field];
       }
     },
   },

@@ -171,7 +171,7 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
     await answeredAsPlain(api, mms, newKey, accepted, 'an MMS with media (SEND-003 accepts it)');
   });
 
-  test('an update is answered alike however its JSON is written, and the list then shows the same change', { tag: ['@ERR-007', '@UPD-001', '@UPD-005'] }, async ({ api, knownNumbers, settings, webhooks }) => {
+  test('an update is answered alike however its JSON is written, and the list then shows the same change', { tag: ['@ERR-007', '@UPD-001', '@UPD-004', '@UPD-005'] }, async ({ api, knownNumbers, settings, webhooks }) => {
     const numberId = scratchNumber(knownNumbers);
     const record = (await readNumbers(api)).find((n) => n.numberId === numberId);
     if (!record) notTestable(`number ${numberId} is not in the primary client's list`);
@@ -205,6 +205,18 @@ test.describe('4 and RFC 8259: the same JSON written another way gets the same a
         const what = (u: typeof spelled) => `answered ${u.res.status} and left ${field} ${JSON.stringify(u.shown)}`;
         const rule = kept(plain) ? `ERR-007` : `UPD-005`;
         throw new Error(`${rule}: an update giving ${field} the ${typeof wrong} ${JSON.stringify(wrong)}, written ${how}, was ${what(refused)}${kept(plain) ? '; written plainly it is refused and changes nothing' : `, and written plainly ${what(plain)}`}; a request defect changes nothing (UPD-005)`);
+      }
+      // A nullable attribute cleared, written the same way: null is a JSON value like any other,
+      // and a server that recognises it only as the compact text "field":null keeps the value.
+      if (field === 'campaignregId' || field === 'webhookInboundOverride' || field === 'webhookDeliveryOverride') {
+        const cleared = (u: typeof spelled) => u.res.status >= 200 && u.res.status < 300 && u.shown === null;
+        const nulled = await update({ [field]: null }, spelling);
+        if (!cleared(nulled)) {
+          await update({ [field]: value }, PLAIN_SPELLING);
+          const plain = await update({ [field]: null }, PLAIN_SPELLING);
+          const what = (u: typeof spelled) => `answered ${u.res.status}, the list then showing ${JSON.stringify(u.shown)}`;
+          throw new Error(`${cleared(plain) ? 'ERR-007' : 'UPD-004'}: an update of ${field} to null written ${how} was ${what(nulled)}${cleared(plain) ? '; written plainly it clears it' : `, and written plainly ${what(plain)}`}`);
+        }
       }
     });
     // Every string-valued attribute under each escape that changes its characters, before the

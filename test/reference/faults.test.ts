@@ -1344,6 +1344,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     return res.status === 200 && res.body.campaignregId === null;
   },
+  'update.null-needs-compact-json': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s, 1);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { body: '{"campaignregId": null}' });
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    return res.status === 200 && res.body.campaignregId === null;
+  },
   'update.null-refused': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s, 1);
     const res = await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: null } });
