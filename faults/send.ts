@@ -77,6 +77,15 @@ export const SEND_FAULTS = {
       }
     }),
   },
+  'send.self-recipient-refused': {
+    breaks: ['SEND-008'],
+    description: "a send whose recipients include the sending number's own phone number is refused 400 INVALID_REQUEST (\"a number cannot send to itself\"); no rule of section 4.6 refuses it",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const number = resolveSendFrom(request, client, numbers);
+      if (number.phoneNumber !== undefined && request.to.includes(number.phoneNumber)) throw new CoreError('INVALID_REQUEST', 'A number cannot send to itself.', { field: 'to' });
+      return number;
+    }),
+  },
   'send.owner-by-campaign': {
     breaks: ['SEND-004'],
     description: "a sendFrom another client owns is taken as the caller's when its campaignregId is one of the caller's numbers' own (ownership read off the registration)",

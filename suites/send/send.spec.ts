@@ -323,6 +323,13 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
   test('a valid SMS is accepted with status QUEUED and a messageId', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {
     const res = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'valid'));
     expectQueued(res, 'SEND-008');
+    // Its neighbour: the recipient is the sending number's own phone number, where the list shows
+    // it and the target admits it as a recipient (recipients.allowPattern). No rule of section 4.6
+    // refuses it: an E.164 recipient, a sendFrom owned and registered.
+    const admitted = new RegExp(target.recipients.allowPattern);
+    const own = knownNumbers.primary.find((n) => n.numberId === knownNumbers.sms);
+    const phone = own && Object.values(own).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+    if (phone !== undefined) expectQueuedFor(await send(api, newKey(), smsPayload(knownNumbers.sms!, [phone], 'valid-to-self')), 'SEND-008', `an SMS from ${knownNumbers.sms} to its own phone number ${phone}`);
   });
 
   test('a valid SMS to several recipients is accepted with a messageId for each accepted message', { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, newKey }) => {

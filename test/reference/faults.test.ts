@@ -301,6 +301,7 @@ async function callbacksAfterRetries(server: TestServer): Promise<number> {
 
 const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   // sendFrom named twice, the primary's own number first and the secondary's after: never sent from the secondary's.
+  'send.self-recipient-refused': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: [primaryNumber(s).phoneNumber] }))).status === 202,
   'send.owner-by-campaign': async (s) => {
     const theirs = s.client('secondary').numbers[0]!;
     const secondaryToken = await s.token('secondary');
