@@ -7,6 +7,12 @@ export const NOT_TESTABLE = 'not-testable';
 export const NOT_APPLICABLE = 'not-applicable';
 /** A requirement a failed check judged (one annotation per requirement). */
 export const FAILED_ON = 'failed-on';
+/**
+ * Beside FAILED_ON: every failure of the test was found after its own checks ran to their end
+ * (the callback audit of its receiver's callbacks), so the requirements it is tagged with were
+ * checked, and passed, whatever those failures judged.
+ */
+export const FAILED_AFTER_CHECKS = 'failed-after-checks';
 /** The harness stopped the test (the send guard, a bad configuration): it checked nothing. */
 export const HARNESS_STOP = 'harness-stop';
 /** The test never started: the run had stopped (the stop rule, the send cap). */

@@ -10,12 +10,15 @@
 // reports/attribution.ts reads those, never the failure messages. A failure that no check
 // recorded (a timeout, an exception of the test's own) carries neither: it counts against
 // every tag of its test (INTERPRETING.md).
-import { FAILED_ON, HARNESS_STOP } from './annotations.ts';
+import { FAILED_AFTER_CHECKS, FAILED_ON, HARNESS_STOP } from './annotations.ts';
 import { REQUIREMENT_ID } from './catalogue.ts';
 
 export type Judgement =
-  /** The check judged these requirements, and they failed. */
-  | { kind: 'requirements'; ids: string[] }
+  /**
+   * The check judged these requirements, and they failed. `afterChecks`: the check ran after the
+   * test's own checks had all run to their end (the callback audit).
+   */
+  | { kind: 'requirements'; ids: string[]; afterChecks?: boolean }
   /** The harness stopped the test: it checked nothing. `stopsRun`: every later test would stop too. */
   | { kind: 'harness'; reason: string; stopsRun: boolean };
 
@@ -97,14 +100,20 @@ export function judge(errors: ReadonlyArray<{ message?: string }>): { judgements
   const judgements: Judgement[] = [];
   const annotations = new Map<string, { type: string; description: string }>();
   const add = (type: string, description: string) => annotations.set(`${type}\u0000${description}`, { type, description });
+  let unjudged = 0;
   for (const { message } of errors) {
     if (message === undefined) continue;
     const judgement = byMessage.get(message) ?? labelled(message, labels);
-    if (!judgement) continue;
+    if (!judgement) {
+      unjudged++;
+      continue;
+    }
     judgements.push(judgement);
     if (judgement.kind === 'harness') add(HARNESS_STOP, judgement.reason);
     else for (const id of judgement.ids) add(FAILED_ON, id);
   }
+  // Only what was found after the test's own checks failed it: those checks ran to their end.
+  if (unjudged === 0 && judgements.length > 0 && judgements.every((j) => j.kind === 'requirements' && j.afterChecks)) add(FAILED_AFTER_CHECKS, 'true');
   return { judgements, annotations: [...annotations.values()] };
 }
 

@@ -6,8 +6,11 @@
 import type { TestRecord } from './types.ts';
 
 export type FailureCause =
-  /** The failed checks judged these requirements (all known to the catalogue). */
-  | { kind: 'requirements'; ids: string[] }
+  /**
+   * The failed checks judged these requirements (all known to the catalogue). `afterChecks`: they
+   * were found after the test's own checks ran to their end (the callback audit).
+   */
+  | { kind: 'requirements'; ids: string[]; afterChecks: boolean }
   /** The harness stopped the test; the text says why. */
   | { kind: 'harness'; message: string }
   /** No check recorded what it judged (a timeout, an unexpected exception): it counts against every tag. */
@@ -21,13 +24,15 @@ export function causeOfTest(test: TestRecord, knownIds: ReadonlySet<string>): Fa
   const ids = failing?.failedOn ?? [];
   // A check naming an ID the catalogue lacks is the suite's mistake: judge the test by its tags.
   if (ids.length === 0 || !ids.every((id) => knownIds.has(id))) return { kind: 'unattributed' };
-  return { kind: 'requirements', ids };
+  return { kind: 'requirements', ids, afterChecks: failing?.failedAfterChecks === true };
 }
 
 /**
  * How one test reads for one requirement. A failure judged against other requirements means
- * the test stopped before it checked this one (or a retry that passed checked it); a failure
- * judged against this one, or against none, counts against it; a harness stop checked nothing.
+ * the test stopped before it checked this one (or a retry that passed checked it), unless it was
+ * found after the test's own checks ran to their end (the callback audit): then this one was
+ * checked, and passed; a failure judged against this one, or against none, counts against it; a
+ * harness stop checked nothing.
  */
 export function testFor(requirementId: string, test: TestRecord, cause: FailureCause | null): TestRecord {
   if (!cause) return test;
@@ -35,6 +40,7 @@ export function testFor(requirementId: string, test: TestRecord, cause: FailureC
   if (cause.kind === 'unattributed') return test;
   const named = { ...test, failedOn: cause.ids };
   if (cause.ids.includes(requirementId)) return named;
-  // A flaky test passed on retry: that attempt ran every check, this one's included.
-  return test.outcome === 'flaky' ? { ...named, outcome: 'passed' } : { ...named, outcome: 'stopped' };
+  // A flaky test passed on retry: that attempt ran every check, this one's included; so did one
+  // whose every failure came after its own checks.
+  return test.outcome === 'flaky' || cause.afterChecks ? { ...named, outcome: 'passed' } : { ...named, outcome: 'stopped' };
 }

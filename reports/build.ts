@@ -162,7 +162,7 @@ export function buildReport(input: BuildInput): Report {
 
   const rateLimited = rateLimitedOf(tests);
   return {
-    reportFormat: 3,
+    reportFormat: 4,
     verdict,
     counts,
     target: input.target,

@@ -3,7 +3,7 @@
 // folder that is gone by the time a later hook runs.
 import { relative } from 'node:path';
 import type { TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, RATE_LIMITED, REACHED_BY, RUN_STOPPED, SENDS } from '../harness/annotations.ts';
+import { FAILED_AFTER_CHECKS, FAILED_ON, HARNESS_STOP, NOT_APPLICABLE, NOT_TESTABLE, RATE_LIMITED, REACHED_BY, RUN_STOPPED, SENDS } from '../harness/annotations.ts';
 import { readEvidence } from './evidence.ts';
 import { redactText } from './redact.ts';
 import type { Attempt, RateLimited, TestOutcome, TestRecord } from './types.ts';
@@ -27,6 +27,7 @@ export function attemptOf(result: TestResult): CollectedAttempt {
   // What the harness's failed checks judged (harness/judgement.ts): data, not read from messages.
   const failedOn = [...new Set(result.annotations.filter((a) => a.type === FAILED_ON && a.description).map((a) => a.description!))];
   const harnessStop = result.annotations.find((a) => a.type === HARNESS_STOP)?.description;
+  const failedAfterChecks = result.annotations.some((a) => a.type === FAILED_AFTER_CHECKS);
   const sends = Number(result.annotations.find((a) => a.type === SENDS)?.description ?? 0);
   const rateLimited = rateLimitedOf(result.annotations.find((a) => a.type === RATE_LIMITED)?.description);
   return {
@@ -37,6 +38,7 @@ export function attemptOf(result: TestResult): CollectedAttempt {
     evidence: exchanges,
     ...(failedOn.length > 0 ? { failedOn } : {}),
     ...(harnessStop !== undefined ? { harnessStop: redactText(harnessStop) } : {}),
+    ...(failedAfterChecks && failedOn.length > 0 ? { failedAfterChecks: true } : {}),
     ...(Number.isSafeInteger(sends) && sends > 0 ? { sends } : {}),
     ...(rateLimited !== null ? { rateLimited } : {}),
     ...(omitted > 0 ? { evidenceOmitted: omitted } : {}),

@@ -32,6 +32,8 @@ export interface Attempt {
   failedOn?: string[];
   /** The harness stopped this attempt (send guard, configuration): it checked nothing. */
   harnessStop?: string;
+  /** Every failure of this attempt was found after its own checks ran to their end (the callback audit): the requirements it is tagged with were checked. */
+  failedAfterChecks?: boolean;
   /** Messages the attempt sent (the send guard's count). */
   sends?: number;
   /** 429 answers with Retry-After the attempt's requests waited out and retried (harness/rate-limit.ts). */
@@ -112,7 +114,7 @@ export interface Coverage {
 
 export interface Report {
   /** 2 since the partial verdict, 3 since reachedBy; reports of formats 1 and 2 are still read. */
-  reportFormat: 1 | 2 | 3;
+  reportFormat: 1 | 2 | 3 | 4;
   verdict: RunVerdict;
   counts: Record<Level, LevelCounts>;
   target: Target;

@@ -4,6 +4,7 @@ import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
 import { judge, recordLabel, requirementsOfLabel, startRecording } from '../../harness/judgement.ts';
 import { SendGuardError } from '../../harness/send-guard.ts';
+import { CallbackAuditFailed } from '../../harness/callback-audit.ts';
 import { ROOT, runNode, tempDir, verdicts } from '../reports/run-fixture.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Report } from '../../reports/types.ts';
@@ -35,6 +36,18 @@ test('only the checks whose failure ended the test are judged', () => {
   ]);
   startRecording();
   expect(judge([{ message: `SendGuardError: ${stop.message}` }]).annotations).toEqual([]);
+});
+
+test("a failure found after the test's own checks (the callback audit) is marked so, alone; beside any other failure it is not", () => {
+  startRecording();
+  const audit = new CallbackAuditFailed([{ id: 'WH-102', what: 'carries webhook-timestamp in Unix seconds', problems: ['a fractional timestamp'] }]);
+  expect(judge([{ message: `CallbackAuditFailed: ${audit.message}` }]).annotations).toEqual([
+    { type: 'failed-on', description: 'WH-102' },
+    { type: 'failed-after-checks', description: 'true' },
+  ]);
+  recordLabel('SEND-004: sendFrom not owned');
+  expect(judge([{ message: `CallbackAuditFailed: ${audit.message}` }, { message: 'Error: SEND-004: sendFrom not owned' }]).annotations.map((a) => a.type)).toEqual(['failed-on', 'failed-on']);
+  expect(judge([{ message: `CallbackAuditFailed: ${audit.message}` }, { message: 'TimeoutError: waited too long' }]).annotations.map((a) => a.type)).toEqual(['failed-on']);
 });
 
 test('in a real run, each failure counts against what its check judged', async () => {

@@ -98,7 +98,7 @@ test('the schema rejects what the report must never contain', () => {
 // Attribution (reports/attribution.ts): a test tagged with several requirements is judged for
 // each by what its failed checks recorded (failedOn / harnessStop on the attempt), never by
 // the wording of the failure.
-type Judged = { failedOn?: string[]; harnessStop?: string };
+type Judged = { failedOn?: string[]; harnessStop?: string; failedAfterChecks?: true };
 const failingOn = (tags: string[], judged: Judged, outcome: 'failed' | 'flaky' = 'failed', message = 'Error: something broke'): TestRecord => {
   const record = rec(tags, outcome);
   const failed = record.attempts.find((a) => a.status === 'failed')!;
@@ -114,6 +114,15 @@ test('a failure judged against one requirement fails it alone; the test\'s other
   expect(a002.reasons[0]).toMatch(/^stopped: ".*" failed on A-001 before it checked this requirement$/);
   expect(a002.tests[0]).toMatchObject({ outcome: 'stopped', failedOn: ['A-001'] });
   expect(reportSchemaErrors(r)).toEqual([]);
+});
+
+test('a failure found after the test\'s own checks ran to their end (the callback audit) fails what it judged, and its tags pass', () => {
+  const r = buildReport(input([failingOn(['A-001'], { failedOn: ['A-101'], failedAfterChecks: true }, 'failed', 'CallbackAuditFailed: A-101: …')]));
+  expect(verdicts(r)).toMatchObject({ 'A-001': 'pass', 'A-101': 'non-strict fail' });
+  expect(r.requirements.find((x) => x.id === 'A-001')!.tests[0]).toMatchObject({ outcome: 'passed', failedOn: ['A-101'] });
+  expect(reportSchemaErrors(r)).toEqual([]);
+  // Without the mark the same failure stopped the test before its own requirement.
+  expect(verdicts(buildReport(input([failingOn(['A-001'], { failedOn: ['A-101'] })])))).toMatchObject({ 'A-001': 'not run', 'A-101': 'non-strict fail' });
 });
 
 test('the wording of a failure decides nothing: a message naming A-002 judged against A-001 fails A-001', () => {
@@ -191,7 +200,7 @@ test('a requirement says how its tests reached it: the triggers they used, once 
       rec(['A-101'], 'passed', { reachedBy: ['upstreamFailure: bogus kind!'] }),
     ]),
   );
-  expect(r.reportFormat).toBe(3);
+  expect(r.reportFormat).toBe(4);
   expect(r.requirements.find((x) => x.id === 'A-001')?.reachedBy).toEqual(['clientWebhooks: declared', 'expireToken: wait']);
   expect(r.requirements.find((x) => x.id === 'A-002')).not.toHaveProperty('reachedBy');
   // the schema names the capabilities and the shape of a kind: a malformed entry is caught
