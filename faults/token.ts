@@ -20,6 +20,20 @@ function jsonMembersOf(request: FastifyRequest): Record<string, unknown> | undef
 
 const TOKEN = 'POST /api/auth/token';
 
+/** A preHandler that reads a grant_type `taken` accepts as client_credentials, in a form body or a JSON one. */
+function grantReadAs(taken: (grant: string) => boolean): NonNullable<FaultDefinition['preHandler']> {
+  const grant = (value: unknown) => (typeof value === 'string' && taken(value) ? 'client_credentials' : value);
+  return (request) => {
+    if (request.body instanceof FormParameters) {
+      const values = request.body.values.get('grant_type');
+      if (values) request.body = new FormParameters(new Map([...request.body.values, ['grant_type', values.map((v) => grant(v) as string)]]));
+    } else if (request.body && typeof request.body === 'object') {
+      const body = request.body as Record<string, unknown>;
+      body.grant_type = grant(body.grant_type);
+    }
+  };
+}
+
 /**
  * The answer of a fault that hands a client that asks again within `windowMs` the token it was
  * issued a moment ago, reported with a full expires_in. Each fault keeps the last token issued to
@@ -377,31 +391,13 @@ export const TOKEN_FAULTS = {
     breaks: ['TOKEN-008'],
     description: 'grant_type is accepted when client_credentials is anywhere in it, so "client_credentials_v2" and "urn:client_credentials" issue a token (the exact value and other grants are answered as before)',
     route: TOKEN,
-    preHandler(request) {
-      const grant = (value: unknown) => (typeof value === 'string' && value.includes('client_credentials') ? 'client_credentials' : value);
-      if (request.body instanceof FormParameters) {
-        const values = request.body.values.get('grant_type');
-        if (values) request.body = new FormParameters(new Map([...request.body.values, ['grant_type', values.map((v) => grant(v) as string)]]));
-      } else if (request.body && typeof request.body === 'object') {
-        const body = request.body as Record<string, unknown>;
-        body.grant_type = grant(body.grant_type);
-      }
-    },
+    preHandler: grantReadAs((grant) => grant.includes('client_credentials')),
   },
   'token.grant-type-case-insensitive': {
     breaks: ['TOKEN-008'],
     description: 'grant_type is compared without regard to letter case: "CLIENT_CREDENTIALS" issues a token (other grants are still unsupported_grant_type)',
     route: TOKEN,
-    preHandler(request) {
-      const grant = (value: unknown) => (typeof value === 'string' && value.toLowerCase() === 'client_credentials' ? 'client_credentials' : value);
-      if (request.body instanceof FormParameters) {
-        const values = request.body.values.get('grant_type');
-        if (values) request.body = new FormParameters(new Map([...request.body.values, ['grant_type', values.map((v) => grant(v) as string)]]));
-      } else if (request.body && typeof request.body === 'object') {
-        const body = request.body as Record<string, unknown>;
-        body.grant_type = grant(body.grant_type);
-      }
-    },
+    preHandler: grantReadAs((grant) => grant.toLowerCase() === 'client_credentials'),
   },
   'token.no-store-missing-form': {
     breaks: ['TOKEN-102'],
