@@ -328,7 +328,7 @@ export const UPDATE_FAULTS = {
     },
   },
   'update.null-needs-compact-json': {
-    breaks: ['UPD-004'],
+    breaks: ['ERR-007'],
     description: 'null clears an attribute only when the body spells it compactly ("campaignregId":null); written with a space after the colon, or an escape in the name, it is taken as absent and the old value stays',
     route: UPDATE,
     rawBody: true,
