@@ -103,27 +103,27 @@ function fieldFingerprintedAs(field: keyof SendRequest, normalise: (value: unkno
   return fingerprintedAs((body) => canonicalJson({ ...(body as SendRequest), [field]: normalise((body as SendRequest)[field]) }));
 }
 
-// The (client, key) slots held in that window, per server.
-const heldKeys = new WeakMap<ReferenceContext, Set<string>>();
-// The token of the send holding each (client, key), per server, under idempotency.in-flight-lock-per-token.
-const heldByToken = new WeakMap<ReferenceContext, Map<string, string>>();
+// The (client, key) slots held in that window, per server, each with its holder's bearer token.
+const heldKeys = new WeakMap<ReferenceContext, Map<string, string>>();
 // Sends that arrived while the first with their key held it, under idempotency.waiter-of-refused-fails.
 const waiters = new WeakSet<FastifyRequest>();
 
 /**
  * A preHandler under which the first send with a (client, key) holds it for RACE_WINDOW_MS; a
- * send with that key arriving meanwhile is handed to `meanwhile` instead of waiting for it.
+ * send with that key arriving meanwhile is handed to `meanwhile`, with the bearer token the
+ * holder came with, instead of waiting for it.
  */
-function whileHeld(meanwhile: (request: FastifyRequest) => void): (request: FastifyRequest, ctx: ReferenceContext) => Promise<void> {
+function whileHeld(meanwhile: (request: FastifyRequest, holderToken: string) => void): (request: FastifyRequest, ctx: ReferenceContext) => Promise<void> {
   return async (request, ctx) => {
-    const held = ofServer(heldKeys, ctx, () => new Set<string>());
+    const held = ofServer(heldKeys, ctx, () => new Map<string, string>());
     // A header value cannot contain NUL, so the slot names one (client, key) pair.
     const slot = keySlot(request);
-    if (held.has(slot)) {
-      meanwhile(request);
+    const holder = held.get(slot);
+    if (holder !== undefined) {
+      meanwhile(request, holder);
       return;
     }
-    held.add(slot);
+    held.set(slot, tokenOf(request) ?? '');
     try {
       await sleep(RACE_WINDOW_MS);
     } finally {
@@ -455,22 +455,10 @@ export const IDEMPOTENCY_FAULTS = {
     breaks: ['IDEM-003'],
     description: 'the in-flight lock is keyed by token: a send with one key arriving while the first is in flight, under another token of the same client, gets a key of its own and queues messages again (under the same token it waits, as it should)',
     route: SEND,
-    async preHandler(request, ctx) {
-      const holders = ofServer(heldByToken, ctx, () => new Map<string, string>());
-      const slot = keySlot(request);
-      const token = tokenOf(request) ?? '';
-      const holder = holders.get(slot);
-      if (holder !== undefined) {
-        if (holder !== token) request.idempotencyKey = freshKey(request);
-        return;
-      }
-      holders.set(slot, token);
-      try {
-        await sleep(RACE_WINDOW_MS);
-      } finally {
-        holders.delete(slot);
-      }
-    },
+    // Under the holder's token the send waits, as the reference's own in-flight wait makes it.
+    preHandler: whileHeld((request, holderToken) => {
+      if ((tokenOf(request) ?? '') !== holderToken) request.idempotencyKey = freshKey(request);
+    }),
   },
   'idempotency.in-flight-conflict': {
     breaks: ['IDEM-204'],

@@ -3,7 +3,7 @@ import { arrival } from '../reference/delivery/arrival.ts';
 import { outcomeFor } from '../reference/delivery/outcome.ts';
 import type { DeliveryEventData } from '../reference/webhooks/events.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
-import { ofServer, replaceMember, type FaultDefinition } from './fault.ts';
+import { ofServer, replaceMember, type Answer, type FaultDefinition } from './fault.ts';
 import type { Behaviour } from '../reference/behaviour.ts';
 
 /** The externalReferences of the MMS sends a server accepted, per server (MMS_SENDS_NOTED). */
@@ -39,11 +39,6 @@ function rememberOverrideSet(field: 'webhookDeliveryOverride' | 'webhookInboundO
   };
 }
 
-/** When a token was last issued, under webhooks.token-drops-retries. */
-let tokenIssuedAt = 0;
-/** When an unsafe retry was last refused, and a safe one last replayed, under webhooks.*-retry-drops-retries. */
-let unsafeRetryRefusedAt = 0;
-let safeRetryReplayedAt = 0;
 
 /**
  * Webhook behaviour whose later attempts go nowhere (a closed port) when `dropped` says so of the
@@ -71,6 +66,21 @@ function droppingRetries(dropped: (numberId: string | undefined, firstAttemptAt:
         },
       },
     };
+  };
+}
+
+/**
+ * A fault under which an answer of `route` that `happened` picks (a token issued, a retry
+ * refused) drops the pending retries of every callback whose first attempt came before it.
+ */
+function droppingRetriesOnce(route: string, happened: (answer: Answer) => boolean): Required<Pick<FaultDefinition, 'route' | 'answer' | 'behaviour'>> {
+  let happenedAt = 0;
+  return {
+    route,
+    answer(answer) {
+      if (happened(answer)) happenedAt = Date.now();
+    },
+    behaviour: droppingRetries((_numberId, firstAttemptAt) => happenedAt > firstAttemptAt),
   };
 }
 
@@ -562,20 +572,12 @@ export const WEBHOOKS_FAULTS = {
   'webhooks.unsafe-retry-drops-retries': {
     breaks: ['WH-103'],
     description: "refusing an unsafe retry (a key reused for another payload, 409) drops the pending retries of every callback: each later attempt goes nowhere (a closed port)",
-    route: 'POST /api/core/messages/send',
-    answer({ status }) {
-      if (status === 409) unsafeRetryRefusedAt = Date.now();
-    },
-    behaviour: droppingRetries((_numberId, firstAttemptAt) => unsafeRetryRefusedAt > firstAttemptAt),
+    ...droppingRetriesOnce('POST /api/core/messages/send', ({ status }) => status === 409),
   },
   'webhooks.safe-retry-drops-retries': {
     breaks: ['WH-103'],
     description: 'a safe retry (the same key and payload, replayed) drops the pending retries of every callback, as if the replay queued them afresh: each later attempt goes nowhere (a closed port)',
-    route: 'POST /api/core/messages/send',
-    answer({ reply }) {
-      if (reply.getHeader('idempotent-replayed') === 'true') safeRetryReplayedAt = Date.now();
-    },
-    behaviour: droppingRetries((_numberId, firstAttemptAt) => safeRetryReplayedAt > firstAttemptAt),
+    ...droppingRetriesOnce('POST /api/core/messages/send', ({ reply }) => reply.getHeader('idempotent-replayed') === 'true'),
   },
   'webhooks.retry-first-event-of-send-only': {
     breaks: ['WH-103'],
@@ -631,11 +633,7 @@ export const WEBHOOKS_FAULTS = {
   'webhooks.token-drops-retries': {
     breaks: ['WH-103'],
     description: 'issuing a token drops the pending retries of every callback (the outbox is tied to the session): each later attempt goes nowhere (a closed port)',
-    route: 'POST /api/auth/token',
-    answer({ status }) {
-      if (status === 200) tokenIssuedAt = Date.now();
-    },
-    behaviour: droppingRetries((_numberId, firstAttemptAt) => tokenIssuedAt > firstAttemptAt),
+    ...droppingRetriesOnce('POST /api/auth/token', ({ status }) => status === 200),
   },
   'webhooks.failed-outcome-not-retried': {
     breaks: ['WH-103'],
