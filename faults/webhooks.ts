@@ -40,6 +40,12 @@ function rememberOverrideSet(field: 'webhookDeliveryOverride' | 'webhookInboundO
 }
 
 
+/** The fields of an event a callback carries: its `data` member's, or the body's own where it has none. */
+function eventData(payload: string): Record<string, unknown> {
+  const event = JSON.parse(payload) as { data?: Record<string, unknown> } & Record<string, unknown>;
+  return event.data ?? event;
+}
+
 /**
  * Webhook behaviour whose later attempts go nowhere (a closed port) when `dropped` says so of the
  * callback: its number (as its event names it) and when its first attempt was made.
@@ -53,8 +59,7 @@ function droppingRetries(dropped: (numberId: string | undefined, firstAttemptAt:
         ...behaviour.webhooks,
         // The dispatcher asks for an attempt's body, then its target: the body names the number.
         attemptPayload: (payload, attemptsBefore) => {
-          const event = JSON.parse(payload) as { data?: Record<string, unknown> } & Record<string, unknown>;
-          const data = event.data ?? event;
+          const data = eventData(payload);
           numberOfAttempt = typeof data.sendFrom === 'string' ? data.sendFrom : typeof data.numberId === 'string' ? data.numberId : undefined;
           return behaviour.webhooks.attemptPayload(payload, attemptsBefore);
         },
@@ -590,8 +595,7 @@ export const WEBHOOKS_FAULTS = {
         webhooks: {
           ...behaviour.webhooks,
           attemptPayload: (payload, attemptsBefore) => {
-            const event = JSON.parse(payload) as { data?: Record<string, unknown> } & Record<string, unknown>;
-            const data = event.data ?? event;
+            const data = eventData(payload);
             const send = `${String(data.sendFrom)} ${String(data.externalReference)}`;
             if (typeof data.messageId === 'string' && !firstOfSend.has(send)) firstOfSend.set(send, data.messageId);
             laterOfSend = typeof data.messageId === 'string' && firstOfSend.get(send) !== data.messageId;
