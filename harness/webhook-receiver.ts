@@ -111,7 +111,8 @@ export class WebhookReceiver {
   /** A channel of its own; `query` (without its "?") is part of its URL, which a target must call as given. */
   channel(label = 'hook', { query }: { query?: string } = {}): WebhookChannel {
     const id = this.channelId(label);
-    const channel = new WebhookChannel(id, `${this.baseUrl}/hooks/${id}${query === undefined ? '' : `?${query}`}`);
+    const path = `/hooks/${id}${query === undefined ? '' : `?${query}`}`;
+    const channel = new WebhookChannel(id, `${this.baseUrl}${path}`, path);
     this.channels.set(id, channel);
     return channel;
   }
@@ -135,7 +136,7 @@ export class WebhookReceiver {
     this.extraServers.push(refusing);
     const port = (refusing.address() as AddressInfo).port;
     const id = this.channelId(label);
-    const channel = new WebhookChannel(id, `${this.publicBase(port)}/hooks/${id}`);
+    const channel = new WebhookChannel(id, `${this.publicBase(port)}/hooks/${id}`, `/hooks/${id}`);
     this.channels.set(id, channel);
     return Object.assign(channel, {
       attempted: (timeoutMs: number) =>
@@ -247,6 +248,12 @@ export class WebhookChannel {
     readonly id: string,
     /** The URL to give the target. */
     readonly url: string,
+    /**
+     * The path and query a callback to `url` arrives with at the receiver. Not `url`'s own: a
+     * webhooks.publicUrl with a path (a proxy or tunnel that routes by it, `https://relay/p{port}`)
+     * takes its prefix off before it passes the callback on, as the receiver routes by `/hooks/…`.
+     */
+    readonly path: string,
   ) {}
 
   /** Answer the next callbacks with these statuses in turn (then 200): to make the target retry. */

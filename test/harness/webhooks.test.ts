@@ -1,5 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { createHmac } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { verifyWebhook, WebhookVerificationError } from '../../harness/webhook-signature.ts';
 import { ReceiverListenError, WebhookReceiver } from '../../harness/webhook-receiver.ts';
 
@@ -106,6 +108,40 @@ test.describe('webhook receiver', () => {
     await expect(fetch(c.url, { method: 'POST', body: '{}' })).rejects.toThrow();
     await expect(c.attempted(100), 'a refused connection is not seen').rejects.toThrow();
   });
+});
+
+// A publicUrl with a path is a proxy or tunnel that routes by it and passes the callback on
+// without it (the receiver routes by /hooks/…): a check of the path a callback arrived with
+// compares it with the channel's path, never with its URL's.
+test("behind a publicUrl with a path, a callback arrives with the channel's path and query, not its URL's", async () => {
+  const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0 });
+  const proxy = createServer((req, res) => {
+    const passed = (req.url ?? '/').replace(/^\/p\d+/, '');
+    req.pipe(httpRequest({ host: '127.0.0.1', port: receiver.port, path: passed, method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    }));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    const behind = await WebhookReceiver.start({ host: '127.0.0.1', port: 0, publicUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/p{port}` });
+    try {
+      // The proxy reaches the first receiver; the second only names the URLs.
+      const named = behind.channel('q', { query: 'route=r1&kind=delivery' });
+      expect(new URL(named.url).pathname, 'the URL the target calls carries the prefix').toMatch(/^\/p\d+\/hooks\//);
+      expect(named.path).toBe(`/hooks/${named.id}?route=r1&kind=delivery`);
+      const c = receiver.channel('q', { query: 'route=r1&kind=delivery' });
+      const viaProxy = c.url.replace(`http://127.0.0.1:${receiver.port}`, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/p${receiver.port}`);
+      await fetch(viaProxy, { method: 'POST', body: '{"messageId":"m1"}', headers: { 'content-type': 'application/json' } });
+      const [got] = await c.waitFor('messageId m1', (x) => x.json?.messageId === 'm1', { timeoutMs: 2000 });
+      expect(got!.path).toBe(c.path);
+    } finally {
+      await behind.close();
+    }
+  } finally {
+    proxy.close();
+    await receiver.close();
+  }
 });
 
 test("a receiver port another program holds is the run's problem, naming the config fields", async () => {
