@@ -75,7 +75,7 @@ export class RecordedChannel extends WebhookChannel {
   private partial = '';
 
   constructor(target: Target, runDir: string, role: 'primary' | 'secondary', kind: ClientWebhookKind) {
-    super(`${role}-${kind}`, clientWebhookUrl(target, role, kind));
+    super(`${role}-${kind}`, clientWebhookUrl(target, role, kind), `/clients/${role}/${kind}`);
     this.file = recordFile(runDir, role, kind);
   }
 

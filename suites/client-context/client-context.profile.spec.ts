@@ -2,7 +2,7 @@ import type { ClientRole } from '../../harness/api-client.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { HOLDS_EVERYTHING, HOLDS_EVERY_NUMBER, expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
 import { canSendSms } from '../../harness/known-numbers.ts';
-import { SEARCH_PROBE, issueToken } from '../support/core-routes.ts';
+import { SEARCH_PROBE, issueToken, routeRequested } from '../support/core-routes.ts';
 import { deliveredRecipients, send, smsPayload } from '../support/sends.ts';
 
 // The reference profile's answers for the client context (spec/profile.yaml whoami.route,
@@ -12,9 +12,9 @@ const CAPABILITIES = ['SMS', 'MMS', 'NUMBER_SEARCH'];
 test.describe('profile: client context', () => {
   test.beforeEach(({ target }) => profileOnly(target));
 
-  test('GET /api/core/whoami answers 200', { tag: ['@CTX-201'] }, async ({ api }) => {
+  test('GET /api/core/whoami answers 200', { tag: ['@CTX-201'] }, async ({ api, target }) => {
     const res = await api.call('whoami');
-    expect(`${res.request.method} ${new URL(res.request.url).pathname}`, 'CTX-201: the profile route is GET /api/core/whoami').toBe('GET /api/core/whoami');
+    expect(routeRequested(target, res), 'CTX-201: the profile route is GET /api/core/whoami').toBe('GET /api/core/whoami');
     expect(res).toHaveStatus(200, 'CTX-201: the context is answered 200');
   });
 

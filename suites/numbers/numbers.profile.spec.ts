@@ -1,4 +1,5 @@
 import { expect, profileOnly, test } from '../../harness/fixtures.ts';
+import { routeRequested } from '../support/core-routes.ts';
 
 // The reference profile's numbers list (spec/profile.yaml numbers.route, numbers.record):
 // GET, 200, {numbers: [...]}, every item with phoneNumber and all five settable fields.
@@ -9,9 +10,9 @@ const BOOLEANS = ['smsEnabled', 'mmsEnabled'];
 test.describe('profile: numbers list', () => {
   test.beforeEach(({ target }) => profileOnly(target));
 
-  test('GET /api/core/numbers answers 200 with the items under numbers', { tag: ['@NUM-201'] }, async ({ api }) => {
+  test('GET /api/core/numbers answers 200 with the items under numbers', { tag: ['@NUM-201'] }, async ({ api, target }) => {
     const res = await api.call('numbers');
-    expect(`${res.request.method} ${new URL(res.request.url).pathname}`, 'NUM-201: the profile route is GET /api/core/numbers').toBe('GET /api/core/numbers');
+    expect(routeRequested(target, res), 'NUM-201: the profile route is GET /api/core/numbers').toBe('GET /api/core/numbers');
     expect(res).toHaveStatus(200, 'NUM-201: the list is answered 200');
     // The envelope leaves room for paging fields (profile numbers.route), so only `numbers` is checked.
     expect(Array.isArray(res.body?.numbers), 'NUM-201: the envelope is an object whose numbers property is the array of items').toBe(true);

@@ -1,4 +1,5 @@
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
+import { routeRequested } from '../support/core-routes.ts';
 
 // The reference profile's search (spec/profile.yaml search.route, search.request,
 // search.groups): POST /api/core/numbers/search, 200, every field optional with fixed formats,
@@ -25,9 +26,9 @@ const INVALID_SEARCHES: ReadonlyArray<{ name: string; body: unknown }> = [
 test.describe('profile: number search', () => {
   test.beforeEach(({ target }) => profileOnly(target));
 
-  test('POST /api/core/numbers/search answers 200', { tag: ['@SEARCH-201'] }, async ({ api }) => {
+  test('POST /api/core/numbers/search answers 200', { tag: ['@SEARCH-201'] }, async ({ api, target }) => {
     const res = await api.call('search', { json: {} });
-    expect(`${res.request.method} ${new URL(res.request.url).pathname}`, 'SEARCH-201: the profile route is POST /api/core/numbers/search').toBe('POST /api/core/numbers/search');
+    expect(routeRequested(target, res), 'SEARCH-201: the profile route is POST /api/core/numbers/search').toBe('POST /api/core/numbers/search');
     expect(res).toHaveStatus(200, 'SEARCH-201: a search with no criteria (every field is optional) is answered 200');
   });
 

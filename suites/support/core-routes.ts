@@ -15,6 +15,16 @@ import type { RequirementId, RequirementLabel } from '../../harness/requirement-
  * target's config; nothing here names a method or a path the document leaves open.
  */
 
+/**
+ * "METHOD /path" of the request `res` answered, the path as appended to the target's baseUrl: a
+ * baseUrl with a path of its own (https://host/sandbox) puts it before every route.
+ */
+export function routeRequested(target: Target, res: ApiResponse): string {
+  const base = new URL(target.baseUrl).pathname.replace(/\/+$/, '');
+  const path = new URL(res.request.url).pathname;
+  return `${res.request.method} ${base !== '' && path.startsWith(`${base}/`) ? path.slice(base.length) : path}`;
+}
+
 /** Section 4: every route under /api/core (4.2 to 4.6). */
 export const CORE_OPERATIONS = ['whoami', 'numbers', 'search', 'update', 'send'] as const satisfies readonly OperationId[];
 export type CoreOperation = (typeof CORE_OPERATIONS)[number];

@@ -1,7 +1,7 @@
 import type { ApiResponse } from '../../harness/api-client.ts';
 import type { NumberRecord } from '../../harness/known-numbers.ts';
 import { expect, notTestable, profileOnly, test } from '../../harness/fixtures.ts';
-import { unknownNumberIdLike } from '../support/core-routes.ts';
+import { routeRequested, unknownNumberIdLike } from '../support/core-routes.ts';
 import { SETTABLE_FIELDS, guardFields, recordOf, scratchNumber, settableOf, type SettableField } from './update-support.ts';
 
 // The reference profile's update (spec/profile.yaml update.route, update.foreignNumber):
@@ -32,12 +32,12 @@ function shapeOf(res: ApiResponse, numberId: string): string {
 test.describe('profile: number update', () => {
   test.beforeEach(({ target }) => profileOnly(target));
 
-  test('PATCH /api/core/numbers/{numberId} answers 200 with the updated number record', { tag: ['@UPD-201'] }, async ({ api, knownNumbers, settings }) => {
+  test('PATCH /api/core/numbers/{numberId} answers 200 with the updated number record', { tag: ['@UPD-201'] }, async ({ api, target, knownNumbers, settings }) => {
     const numberId = scratchNumber(knownNumbers);
     const before = await recordOf(api, numberId, 'primary', 'UPD-201');
     const value = before.mmsEnabled !== true;
     const res = await settings.change(numberId, { mmsEnabled: value });
-    expect(`${res.request.method} ${new URL(res.request.url).pathname}`, 'UPD-201: the profile route is PATCH /api/core/numbers/{numberId}').toBe(
+    expect(routeRequested(target, res), 'UPD-201: the profile route is PATCH /api/core/numbers/{numberId}').toBe(
       `PATCH /api/core/numbers/${encodeURIComponent(numberId)}`,
     );
     expect(res).toHaveStatus(200, 'UPD-201: the update is answered 200');
