@@ -149,6 +149,17 @@ export const SEND_FAULTS = {
       if (body?.messageType === 'MMS' && body.media === null) body.media = [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' }];
     },
   },
+  'send.later-media-item-unchecked': {
+    breaks: ['SEND-016'],
+    description: "an MMS whose media holds a valid first item and a later one that is no media input object (a URL string, a number, null) is accepted: only media[0]'s shape is checked",
+    route: SEND,
+    preValidation(request) {
+      const body = request.body as { media?: unknown } | null;
+      if (!Array.isArray(body?.media) || typeof body.media[0] !== 'object' || body.media[0] === null) return;
+      const first = body.media[0] as object;
+      body.media = body.media.map((item, i) => (i > 0 && (typeof item !== 'object' || item === null || Array.isArray(item)) ? { ...first } : item));
+    },
+  },
   'send.foreign-send-from-accepted': {
     breaks: ['SEND-004'],
     description: "a sendFrom naming another client's number is accepted",

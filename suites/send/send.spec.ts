@@ -75,15 +75,17 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
   });
 
   // media of another JSON type than section 4.6 gives it, an array of media input objects: the
-  // media sample's first item alone (not in an array), its URL as a string, a number, true, and
-  // an array whose element is a string. A server that wraps a lone item in an array, or takes any
-  // truthy media, queues an MMS the client did not write.
+  // media sample's first item alone (not in an array), its URL as a string, a number, true, an
+  // array whose element is a string, and an array whose first item is the sample and a later one
+  // is not an object (every element is a media input object, not the first only). A server that
+  // wraps a lone item in an array, takes any truthy media, or checks media[0] alone queues an MMS
+  // the client did not write.
   test('an MMS whose media is not an array of objects is rejected as a request defect and reports no message', { tag: ['@SEND-016'] }, async ({ api, target, knownNumbers, newKey }) => {
     if (target.mediaSample.length === 0) notTestable('needs a media sample (mediaSample in the target config)');
     if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
     const item = target.mediaSample[0] as Record<string, unknown>;
     const url = Object.values(item).find((v): v is string => typeof v === 'string' && /^https?:/.test(v)) ?? 'https://example.com/a.png';
-    const cases: Array<[string, unknown]> = [['one media item not in an array', item], ['a URL string', url], ['a number', 1], ['true', true], ['an array of a URL string', [url]]];
+    const cases: Array<[string, unknown]> = [['one media item not in an array', item], ['a URL string', url], ['a number', 1], ['true', true], ['an array of a URL string', [url]], ['an array of the sample item, then a URL string', [item, url]], ['an array of the sample item, then null', [item, null]], ['an array of the sample item, then a number', [item, 42]], ['an array of the sample item, then an array holding it', [item, [item]]]];
     const answers = await Promise.all(cases.map(async ([what, media]) => ({ what, res: await send(api, newKey(), { sendFrom: knownNumbers.mms, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check mms-media-type', media, externalReference: externalRef('mms-media-type') }) })));
     for (const { what, res } of answers) {
       expect.soft(res).toBeRequestDefect(`SEND-016: an MMS whose media is ${what} is invalid (media is an array of media input objects)`);

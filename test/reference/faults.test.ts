@@ -328,6 +328,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.mms-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS' }))).status === 400,
   'send.mms-empty-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [] }))).status === 400,
   'send.mms-null-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: null }))).status === 400,
+  'send.later-media-item-unchecked': async (s) =>
+    (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' }, 'https://cdn.example.com/conformance/pixel.png'] }))).status === 400,
   'send.foreign-send-from-accepted': async (s) => (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId))).status === 403,
   'send.foreign-send-from-replayed': async (s) => {
     const key = newKey();
