@@ -46,7 +46,7 @@ interface WorkerOptions {
  * workers at once (one would wait for the other, idle) and hands a free worker other tests instead.
  */
 export const HOLDS_EVERYTHING = { annotation: { type: LOCKS, description: 'everything' }, lock: 'everything' } as const;
-/** A test whose checks read values of every number and change none: `{ tag: [...], ...HOLDS_EVERY_NUMBER }`. */
+/** A test whose checks read values of every number (a change of its own, through the settings fixture, then holds everything): `{ tag: [...], ...HOLDS_EVERY_NUMBER }`. */
 export const HOLDS_EVERY_NUMBER = { annotation: { type: LOCKS, description: 'every number' } } as const;
 
 /** The resource of one number's settings (and so of where its callbacks go), for the run lock. */

@@ -1,6 +1,6 @@
 import { answerOf } from '../../harness/api-client.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
-import { expect, notTestable, test } from '../../harness/fixtures.ts';
+import { HOLDS_EVERY_NUMBER, expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { answerClass, isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
@@ -250,7 +250,7 @@ test.describe('4.5 Update number settings', () => {
     });
   }
 
-  test('an update naming no attribute changes nothing, and is accepted or refused as a request defect, never answered 5xx', { tag: ['@UPD-003'] }, async ({ api, knownNumbers, settings }) => {
+  test('an update naming no attribute changes nothing, and is accepted or refused as a request defect, never answered 5xx', { tag: ['@UPD-003'], ...HOLDS_EVERY_NUMBER }, async ({ api, knownNumbers, settings }) => {
     // "All optional as far as shown": the empty update is a request the document allows, and
     // "as far as shown" leaves a vendor room to refuse it as having nothing to update. Either
     // way nothing changes. A 5xx tells a client of section 7.3 to retry what will never succeed.
@@ -263,7 +263,7 @@ test.describe('4.5 Update number settings', () => {
     expect(after, `UPD-003: the update of ${numberId} naming no attribute changed nothing in the numbers list`).toEqual(before);
   });
 
-  test('an update whose body is JSON but not an object, or a valid change wrapped in an array or encoded as a string, is rejected as a request defect and changes nothing', { tag: ['@UPD-005'] }, async ({ api, knownNumbers, settings }) => {
+  test('an update whose body is JSON but not an object, or a valid change wrapped in an array or encoded as a string, is rejected as a request defect and changes nothing', { tag: ['@UPD-005'], ...HOLDS_EVERY_NUMBER }, async ({ api, knownNumbers, settings }) => {
     // Section 4.5 gives the body as an object of optional attributes: another JSON value is not
     // that request, and the valid change inside it must not be read out of it (a server that takes
     // an array's first element, or parses a string twice, would store it).
