@@ -24,7 +24,7 @@ export const VIOLATION_RULES = {
   tokenServerError: 'TOKEN-010',
   /** A status a core operation does not allow. */
   coreStatusNotAllowed: 'ERR-002',
-  /** Not application/json, or a body that does not parse. */
+  /** Not application/json, a body that does not parse, or bytes that are not UTF-8. */
   notJson: 'ERR-004',
   /** A token answer with a 2xx status whose body is an OAuth error: an error that is not a client error. */
   tokenErrorWithSuccessStatus: 'TOKEN-010',
@@ -68,6 +68,8 @@ export interface ObservedResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
+  /** The body's bytes are not UTF-8 (harness/transport.ts). */
+  notUtf8?: true;
 }
 
 /**
@@ -115,6 +117,11 @@ export class ResponseValidator {
     if (response.status === 204 || (response.text === '' && key.startsWith('2') && operationId === 'update')) return [];
     if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
       return [{ requirement: VIOLATION_RULES.notJson, message: `Content-Type is '${contentType || '(none)'}', expected application/json` }];
+    }
+    // RFC 8259 8.1: JSON text exchanged between systems is UTF-8; a body in another encoding is
+    // not JSON to the client, however its ASCII looks (bytes of ISO-8859-1 outside ASCII are not).
+    if (response.notUtf8) {
+      return [{ requirement: VIOLATION_RULES.notJson, message: `the body's bytes are not UTF-8 (RFC 8259 8.1), read as ${JSON.stringify(response.text.slice(0, 120))}` }];
     }
     let body: unknown;
     try {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 
@@ -13,7 +14,10 @@ export interface HttpResponse {
   status: number;
   /** Lower-case names; repeated headers joined with ', ' (as HTTP allows for most). */
   headers: Record<string, string>;
+  /** The body decoded as UTF-8, a byte sequence that is not UTF-8 as U+FFFD (notUtf8 says so). */
   text: string;
+  /** The body's bytes are not UTF-8 (RFC 8259 8.1: JSON exchanged between systems is UTF-8). */
+  notUtf8?: true;
 }
 
 /** Sends one request and returns the answer as it came: no redirects followed, no retries. */
@@ -53,7 +57,8 @@ export function undiciTransport(connections = 16): Transport & { close(): Promis
       });
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-      return { status: res.statusCode, headers, text: await res.body.text() };
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      return { status: res.statusCode, headers, text: bytes.toString('utf8'), ...(!isUtf8(bytes) && { notUtf8: true as const }) };
     } catch (e) {
       if (signal.aborted) throw new NoAnswerError(timeoutMs);
       throw e;

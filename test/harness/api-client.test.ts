@@ -12,7 +12,7 @@ import { NoAnswerError, undiciTransport, USER_AGENT } from '../../harness/transp
 // A fake target whose answers each test scripts: the validating client must catch every
 // answer that breaks the OpenAPI document, whichever test made the request.
 let server: Server;
-let next: { status: number; body: string; type?: string } = { status: 200, body: '{}' };
+let next: { status: number; body: string | Buffer; type?: string } = { status: 200, body: '{}' };
 const seen: Array<{ url: string; headers: Record<string, unknown>; body: string }> = [];
 test.beforeAll(async () => {
   server = createServer((req, res) => {
@@ -124,6 +124,15 @@ const coreError = (code: string, extra: object = {}) => JSON.stringify({ error: 
       const { api } = await clientFor();
       next = { status: 500, body: '<h1>oops</h1>', type: 'text/html' };
       await expect(api.call('whoami')).rejects.toThrow(/^ERR-004[\s\S]*Content-Type is 'text\/html'/);
+    });
+
+    test('a JSON answer whose bytes are not UTF-8 is caught as not JSON (ERR-004), while the same answer in UTF-8 passes', async () => {
+      const { api } = await clientFor();
+      const context = { apiClientId: 'c1', apiClientName: 'Équipe secondaire', assignedNumbers: { total: 0 }, deliveryWebhookConfigured: false, inboundWebhookConfigured: false };
+      next = { status: 200, body: Buffer.from(JSON.stringify(context), 'latin1') };
+      await expect(api.call('whoami')).rejects.toThrow(/^ERR-004[\s\S]*not UTF-8/);
+      next = { status: 200, body: Buffer.from(JSON.stringify(context), 'utf8') };
+      expect((await answerOf(api.call('whoami'))).violation?.violations.filter((v) => v.requirement === 'ERR-004') ?? []).toEqual([]);
     });
 
     test('a token answer with a client secret in the request is redacted in evidence and replay', async () => {
