@@ -255,6 +255,24 @@ export const AUTH_FAULTS = {
       },
     }),
   },
+  'auth.expired-challenge-unescaped-quote': {
+    breaks: ['AUTH-101'],
+    description: 'an expired token is challenged with an error_description whose inner quotes are not escaped (error_description="token "expired""), so the header no longer parses; unknown tokens and requests without one get the well-formed challenge',
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        try {
+          return await authenticate(request, reply);
+        } catch (error) {
+          const token = tokenOf(request);
+          const expired = token !== undefined && stores.clients.byTokenHash(tokenHash(token), 0) !== undefined;
+          if (expired && error instanceof CoreError && error.status === 401) {
+            throw new CoreError('UNAUTHORIZED', error.message, {}, { 'www-authenticate': 'Bearer realm="api", error="invalid_token", error_description="token "expired""' });
+          }
+          throw error;
+        }
+      },
+    }),
+  },
   'auth.scheme-case-drops-error-code': {
     breaks: ['AUTH-102'],
     description: 'a failed token sent under the scheme spelled other than "Bearer" ("bearer", "BEARER") is challenged with no error code, as if no credentials had been sent',

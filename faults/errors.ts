@@ -155,6 +155,17 @@ export const ERRORS_FAULTS = {
       answer.reply.header('allow', 'GET, HEAD, POST');
     },
   },
+  'errors.allow-omits-head': {
+    breaks: ['ERR-104'],
+    description: "whoami's and the numbers list's paths asked with DELETE are answered 405 with Allow: GET, leaving out HEAD, which the same paths answer as GET",
+    route: /^DELETE /,
+    answer(answer) {
+      if (answer.status !== 404 || !unroutedCore(answer.request) || !/^\/api\/core\/(whoami|numbers)(\?|$)/.test(answer.request.url)) return;
+      answer.status = 405;
+      answer.body = { ...answer.body, error: { ...answer.body.error, code: 'METHOD_NOT_ALLOWED', message: 'This method is not allowed here.' } };
+      answer.reply.header('allow', 'GET');
+    },
+  },
   'errors.head-refused': {
     breaks: ['ERR-105'],
     description: 'HEAD is answered 405 (Allow: GET) on the paths served by GET: only the methods a route names are served',
@@ -251,6 +262,16 @@ export const ERRORS_FAULTS = {
       if (answer.status !== 400 || (headers['content-length'] ?? '0') !== '0' || headers['transfer-encoding'] !== undefined) return;
       answer.status = 500;
       answer.body = coreErrorBody(new CoreError('SERVER_ERROR', 'Unexpected end of JSON input.'), answer.request.id);
+    },
+  },
+  'errors.unlabelled-update-body-500': {
+    breaks: ['ERR-010'],
+    description: 'an update whose JSON body comes without a Content-Type is answered 500 SERVER_ERROR (its body reader splits a header that is not there); a wrong label, and the send and the search without one, still get the 415',
+    route: 'PATCH /api/core/numbers/:numberId',
+    answer(answer) {
+      if (answer.status !== 415 || answer.request.headers['content-type'] !== undefined) return;
+      answer.status = 500;
+      answer.body = coreErrorBody(new CoreError('SERVER_ERROR', "Cannot read properties of undefined (reading 'split')."), answer.request.id);
     },
   },
   'errors.escaped-slash-refused': {

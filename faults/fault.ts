@@ -32,6 +32,8 @@ export interface Answer {
   readonly error: unknown;
   /** Set to answer this text instead of the body (with the content type the fault sets on reply). */
   text?: string;
+  /** Set to answer these bytes instead of the body: an encoding other than UTF-8. */
+  bytes?: Buffer;
 }
 
 /** A hook before the route's handler: it may change the request, or refuse it by throwing. */

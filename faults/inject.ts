@@ -100,6 +100,6 @@ function registerFaultHooks(app: FastifyInstance, ctx: ReferenceContext, names: 
     const answer: Answer = { request, reply, status: reply.statusCode, body: body as Answer['body'], error: errors.get(request) };
     for (const fault of matching) await fault.answer!(answer, ctx);
     reply.code(answer.status);
-    return answer.text ?? JSON.stringify(answer.body);
+    return answer.bytes ?? answer.text ?? JSON.stringify(answer.body);
   });
 }

@@ -45,6 +45,15 @@ export const NUMBERS_FAULTS = {
       if (status === 200) body.numbers = seeded.flatMap((client) => stores.numbers.listForClient(client.apiClientId)).map(numberJson);
     },
   },
+  'numbers.list-latin1-body': {
+    breaks: ['ERR-004'],
+    description: 'the numbers list, once a value in it holds a character outside ASCII, is sent in ISO-8859-1 instead of UTF-8 (under the same application/json)',
+    route: LIST,
+    answer(answer) {
+      const text = JSON.stringify(answer.body);
+      if (/[^\x00-\x7f]/.test(text)) answer.bytes = Buffer.from(text, 'latin1');
+    },
+  },
   'numbers.client-race': {
     breaks: ['NUM-003'],
     description: "the numbers list keeps the caller in a module-level variable across an await, so requests of two clients at once may each get the other's numbers",

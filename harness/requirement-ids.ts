@@ -153,6 +153,7 @@ export const REQUIREMENT_IDS = [
   'ERR-007',
   'ERR-008',
   'ERR-009',
+  'ERR-010',
   'ERR-104',
   'ERR-105',
   'ERR-106',

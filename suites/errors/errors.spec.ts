@@ -1,4 +1,4 @@
-import { answerOf, type ApiResponse } from '../../harness/api-client.ts';
+import { answerOf, type ApiClient, type ApiResponse } from '../../harness/api-client.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers } from '../../harness/known-numbers.ts';
 import { HarnessStop } from '../../harness/judgement.ts';
@@ -124,7 +124,7 @@ test.describe('7.2 The CORE wrapper on a method the route does not serve', () =>
     const res = await api.call('whoami', { method: 'DELETE' });
     notRefused(res, 'DELETE on the path of whoami');
     if (res.status >= 400) expectWrapper(res, 'ERR-001', `DELETE on the path of whoami (${target.routes.whoami.method} route)`);
-    expectAllow(res, 'whoami', target.routes.whoami.method);
+    await expectAllowNamesHead(api, res, 'whoami', expectAllow(res, 'whoami', target.routes.whoami.method));
   });
 
   // The numbers list's path, whose route takes one method (section 4.3 leaves it open): DELETE
@@ -137,7 +137,9 @@ test.describe('7.2 The CORE wrapper on a method the route does not serve', () =>
     const res = await api.call('numbers', { method: 'DELETE' });
     notRefused(res, 'DELETE on the path of the numbers list');
     if (res.status >= 400) expectWrapper(res, 'ERR-001', `DELETE on the path of the numbers list (${target.routes.numbers.method} route)`);
-    const named = expectAllow(res, 'numbers', target.routes.numbers.method).filter((m) => (m === 'GET' || m === 'POST') && m !== target.routes.numbers.method.toUpperCase());
+    const allowed = expectAllow(res, 'numbers', target.routes.numbers.method);
+    await expectAllowNamesHead(api, res, 'numbers', allowed);
+    const named = allowed.filter((m) => (m === 'GET' || m === 'POST') && m !== target.routes.numbers.method.toUpperCase());
     const answers = await Promise.all(named.map((method) => api.call('numbers', { method, ...(method === 'POST' ? { json: {} } : {}) })));
     for (const again of answers) expect.soft(again.status, `ERR-104: ${again.request.method}, which the 405's Allow names (Allow: ${res.headers['allow']}), is taken on the path of the numbers list, not refused 405`).not.toBe(405);
   });
@@ -167,6 +169,20 @@ function expectAllow(res: ApiResponse, op: string, method: string): string[] {
     expect.soft(allow, `ERR-104: the 405 to ${res.request.method} on the path of ${op} does not name ${res.request.method} among the methods the resource takes (Allow: ${res.headers['allow'] ?? ''})`).not.toContain(res.request.method.toUpperCase());
   }
   return res.status === 405 ? allow : [];
+}
+
+/**
+ * RFC 9110 15.5.6 and 9.3.2: the Allow of a 405 on a GET route's path names HEAD too, when the
+ * route answers HEAD (with the client's token) as it answers GET: HEAD is then one of the
+ * resource's currently supported methods. A server that lists its route table's GET alone is
+ * right on every method but the one it serves implicitly.
+ */
+async function expectAllowNamesHead(api: ApiClient, res: ApiResponse, op: 'whoami' | 'numbers', allow: readonly string[]): Promise<void> {
+  if (res.status !== 405 || !allow.includes('GET')) return;
+  const head = await api.call(op, { method: 'HEAD' });
+  if (head.status >= 200 && head.status < 300) {
+    expect.soft(allow, `ERR-104: the 405 on the path of ${op} names GET, and HEAD is answered ${head.status} there, so its Allow names HEAD too (Allow: ${res.headers['allow']})`).toContain('HEAD');
+  }
 }
 
 test.describe('7.2 Status and error.code agree with the table', () => {
@@ -262,6 +278,43 @@ test.describe('7.3 Malformed JSON is a request defect', () => {
       const { res, violation } = await answerOf(api.call(op, { ...request, headers: { ...request.headers, 'content-type': 'application/json; charset=utf-8' } }));
       expect.soft(res).toBeRequestDefect(`ERR-003: ${op} with JSON cut short, labelled application/json; charset=utf-8`);
       expectWrapper(res, 'ERR-003', `${op} with JSON cut short, labelled with a charset`);
+      if (violation) throw violation;
+    });
+  }
+});
+
+// The neighbour of a malformed body: a well-formed one under the wrong label, or none. Section 4
+// makes request bodies JSON, so such a body is the client's request as written: refused as a
+// request defect (415, 400) or read as the JSON it is (RFC 9110 8.3 lets a recipient that finds
+// no Content-Type guess), never the server's failure. A server whose body reader splits a header
+// that is not there answers 5xx on one route and is right on the others; each is sent.
+const LABELS_OTHER_THAN_JSON: ReadonlyArray<[string, string | undefined]> = [
+  ['no Content-Type', undefined],
+  ['Content-Type text/plain', 'text/plain'],
+  ['Content-Type application/octet-stream', 'application/octet-stream'],
+  ['Content-Type application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
+];
+
+test.describe('4, 7.3: a JSON body labelled otherwise, or not labelled, is the client\'s request', () => {
+  for (const op of BODY_OPERATIONS) {
+    test(`${op} answers a JSON body with no Content-Type, or another than JSON, as a request defect or as the JSON it is, never a 5xx`, { tag: ['@ERR-010'] }, async ({ api, target, knownNumbers, newKey }) => {
+      const answers = await Promise.all(
+        LABELS_OTHER_THAN_JSON.map(async ([what, label]) => {
+          // A request of its own each (a send its own Idempotency-Key), its body the JSON text as written.
+          const { json, headers, ...rest } = await requestFor(op, { api, target, knownNumbers, newKey });
+          const { 'content-type': _, ...others } = headers ?? {};
+          return { what, ...(await answerOf(api.call(op, { ...rest, headers: { ...others, ...(label !== undefined && { 'content-type': label }) }, body: JSON.stringify(json) }))) };
+        }),
+      );
+      for (const { what, res } of answers) {
+        expect.soft(res.status < 500, `ERR-010: ${op} with a JSON body and ${what} is refused as a request defect or read as JSON; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+        if (res.status >= 400 && res.status < 500) {
+          expect.soft(res).toBeRequestDefect(`ERR-010: ${op} with a JSON body and ${what}, refused`);
+          expectWrapper(res, 'ERR-010', `${op} with a JSON body and ${what}`);
+        }
+      }
+      // ERR-010 first, then what else an answer breaks (a 500 in plain text: ERR-004).
+      const violation = answers.find((a) => a.violation !== null)?.violation;
       if (violation) throw violation;
     });
   }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHmac, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -7,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { request as undiciRequest } from 'undici';
 import { parseCommandLine } from '../../reference/cli/args.ts';
+import { malformedParts } from '../../suites/bearer/challenge.ts';
 import { ConfigError } from '../../reference/errors.ts';
 import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../faults/index.ts';
 import { faultExtension } from '../../faults/inject.ts';
@@ -749,6 +751,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await s.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: Buffer.concat([Buffer.from('{"npa":"202","note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]) });
     return res.statusCode < 500;
   },
+  'errors.allow-omits-head': async (s) => {
+    const res = await s.app.inject({ method: 'DELETE', url: '/api/core/whoami', headers: { authorization: `Bearer ${await s.token()}` } });
+    return res.statusCode !== 405 || /\bHEAD\b/.test(String(res.headers.allow));
+  },
   'errors.405-without-allow': async (s) => {
     const res = await call(s, 'GET', '/api/core/messages/send');
     return res.status !== 405 || res.headers.allow !== undefined;
@@ -1013,6 +1019,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'auth.head-unauthenticated': async (s) => (await headWhoami(s, null)).status === 401,
   'auth.bare-bearer-challenge': async (s) => /^Bearer\s+\S+=/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null })).headers['www-authenticate'])),
+  'auth.expired-challenge-unescaped-quote': async (s) => {
+    const bearer = await s.token();
+    await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
+    const answer = await call(s, 'GET', '/api/core/whoami', { token: bearer });
+    return answer.status === 401 && malformedParts(String(answer.headers['www-authenticate'])).length === 0;
+  },
   'auth.scheme-case-drops-error-code': async (s) =>
     /error="invalid_token"/.test(String((await call(s, 'GET', '/api/core/whoami', { token: null, headers: { authorization: 'bearer never-issued-token-0123456789' } })).headers['www-authenticate'])),
   'auth.malformed-bearer-no-error-code': async (s) =>
@@ -1167,6 +1179,16 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'numbers.list-leaks-other-clients': async (s) => {
     const theirs = new Set(s.client('secondary').numbers.map((n) => n.numberId));
     return !(await call(s, 'GET', '/api/core/numbers')).body.numbers.some((n: { numberId: string }) => theirs.has(n.numberId));
+  },
+  'numbers.list-latin1-body': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: 'CR-é' } });
+      const listed = await s.app.inject({ method: 'GET', url: '/api/core/numbers', headers: { authorization: `Bearer ${await s.token()}` } });
+      return isUtf8(listed.rawPayload) && listed.body.includes('CR-é');
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    }
   },
   'numbers.client-race': async (s) => {
     const tokens = { primary: await s.token(), secondary: await s.token('secondary') };
@@ -2074,6 +2096,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
+  'errors.unlabelled-update-body-500': async (s) => {
+    const { numberId, smsEnabled } = primaryNumber(s);
+    const answer = await s.app.inject({ method: 'PATCH', url: `/api/core/numbers/${numberId}`, headers: { authorization: `Bearer ${await s.token()}` }, payload: JSON.stringify({ smsEnabled }) });
+    return answer.statusCode < 500;
+  },
   'errors.escaped-slash-refused': async (s) => {
     const numberId = primaryNumber(s).numberId;
     try {
