@@ -166,6 +166,14 @@ export const ERRORS_FAULTS = {
       answer.reply.header('allow', 'GET');
     },
   },
+  'errors.no-date-on-errors': {
+    breaks: ['ERR-107'],
+    description: 'a 4xx answer of a core route carries no Date header (its error writer bypasses the one the framework adds); successes and the token endpoint still carry it',
+    route: ANY_CORE_ROUTE,
+    answer(answer) {
+      if (answer.status >= 400 && answer.status < 500) answer.reply.raw.sendDate = false;
+    },
+  },
   'errors.head-refused': {
     breaks: ['ERR-105'],
     description: 'HEAD is answered 405 (Allow: GET) on the paths served by GET: only the methods a route names are served',
@@ -183,6 +191,14 @@ export const ERRORS_FAULTS = {
     answer(answer) {
       // The content handed on is empty, so the length counted from it is 0.
       if (answer.status < 300) answer.text = '';
+    },
+  },
+  'errors.head-without-content-type': {
+    breaks: ['ERR-105'],
+    description: "the answer to HEAD on a GET path carries no Content-Type, where GET's says application/json (status, length and the empty body are right)",
+    route: /^HEAD /,
+    answer(answer) {
+      if (answer.status < 300) answer.reply.removeHeader('content-type');
     },
   },
   'errors.head-sends-content': {

@@ -352,6 +352,12 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preValidation: fieldFingerprintedAs('messageType', () => undefined),
   },
+  'idempotency.fingerprint-recipient-set': {
+    breaks: ['IDEM-002'],
+    description: "a payload's recipients are fingerprinted as a set, each once: the same key with a recipient given again beside itself replays the first send instead of being refused",
+    route: SEND,
+    preHandler: fieldFingerprintedAs('to', (to) => (Array.isArray(to) ? [...new Set(to)] : to)),
+  },
   'idempotency.fingerprint-text-first-segment': {
     breaks: ['IDEM-002'],
     description: "a payload's text is fingerprinted by its first 160 characters (one SMS segment): the same key with a longer text changed past them replays the first send instead of being refused",

@@ -157,6 +157,7 @@ export const REQUIREMENT_IDS = [
   'ERR-104',
   'ERR-105',
   'ERR-106',
+  'ERR-107',
   'ERR-101',
   'ERR-201',
   'ERR-202',

@@ -1,10 +1,10 @@
-import type { CallOptions } from '../../harness/api-client.ts';
+import type { ApiResponse, CallOptions } from '../../harness/api-client.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { CASES_AT_ONCE } from '../../harness/property.ts';
 import { applyFieldDefect, fieldDefects, SEARCH_FIELDS, SEND_FIELDS, UPDATE_FIELDS, type FieldTable } from '../../generators/field-type-defects.ts';
-import { requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
+import { CORE_OPERATIONS, acceptedRequestFor, requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
 import { anyOwnNumber } from '../support/sends.ts';
-import { ERROR_PROBES, type ErrorProbe } from './error-probes.ts';
+import { ERROR_PROBES, NO_SUCH_CORE_PATH, type ErrorProbe } from './error-probes.ts';
 import { rawExchange } from '../../harness/raw-http.ts';
 
 // Standards guide, "Errors and tenancy": error bodies never carry stack traces or internals.
@@ -140,6 +140,10 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
       // have. The context, unlike the list, does not move while other tests run.
       const length = head.headers['content-length'];
       if (op === 'whoami' && length !== undefined) expect(Number(length), `ERR-105: the Content-Length of the answer to HEAD on the path of ${op} is the ${Buffer.byteLength(get.text)} octets GET's content has`).toBe(Buffer.byteLength(get.text));
+      // RFC 9110 9.3.2: the same header fields as GET, but those whose value only generating the
+      // content determines. Content-Type is known before: a HEAD answered without it tells a
+      // client checking a resource's type that it has none.
+      expect(head.headers['content-type'], `ERR-105: the answer to HEAD on the path of ${op} carries the Content-Type GET's does (${get.headers['content-type']})`).toBe(get.headers['content-type']);
       // No content follows the head on the wire either (RFC 9110 9.3.2): a client library that
       // knows HEAD has none never reads bytes sent after it, which then corrupt the next answer on
       // the connection; read as bytes, they show.
@@ -150,4 +154,34 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
       expect(anonymous.status, `AUTH-001: HEAD on the path of ${op} without a bearer token is answered 401, as GET without one is; got ${anonymous.describe()}`).toBe(401);
     });
   }
+});
+
+// RFC 9110 6.6.1: an origin server with a clock sends Date on every 2xx, 3xx and 4xx answer. Each
+// kind of answer is asked, at once: a token issued and one refused, each core route's success and
+// its refusal without a token, and a path that names no route, as a server that writes some answers
+// past its framework leaves Date out of those alone.
+const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+test.describe('RFC 9110 6.6.1: every answer carries Date', () => {
+  test('every 2xx and 4xx answer, of the token endpoint and of each core route, carries Date in the IMF-fixdate form', { tag: ['@ERR-107'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const ctx = { api, target, knownNumbers, newKey };
+    const { clientId, clientSecret } = target.clients.primary;
+    const asked: Array<[string, Promise<ApiResponse>]> = [
+      ['a token issued', api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } })],
+      // An unknown grant type, which no credential check is reached for (a wrong secret would count against the client's failed attempts).
+      ['a token refused for an unsupported grant_type', api.call('token', { json: { grant_type: 'conformance_unknown_grant', client_id: clientId, client_secret: clientSecret } })],
+      ['a path under /api/core/ that names no route', api.call('whoami', { path: NO_SUCH_CORE_PATH })],
+    ];
+    for (const op of CORE_OPERATIONS) {
+      asked.push([`${op}, accepted`, acceptedRequestFor(op, ctx).then((request) => api.call(op, request))]);
+      asked.push([`${op} without a bearer token`, requestFor(op, ctx).then((request) => api.call(op, { ...request, as: 'none' }))]);
+    }
+    const answers = await Promise.all(asked.map(async ([what, answer]) => ({ what, res: await answer })));
+    let judged = 0;
+    for (const { what, res } of answers.filter(({ res }) => res.status >= 200 && res.status < 500)) {
+      judged++;
+      expect.soft(res.headers['date'], `ERR-107: the answer to ${what} (${res.status}) carries Date in the IMF-fixdate form; got ${res.headers['date'] === undefined ? 'no Date' : `Date: ${res.headers['date']}`}`).toMatch(IMF_FIXDATE);
+    }
+    expect(judged, 'ERR-107: answers of 2xx or 4xx to judge').toBeGreaterThan(0);
+  });
 });

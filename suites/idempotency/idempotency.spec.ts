@@ -250,6 +250,20 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
     expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with the recipients reordered, the original payload still replays its first send').toEqual(sorted(first));
   });
 
+  // Its neighbour: a recipient given again beside itself. Another JSON array, so another payload,
+  // whatever the server makes of the repeat (a request defect, one message, two): a server that
+  // fingerprints the recipients as a set takes it for the same payload and replays.
+  test('reusing a key with a recipient given twice where it was given once is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const [recipient] = deliveredRecipients(target, 1);
+    const key = newKey();
+    const body = smsPayload(smsNumber(knownNumbers), [recipient!], 'unsafe-repeat');
+    const first = expectQueuedFor(await send(api, key, body), 'IDEM-002', 'the first send');
+    const changed = await send(api, key, { ...body, to: [recipient!, recipient!] });
+    expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with ${recipient} given twice in to, where the first send gave it once (another JSON array), is refused as a request defect or 409 CONFLICT, never a 2xx`);
+    const replay = await send(api, key, body);
+    expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with the recipient repeated, the original payload still replays its first send').toEqual(sorted(first));
+  });
+
   test('reusing a key for an MMS with its media given twice is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Media is part of the payload like any other field: a server whose fingerprint leaves it
     // out replays the first MMS for an MMS that carries other media.

@@ -609,6 +609,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     expect((await send(s, body, key)).status).toBe(202);
     return (await send(s, { ...body, messageType: 'MMS' }, key)).status !== 202;
   },
+  'idempotency.fingerprint-recipient-set': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    expect((await send(s, body, key)).status).toBe(202);
+    return (await send(s, { ...body, to: [...(body.to as string[]), ...(body.to as string[])] }, key)).status !== 202;
+  },
   'idempotency.fingerprint-includes-content-type': async (s) => {
     const key = newKey();
     const body = JSON.stringify(sendBody(primaryNumber(s).numberId));
@@ -751,6 +757,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await s.app.inject({ method: 'POST', url: '/api/core/numbers/search', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: Buffer.concat([Buffer.from('{"npa":"202","note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]) });
     return res.statusCode < 500;
   },
+  'errors.no-date-on-errors': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null })).headers.date !== undefined,
   'errors.allow-omits-head': async (s) => {
     const res = await s.app.inject({ method: 'DELETE', url: '/api/core/whoami', headers: { authorization: `Bearer ${await s.token()}` } });
     return res.statusCode !== 405 || /\bHEAD\b/.test(String(res.headers.allow));
@@ -763,6 +770,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'errors.allow-names-refused-method': async (s) => {
     const res = await call(s, 'POST', '/api/core/numbers', { payload: {} });
     return !(res.status === 405 && /\bPOST\b/i.test(String(res.headers.allow ?? '')));
+  },
+  'errors.head-without-content-type': async (s) => {
+    const head = await headWhoami(s, undefined);
+    const get = await s.app.inject({ method: 'GET', url: '/api/core/whoami', headers: { authorization: `Bearer ${await s.token('primary')}` } });
+    return head.status === 200 && head.headers['content-type'] === get.headers['content-type'];
   },
   'errors.head-content-length-zero': async (s) => {
     const head = await headWhoami(s, undefined);
