@@ -2,7 +2,7 @@ import type { FastifyError, FastifyRequest } from 'fastify';
 import { CoreError, coreErrorBody, OAuthError } from '../reference/errors.ts';
 import { toCoreError } from '../reference/routes/coreErrorHandler.ts';
 import type { SendRequest } from '../reference/send/sendRequest.ts';
-import { rawBodyOf, type FaultDefinition } from './fault.ts';
+import { objectBodyOf, rawBodyOf, type FaultDefinition } from './fault.ts';
 
 // Faults of the error model (section 7).
 
@@ -172,6 +172,17 @@ export const ERRORS_FAULTS = {
     route: ANY_CORE_ROUTE,
     answer(answer) {
       if (answer.status >= 400 && answer.status < 500) answer.reply.raw.sendDate = false;
+    },
+  },
+  'errors.message-array-for-invalid-recipients': {
+    breaks: ['ERR-001'],
+    description: 'a send with two or more recipients that are not E.164 is answered 400 whose error.message is an array, one message per bad recipient; with one bad recipient it stays a string',
+    route: 'POST /api/core/messages/send',
+    answer(answer) {
+      const to = objectBodyOf(answer.request)?.to;
+      const bad = Array.isArray(to) ? to.filter((r) => typeof r !== 'string' || !/^\+[1-9]\d{1,14}$/.test(r)) : [];
+      if (answer.status !== 400 || bad.length < 2) return;
+      answer.body = { ...answer.body, error: { ...answer.body.error, message: bad.map((r) => `${JSON.stringify(r)} is not an E.164 number.`) } };
     },
   },
   'errors.head-refused': {

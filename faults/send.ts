@@ -313,6 +313,15 @@ export const SEND_FAULTS = {
       return resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
     }),
   },
+  'send.padded-send-from-trimmed': {
+    breaks: ['SEND-004'],
+    description: "a sendFrom with whitespace around it is trimmed before its number is looked up: the client's own numberId padded with spaces is accepted",
+    route: SEND,
+    preValidation(request) {
+      const body = objectBodyOf(request);
+      if (typeof body?.sendFrom === 'string') body.sendFrom = body.sendFrom.trim();
+    },
+  },
   'send.own-phone-resolved-for-mms': {
     breaks: ['SEND-006'],
     description: "the sendFrom of an MMS that is one of the client's own phone numbers is mapped to its numberId and accepted (an SMS's is still refused)",

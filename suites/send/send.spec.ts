@@ -100,6 +100,19 @@ test.describe('4.6 rule 4: sendFrom ownership', () => {
     const res = await send(api, newKey(), smsPayload(knownNumbers.foreign, deliveredRecipients(target), 'foreign-send-from'));
     expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom not owned by the client is 403 FORBIDDEN');
   });
+
+  // The neighbour of the client's own numberId: the same characters with whitespace around them,
+  // which is no numberId the service issued (an identifier is the string the list gives). It is
+  // not owned (403), or refused as invalid; a server that trims sendFrom before it looks the
+  // number up sends from a value the client was never given.
+  test("the client's own numberId with whitespace around it is no number it owns, and is never accepted", { tag: ['@SEND-004'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const own = smsNumber(knownNumbers);
+    const answers = await Promise.all([` ${own}`, `${own} `, `\t${own}\n`].map(async (sendFrom) => ({ sendFrom, res: await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 'padded-send-from')) })));
+    for (const { sendFrom, res } of answers) {
+      expect.soft(res.status === 403 || isRequestDefectAnswer(res.status), `SEND-004: sendFrom ${JSON.stringify(sendFrom)}, the client's numberId with whitespace around it, is refused 403 FORBIDDEN (not a number it owns) or as a request defect; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+      expect.soft(messageIdsOf(res), `SEND-004: the send from ${JSON.stringify(sendFrom)} reports no message`).toEqual([]);
+    }
+  });
 });
 
 test.describe('4.6 rule 4: ownership is checked whatever the other client set on its number', () => {
@@ -297,6 +310,27 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
       expect(res).toBeRequestDefect(`SEND-007: recipient ${JSON.stringify(value)} is not E.164`);
     });
   }
+
+  // Several invalid recipients at once, alone and beside a valid one: one answer for the request,
+  // in the wrapper as section 7.2 gives it (a string message, an object of details), however many
+  // recipients broke the rule. A server that gathers one message per bad recipient is right on
+  // every send with one.
+  test('two or three invalid recipients, alone or beside a valid one, make the request invalid and get one error in the wrapper', { tag: ['@SEND-007', '@ERR-001'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const [valid] = deliveredRecipients(target);
+    const cases: Array<[string, unknown[]]> = [
+      ['two invalid recipients', ['12025550100', '+1202555O100']],
+      ['three invalid recipients', ['12025550100', '+1202555O100', '++12025550100']],
+      ['two invalid recipients beside a valid one', ['12025550100', valid, '+1202555O100']],
+    ];
+    const answers = await Promise.all(cases.map(async ([what, to]) => ({ what, ...(await answerOf(send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), [], 'invalid-recipients'), to }))) })));
+    for (const { what, res } of answers) {
+      expect.soft(res).toBeRequestDefect(`SEND-007: ${what} make the request invalid`);
+      expect.soft(typeof res.body?.error?.message, `ERR-001: ${what}: error.message is one string (section 7.2); body ${res.text.slice(0, 300)}`).toBe('string');
+    }
+    // SEND-007 and the message first, then what else an answer breaks (the wrapper's other members: ERR-001).
+    const violation = answers.find((a) => a.violation !== null)?.violation;
+    if (violation) throw violation;
+  });
 
   test('one invalid recipient among valid ones makes the whole request invalid', { tag: ['@SEND-007'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Rule 6 says the request is invalid, not that the bad recipient alone is dropped.

@@ -343,6 +343,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
   'send.padded-own-phone-resolved': async (s) => (await send(s, sendBody(` ${primaryNumber(s).phoneNumber}`))).status !== 202,
+  'send.padded-send-from-trimmed': async (s) => (await send(s, sendBody(` ${primaryNumber(s).numberId} `))).status !== 202,
   'send.own-phone-resolved-for-mms': async (s) =>
     (await send(s, sendBody(primaryNumber(s).phoneNumber, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
   'send.key-header-one-spelling': async (s) => {
@@ -758,6 +759,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.statusCode < 500;
   },
   'errors.no-date-on-errors': async (s) => (await call(s, 'GET', '/api/core/whoami', { token: null })).headers.date !== undefined,
+  'errors.message-array-for-invalid-recipients': async (s) => {
+    const res = await send(s, { ...sendBody(primaryNumber(s).numberId), to: ['12025550100', '+1202555O100'] });
+    return res.status === 400 && typeof res.body.error.message === 'string';
+  },
   'errors.allow-omits-head': async (s) => {
     const res = await s.app.inject({ method: 'DELETE', url: '/api/core/whoami', headers: { authorization: `Bearer ${await s.token()}` } });
     return res.statusCode !== 405 || /\bHEAD\b/.test(String(res.headers.allow));
