@@ -323,6 +323,14 @@ export const TOKEN_FAULTS = {
       answer.reply.removeHeader('www-authenticate');
     },
   },
+  'token.basic-challenge-without-realm': {
+    breaks: ['TOKEN-104'],
+    description: 'invalid_client after HTTP Basic is 401 with a bare "WWW-Authenticate: Basic", without the realm RFC 7617 requires',
+    route: TOKEN,
+    answer(answer) {
+      if (answer.status === 401 && /^\s*basic\b/i.test(String(answer.reply.getHeader('www-authenticate') ?? ''))) answer.reply.header('www-authenticate', 'Basic');
+    },
+  },
   'token.unsupported-grant-wrong-code': {
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',

@@ -1,7 +1,7 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { ApiResponse } from '../../harness/api-client.ts';
 import { expect, test } from '../../harness/fixtures.ts';
-import { bearerChallenge, malformedParts, parseChallenges, type Challenge } from './challenge.ts';
+import { bearerChallenge, malformedParts, parseChallenges, type Challenge } from '../support/challenge.ts';
 import { ACCEPTED_BY, CORE_OPERATIONS, acceptedRequestFor, issueToken, requestFor, unknownToken } from '../support/core-routes.ts';
 import { otherwiseAnswered } from './otherwise-answered.ts';
 

@@ -1,6 +1,7 @@
 import { basicCredentials, tokenRequest } from '../../harness/basic-auth.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { failingClient } from './failing-clients.ts';
+import { malformedParts, parseChallenges } from '../support/challenge.ts';
 
 // What RFC 6749 and RFC 9110 add where the document leaves the token endpoint open.
 // Level standard: a failure here is non-strict unless the run is strict.
@@ -56,7 +57,14 @@ test.describe('RFC 6749 5.2 Error response', () => {
     const answers = await Promise.all(cases.map(async ({ what, header }) => ({ what, res: await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization: header } }) })));
     for (const { what, res } of answers) {
       expect.soft(res).toHaveStatus(401, `TOKEN-104: invalid_client via the Authorization header (${what}) is 401`);
-      expect.soft(res.headers['www-authenticate'] ?? '', `TOKEN-104: WWW-Authenticate names the Basic scheme (${what})`).toMatch(/^\s*basic\b/i);
+      const value = res.headers['www-authenticate'] ?? '';
+      expect.soft(value, `TOKEN-104: WWW-Authenticate names the Basic scheme (${what})`).toMatch(/^\s*basic\b/i);
+      // RFC 7617 2: the Basic challenge's realm is REQUIRED, and RFC 9110 11.5 has a sender write it
+      // as a quoted string; the header parses whole (RFC 9110 11.6.1).
+      const basic = parseChallenges(value).find((c) => c.scheme.toLowerCase() === 'basic');
+      expect.soft(basic?.params.realm, `TOKEN-104: the Basic challenge carries a realm (RFC 7617 2) (${what}); got ${JSON.stringify(value)}`).toBeDefined();
+      if (basic?.params.realm !== undefined) expect.soft(value, `TOKEN-104: the Basic challenge's realm is a quoted string (RFC 9110 11.5) (${what})`).toMatch(/\brealm\s*=\s*"/i);
+      expect.soft(malformedParts(value), `TOKEN-104: every part of WWW-Authenticate parses as RFC 9110 11.6.1 writes a challenge (${what}); got ${JSON.stringify(value)}`).toEqual([]);
     }
   });
 

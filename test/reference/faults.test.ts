@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { request as undiciRequest } from 'undici';
 import { parseCommandLine } from '../../reference/cli/args.ts';
-import { malformedParts } from '../../suites/bearer/challenge.ts';
+import { malformedParts } from '../../suites/support/challenge.ts';
 import { ConfigError } from '../../reference/errors.ts';
 import { FAULTS, FAULT_NAMES, faultBanner, parseFaults, type FaultName } from '../../faults/index.ts';
 import { faultExtension } from '../../faults/inject.ts';
@@ -841,6 +841,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'token.array-parameter-unwrapped': async (s) => (await token(s, { ...credentials(s), client_secret: [credentials(s).client_secret] })).status === 400,
   'token.core-error-shape': async (s) => typeof (await token(s, { grant_type: 'client_credentials' })).body.error === 'string',
   'token.other-method-core-wrapper': async (s) => typeof (await call(s, 'GET', '/api/auth/token', { token: null })).body?.error === 'string',
+  'token.basic-challenge-without-realm': async (s) => {
+    const { clientId } = s.client('primary');
+    const res = await token(s, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from(`${clientId}:wrong`).toString('base64')}` });
+    return res.status === 401 && /^Basic\s+realm="/i.test(String(res.headers['www-authenticate']));
+  },
   'token.basic-unknown-client-400': async (s) => {
     const res = await call(s, 'POST', '/api/auth/token', { token: null, headers: { authorization: `Basic ${Buffer.from('nobody:x').toString('base64')}` }, payload: { grant_type: 'client_credentials' } });
     return res.status === 401;

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { bearerChallenge, malformedParts } from '../../suites/bearer/challenge.ts';
+import { bearerChallenge, malformedParts } from '../../suites/support/challenge.ts';
 
 // WWW-Authenticate read as RFC 9110 11.6.1 writes it (AUTH-101..AUTH-103 read the Bearer challenge
 // through it): the parts its grammar does not take are named, and the rest still parses.
