@@ -20,6 +20,10 @@ const lastUsedTimes = new WeakMap<object, Map<string, number>>();
 const lastUsedBy = (stores: object) => ofServer(lastUsedTimes, stores, () => new Map<string, number>());
 const SLIDING_WINDOW_MS = 5_000;
 
+/** The hashes of the tokens issued after HTTP Basic, per server, under auth.basic-tokens-outlive-expires-in. */
+const basicTokens = new WeakMap<object, Set<string>>();
+const basicTokensOf = (stores: object) => ofServer(basicTokens, stores, () => new Set<string>());
+
 /** When each token was issued and to which client, and when each client last failed to authenticate, per server, under auth.failed-token-request-revokes. */
 const revocations = new WeakMap<object, { issued: Map<string, { client: string; at: number }>; failed: Map<string, number> }>();
 const revocationsOf = (stores: object) => ofServer(revocations, stores, () => ({ issued: new Map<string, { client: string; at: number }>(), failed: new Map<string, number>() }));
@@ -104,6 +108,23 @@ export const AUTH_FAULTS = {
       authenticate: async (request, reply) => {
         const token = tokenOf(request);
         const client = token === undefined ? undefined : stores.clients.byTokenHash(tokenHash(token), 0);
+        if (!client) return authenticate(request, reply);
+        request.apiClient = client;
+      },
+    }),
+  },
+  'auth.basic-tokens-outlive-expires-in': {
+    breaks: ['AUTH-003'],
+    description: 'a token issued to a client that authenticated with HTTP Basic never expires, whatever expires_in it reported; tokens asked for with body credentials expire as they say',
+    route: 'POST /api/auth/token',
+    answer({ request, status, body }, { stores }) {
+      if (status === 200 && typeof body.access_token === 'string' && /^\s*basic\s/i.test(request.headers.authorization ?? '')) basicTokensOf(stores).add(tokenHash(body.access_token));
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        const token = tokenOf(request);
+        const hash = token === undefined ? undefined : tokenHash(token);
+        const client = hash !== undefined && basicTokensOf(stores).has(hash) ? stores.clients.byTokenHash(hash, 0) : undefined;
         if (!client) return authenticate(request, reply);
         request.apiClient = client;
       },

@@ -573,6 +573,12 @@ export interface WatchedToken {
   seconds: number;
   /** Milliseconds from the request to the first 401 before the lifetime less the tolerance was out; undefined when none came. */
   refusedAfterMs?: number;
+  /**
+   * Milliseconds from the request to the moment the token was still accepted (2xx), presented
+   * once more when its reported lifetime and EXPIRY_MARGIN_MS were out; undefined when it was
+   * refused then, or its lifetime is past the wait (maxWaitSeconds) and it was not presented.
+   */
+  acceptedAfterMs?: number;
 }
 
 /**
@@ -610,6 +616,16 @@ export async function watchTokenWays(
     }
     const left = Math.min(...live.map((w) => watchMs(w) - (Date.now() - w.requestedAt)));
     await sleep(Math.max(0, Math.min(left > WATCH_FINE_SPAN_MS ? WATCH_COARSE_POLL_MS : WATCH_FINE_POLL_MS, left)));
+  }
+  // The other end of the lifetime (AUTH-003): each token still taken up to the end of its watch
+  // is presented once more when what it reported, and EXPIRY_MARGIN_MS, are out. A server that
+  // expires the tokens of one way of asking and not another's is right on the worker's token.
+  const due = (w: WatchedToken) => w.requestedAt + w.seconds * 1000 + EXPIRY_MARGIN_MS;
+  for (const w of usable.filter((w) => w.refusedAfterMs === undefined && w.seconds <= maxWaitSeconds).sort((a, b) => due(a) - due(b))) {
+    if (signal?.aborted) break;
+    await sleep(Math.max(0, due(w) - Date.now()));
+    const res = await whoami(String(w.issued.body.access_token));
+    if (res.status >= 200 && res.status < 300) w.acceptedAfterMs = Date.now() - w.requestedAt;
   }
   return watched;
 }

@@ -13,7 +13,7 @@ import { ControlClient, ControlPlaneError } from '../../harness/control.ts';
 import { HarnessStop } from '../../harness/judgement.ts';
 import { reasonFor, suppliedBy } from '../../harness/plan.ts';
 import { clientWebhookUrl, RecordedChannel, startRunReceiver } from '../../harness/run-receiver.ts';
-import { acceptedPastLifetimeMs, loadTokenIssuedEarly, obtainExpiredToken, saveTokenIssuedEarly, TriggerError, TriggerSet, UNSEEN_EXPIRED_TOKENS, type TriggerContext } from '../../harness/triggers.ts';
+import { acceptedPastLifetimeMs, loadTokenIssuedEarly, obtainExpiredToken, saveTokenIssuedEarly, TriggerError, TriggerSet, UNSEEN_EXPIRED_TOKENS, watchTokenWays, type TriggerContext } from '../../harness/triggers.ts';
 
 const primary = { clientId: 'p', clientSecret: 'ps' };
 const minimal = { baseUrl: 'https://api.example.com', clients: { primary } };
@@ -310,4 +310,26 @@ test('a token still taken later than its expires_in, past the tolerance, is coun
   // Taken 2 s past it: 500 ms beyond the tolerance.
   expect(acceptedPastLifetimeMs({ ...base, lastAcceptedMs: 100 + 5_000 + 2_000 })).toBe(500);
   expect(acceptedPastLifetimeMs({ ...base, lastAcceptedMs: null })).toBe(0);
+});
+
+// TOKEN-011 and AUTH-003 on the tokens of the other ways of asking: watched through their
+// lifetime, then presented once more when it and the margin are out.
+test('the token-ways watch records a token refused early and one still accepted once its lifetime is out, and leaves a token that expires as it says alone', async () => {
+  const issuedAt = new Map<string, number>();
+  const lives: Record<string, number> = { early: 100, honest: 2_000, immortal: Number.POSITIVE_INFINITY };
+  const issue = (token: string) => async () => {
+    issuedAt.set(token, Date.now());
+    return { status: 200, body: { access_token: token, token_type: 'bearer', expires_in: 2 } } as unknown as ApiResponse;
+  };
+  const whoami = async (token: string) => ({ status: Date.now() - issuedAt.get(token)! < lives[token]! ? 200 : 401 }) as unknown as ApiResponse;
+  // One way per watch, at once: several ways in one watch are asked for STAGGER_MS apart.
+  const [early, honest, immortal] = (
+    await Promise.all((['early', 'honest', 'immortal'] as const).map((token) => watchTokenWays([[`the way whose token is ${token}`, issue(token)]], whoami, 3)))
+  ).map(([watched]) => watched);
+  expect(early!.refusedAfterMs, 'refused before its lifetime less the tolerance').toBeDefined();
+  expect(early!.acceptedAfterMs).toBeUndefined();
+  expect(honest!.refusedAfterMs).toBeUndefined();
+  expect(honest!.acceptedAfterMs, 'refused once its lifetime and the margin were out').toBeUndefined();
+  expect(immortal!.refusedAfterMs).toBeUndefined();
+  expect(immortal!.acceptedAfterMs, 'still accepted past its lifetime and the margin').toBeGreaterThan(2_000);
 });

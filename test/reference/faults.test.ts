@@ -1001,6 +1001,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
     return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
   },
+  'auth.basic-tokens-outlive-expires-in': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const issued = await token(s, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` });
+    await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId } });
+    return (await call(s, 'GET', '/api/core/whoami', { token: issued.body.access_token })).status === 401;
+  },
   // A token used a moment before the control plane expires it: still refused after.
   'auth.expiry-slides-with-use': async (s) => {
     const bearer = await s.token();
