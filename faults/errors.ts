@@ -212,6 +212,17 @@ export const ERRORS_FAULTS = {
       if (answer.status < 300) answer.reply.removeHeader('content-type');
     },
   },
+  'errors.head-served-on-token-path': {
+    breaks: ['ERR-105'],
+    description: "HEAD on the token endpoint's path is answered 200, where GET there is refused 405 (a HEAD handler registered beside the POST route)",
+    route: /^HEAD /,
+    answer(answer) {
+      if (answer.status !== 405 || !/^\/api\/auth\/token(\?|$)/.test(answer.request.url)) return;
+      answer.status = 200;
+      answer.body = {};
+      answer.reply.removeHeader('allow');
+    },
+  },
   'errors.head-sends-content': {
     breaks: ['ERR-105'],
     description: "the answer to HEAD on a GET path is followed on the connection by GET's content, which corrupts the next answer there (the head itself is right)",

@@ -168,6 +168,15 @@ export const SEND_FAULTS = {
       return theirs && theirs.apiClientId !== client.apiClientId ? theirs : resolveSendFrom(request, client, numbers);
     }),
   },
+  'send.foreign-send-from-to-held-numbers': {
+    breaks: ['SEND-004'],
+    description: "a sendFrom naming another client's number is accepted when every recipient is a phone number the service holds (messages between its own numbers skip the owner check); to any other recipient it is still 403",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const theirs = numbers.byId(request.sendFrom);
+      const internal = request.to.length > 0 && request.to.every((to) => numbers.byPhoneNumber(to) !== undefined);
+      return theirs && theirs.apiClientId !== client.apiClientId && internal ? theirs : resolveSendFrom(request, client, numbers);
+    }),
+  },
   'send.unknown-send-from-not-found': {
     breaks: ['SEND-004'],
     description: 'a sendFrom numberId that no client has is answered 404 NOT_FOUND instead of 403 FORBIDDEN (another client\'s number is still 403)',

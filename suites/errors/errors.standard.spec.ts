@@ -126,6 +126,27 @@ test.describe('RFC 3986 3.4: a query string leaves the route where it is', () =>
   });
 });
 
+test.describe('RFC 9110 9.3.2: HEAD where GET is not served', () => {
+  // HEAD is GET without the content: on the path of a route that takes another method, HEAD is
+  // answered with the status GET gets there (a 405 both, say), never served where GET is refused
+  // nor answered 404 where GET's 405 says the path names a resource. Each path is asked, with the
+  // client's token, as a framework that registers HEAD beside every route (or beside none) is
+  // right on one path and wrong on another.
+  test('on the paths of the token endpoint, search, update and send, HEAD is answered with the status GET gets', { tag: ['@ERR-105'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const ops = (['token', 'search', 'update', 'send'] as const).filter((op) => target.routes[op].method !== 'GET');
+    const pairs = await Promise.all(
+      ops.map(async (op) => {
+        const { params } = op === 'token' ? { params: undefined } : await requestFor(op, { api, target, knownNumbers, newKey });
+        const [get, head] = await Promise.all(['GET', 'HEAD'].map((method) => api.call(op, { method, ...(params && { params }) })));
+        return { op, get: get!, head: head! };
+      }),
+    );
+    for (const { op, get, head } of pairs) {
+      expect.soft(head.status, `ERR-105: HEAD on the path of ${op} (a ${target.routes[op].method} route) is answered as GET is there (${get.describe()}); got ${head.describe()}`).toBe(get.status);
+    }
+  });
+});
+
 test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
   // A resource served by GET is served by HEAD too: the same status, no content. A framework that
   // registers only the methods a route names answers HEAD 405 (or 404) where GET is 200.

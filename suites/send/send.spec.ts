@@ -99,6 +99,14 @@ test.describe('4.6 rule 4: sendFrom ownership', () => {
     if (!knownNumbers.foreign) notTestable("needs a number of a second client (clients.secondary or numbers.foreign in the target config)");
     const res = await send(api, newKey(), smsPayload(knownNumbers.foreign, deliveredRecipients(target), 'foreign-send-from'));
     expect(res).toBeCoreError(403, 'FORBIDDEN', 'SEND-004: a sendFrom not owned by the client is 403 FORBIDDEN');
+    // Its siblings: the same send to phone numbers the service itself holds, the client's own
+    // (where its list shows them and the target admits them as recipients). Rule 4 asks who owns
+    // sendFrom, whoever the recipient is: a server that routes messages between its own numbers
+    // down another path, and checks the owner only on the way out, queues them.
+    const admitted = new RegExp(target.recipients.allowPattern);
+    const held = [...new Set(knownNumbers.all.flatMap((n) => Object.values(n).filter((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v))))].slice(0, 2);
+    const toHeld = await Promise.all(held.map(async (phone) => ({ phone, res: await send(api, newKey(), smsPayload(knownNumbers.foreign!, [phone], 'foreign-send-from-held')) })));
+    for (const { phone, res: answer } of toHeld) expect.soft(answer).toBeCoreError(403, 'FORBIDDEN', `SEND-004: a sendFrom not owned by the client, sending to ${phone}, a number the client holds, is 403 FORBIDDEN`);
   });
 
   // The neighbour of the client's own numberId: the same characters with whitespace around them,

@@ -339,6 +339,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await send(s, body, key);
     return (await send(s, body, key, await s.token('secondary'))).status === 403;
   },
+  'send.foreign-send-from-to-held-numbers': async (s) => (await send(s, { ...sendBody(s.client('secondary').numbers[0]!.numberId), to: [primaryNumber(s).phoneNumber] })).status === 403,
   'send.unknown-send-from-not-found': async (s) => (await send(s, sendBody('num_0000000000000000000000000000dead'))).status === 403,
   'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
@@ -775,6 +776,10 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'errors.allow-names-refused-method': async (s) => {
     const res = await call(s, 'POST', '/api/core/numbers', { payload: {} });
     return !(res.status === 405 && /\bPOST\b/i.test(String(res.headers.allow ?? '')));
+  },
+  'errors.head-served-on-token-path': async (s) => {
+    const [get, head] = await Promise.all((['GET', 'HEAD'] as const).map((method) => s.app.inject({ method, url: '/api/auth/token' })));
+    return get!.statusCode === head!.statusCode;
   },
   'errors.head-without-content-type': async (s) => {
     const head = await headWhoami(s, undefined);
