@@ -20,6 +20,10 @@ const lastUsedTimes = new WeakMap<object, Map<string, number>>();
 const lastUsedBy = (stores: object) => ofServer(lastUsedTimes, stores, () => new Map<string, number>());
 const SLIDING_WINDOW_MS = 5_000;
 
+/** How many requests each token authenticated, per server, under auth.token-use-quota, and how many it may. */
+const tokenUses = new WeakMap<object, Map<string, number>>();
+const TOKEN_USE_QUOTA = 150;
+
 /** The hashes of the tokens issued after HTTP Basic, per server, under auth.basic-tokens-outlive-expires-in. */
 const basicTokens = new WeakMap<object, Set<string>>();
 const basicTokensOf = (stores: object) => ofServer(basicTokens, stores, () => new Set<string>());
@@ -397,6 +401,22 @@ export const AUTH_FAULTS = {
         return authenticate(request, reply);
       },
     }),
+  },
+  'auth.token-use-quota': {
+    breaks: ['TOKEN-011'],
+    description: 'a token is refused 401 once it has authenticated 150 requests, long before its expires_in is out (a per-token quota counted as if it were the lifetime)',
+    behaviour: ({ authenticate }, { stores }) => {
+      const uses = ofServer(tokenUses, stores, () => new Map<string, number>());
+      return {
+        authenticate: async (request, reply) => {
+          const token = tokenOf(request);
+          const hash = token === undefined ? undefined : tokenHash(token);
+          if (hash !== undefined && (uses.get(hash) ?? 0) >= TOKEN_USE_QUOTA) throw unauthorized('The bearer token is unknown or expired.', true);
+          await authenticate(request, reply);
+          if (hash !== undefined && request.apiClient) uses.set(hash, (uses.get(hash) ?? 0) + 1);
+        },
+      };
+    },
   },
   'auth.older-tokens-revoked': {
     breaks: ['TOKEN-011'],

@@ -26,7 +26,14 @@ export class ControlClient {
   /** Whether the harness has made the search's upstream fail or stall (by this plane or a request trigger) and not yet restored it. */
   upstreamFaulted = false;
 
-  constructor(private readonly target: Target) {}
+  /**
+   * `touched`: told before the plane is asked to expire a client's tokens or change its status,
+   * the two ways the harness itself ends tokens early (harness/token-refusals.ts).
+   */
+  constructor(
+    private readonly target: Target,
+    private readonly touched: (clientId: string, action: 'expire tokens' | 'status') => void = () => {},
+  ) {}
 
   /** Make the search's upstream fail with `status`, stall, or behave again. */
   upstream(mode: 'ok' | 'fail' | 'stall', status?: number): Promise<unknown> {
@@ -36,6 +43,7 @@ export class ControlClient {
 
   /** Expire every live token of a client now. */
   expireTokens(clientId: string): Promise<unknown> {
+    this.touched(clientId, 'expire tokens');
     return this.post('POST', '/tokens/expire', { clientId });
   }
 
@@ -51,6 +59,7 @@ export class ControlClient {
 
   /** Suspend a client, or make it ACTIVE again (profile client.status). */
   clientStatus(clientId: string, status: 'SUSPENDED' | 'ACTIVE'): Promise<unknown> {
+    this.touched(clientId, 'status');
     return this.post('PUT', `/clients/${encodeURIComponent(clientId)}/status`, { status });
   }
 

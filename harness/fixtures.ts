@@ -16,6 +16,7 @@ import { loadRunTarget, ownFixtures, runSettings, type RunSettings } from './set
 import { HARNESS_STOP, LOCKS, LOCKS_VALUES, RATE_LIMITED, REACHED_BY, RUN_STOPPED, RUN_STOPPED_ON, SENDS } from './annotations.ts';
 import { InterferenceError, interferenceSeen, interferenceWatch } from './interference.ts';
 import { auditCallbacks, CallbackAuditFailed } from './callback-audit.ts';
+import { controlTokenActions, EarlyTokenRefusals, recordControlTokenAction, refusalsNotCaused } from './token-refusals.ts';
 import { rateLimited, RequestPacer, type RateLimitTally } from './rate-limit.ts';
 import { judge, recordError, startRecording, type Judged, type Judgement } from './judgement.ts';
 import { RunState } from './run-state.ts';
@@ -23,7 +24,7 @@ import { EVERYTHING, RunLock, type Need } from './run-lock.ts';
 import { RunMessages } from './run-messages.ts';
 import { sharedCause, STOP_AFTER, stopReason } from './stop-rule.ts';
 import { reasonFor } from './plan.ts';
-import { loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, watchTokenWays, type ExpiredTokenOutcome, type Inbound, type WatchedToken } from './triggers.ts';
+import { LIFETIME_TOLERANCE_MS, loadTokenIssuedEarly, obtainExpiredToken, TriggerSet, watchTokenWays, type ExpiredTokenOutcome, type Inbound, type WatchedToken } from './triggers.ts';
 import { basicCredentials } from './basic-auth.ts';
 import { workerReceiverPort } from './run-receiver.ts';
 import { loadCatalogue } from './catalogue.ts';
@@ -215,12 +216,15 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
         if (!creds) continue;
         managers[role] = new TokenManager({
           obtain: async () => {
+            // The lifetime counts from the request: a token can only have been issued after it went out.
+            const requestedAt = Date.now();
             const res = await fetcher.call('token', {
               json: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
             });
             if (res.status !== 200 && res.status !== 201) throw new TokenNotIssued(`TOKEN-001, TOKEN-003: the ${role} client's configured credentials, in a JSON body, got no token: ${res.describe()} ${res.text.slice(0, 300)}`);
-            return { accessToken: res.body.access_token, expiresAt: Date.now() + Number(res.body.expires_in) * 1000 };
+            return { accessToken: res.body.access_token, expiresAt: requestedAt + Number(res.body.expires_in) * 1000 };
           },
+          earlyToleranceMs: LIFETIME_TOLERANCE_MS,
         });
       }
       await use(managers);
@@ -250,7 +254,7 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       const obtain = (early: ReturnType<typeof loadTokenIssuedEarly>) =>
         obtainExpiredToken(
           target,
-          new ControlClient(target),
+          new ControlClient(target, (clientId, action) => recordControlTokenAction(runSettings.runDir, { clientId, action, at: Date.now() })),
           (clientId, clientSecret) => fetcher.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
           (token) => fetcher.call('whoami', { as: 'none', headers: { authorization: `Bearer ${token}` } }),
           early,
@@ -420,7 +424,15 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       // target (they are set up once per worker, and run beside the tests from then on).
       void expiredTokenOnce;
       void tokenWaysWatch;
+      const roles = (['primary', 'secondary', 'special'] as const).filter((role) => tokens[role]);
+      const refusedBefore = new Map(roles.map((role) => [role, tokens[role]!.refusals.length]));
       await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens, messages: runMessages }));
+      // The held tokens this test's requests found refused before their lifetime was out (TOKEN-011), but those the control plane ended.
+      const early = roles.flatMap((role) => {
+        const clientId = target.clients[role]!.clientId;
+        const refusals = refusalsNotCaused(tokens[role]!.refusals.slice(refusedBefore.get(role)), controlTokenActions(runSettings.runDir, clientId));
+        return refusals.map((refusal) => ({ role, clientId, refusal }));
+      });
       // After a failed test, the lists are read for another run's marks: a setting another client
       // changed under the test (the judgement fixture then stops the run instead of failing it).
       if ((testInfo.status === 'failed' || testInfo.status === 'timedOut') && interferenceSeen(runSettings.runDir).length === 0) {
@@ -430,12 +442,13 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
           if (target.clients[role]) watch.check(await readNumbers(reader, role).catch(() => []), `the ${role} client's numbers list`);
         }
       }
+      if (early.length > 0) throw new EarlyTokenRefusals(early);
     },
     { box: 'self' },
   ],
   control: [
-    async ({ target }, use) => {
-      await use(new ControlClient(target));
+    async ({ target, runSettings }, use) => {
+      await use(new ControlClient(target, (clientId, action) => recordControlTokenAction(runSettings.runDir, { clientId, action, at: Date.now() })));
     },
     { box: 'self' },
   ],

@@ -78,3 +78,21 @@ test('it tells the token it holds and when it obtained it, and nothing before th
   manager.invalidate();
   expect(manager.held()).toBeUndefined();
 });
+
+// TOKEN-011 behind the retry: a held token refused with more than the tolerance of its lifetime
+// left is recorded, one refused at its end is not, and without a tolerance nothing is judged.
+test('a held token refused 401 well within its lifetime is recorded as an early refusal; one refused at its end is not', async () => {
+  let clock = 0;
+  const manager = new TokenManager({ obtain: async () => ({ accessToken: `t${clock}`, expiresAt: clock + 10_000 }), now: () => clock, skewMs: 0, earlyToleranceMs: 1_500 });
+  await manager.withToken(async () => ({ status: 200 }));
+  clock = 3_000;
+  await manager.withToken(async (token) => ({ status: token === 't0' ? 401 : 200 }));
+  expect(manager.refusals).toEqual([{ obtainedAt: 0, expiresAt: 10_000, refusedAt: 3_000 }]);
+  // The second token (t3000) lives until 13 000: refused at 12 000, within the tolerance of its end.
+  clock = 12_000;
+  await manager.withToken(async (token) => ({ status: token === 't3000' ? 401 : 200 }));
+  expect(manager.refusals).toHaveLength(1);
+  const lenient = new TokenManager({ obtain: async () => ({ accessToken: 'x', expiresAt: 10_000 }), now: () => 0 });
+  await lenient.withToken(async () => ({ status: 401 }));
+  expect(lenient.refusals, 'no tolerance given: nothing judged').toEqual([]);
+});

@@ -1068,6 +1068,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return (await call(s, 'GET', '/api/core/whoami', { token: `${issued.slice(0, -1)}${last}` })).status === 401;
   },
   // a token obtained 3.5 s before the client's next one still works
+  'auth.token-use-quota': async (s) => {
+    const bearer = (await token(s, credentials(s))).body.access_token as string;
+    for (let i = 0; i < 150; i++) await call(s, 'GET', '/api/core/whoami', { token: bearer });
+    return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 200;
+  },
   'auth.older-tokens-revoked': async (s) => {
     const first = (await token(s, credentials(s))).body.access_token as string;
     await new Promise((resolve) => setTimeout(resolve, 3_500));
