@@ -41,6 +41,10 @@ function rememberOverrideSet(field: 'webhookDeliveryOverride' | 'webhookInboundO
 
 
 /** The fields of an event a callback carries: its `data` member's, or the body's own where it has none. */
+/** The Idempotency-Key of each send, by the externalReference its events carry, per server, under webhooks.id-from-idempotency-key. */
+const keysByReference = new WeakMap<object, Map<string, string>>();
+const keysOf = (stores: object) => ofServer(keysByReference, stores, () => new Map<string, string>());
+
 function eventData(payload: string): Record<string, unknown> {
   const event = JSON.parse(payload) as { data?: Record<string, unknown> } & Record<string, unknown>;
   return event.data ?? event;
@@ -270,6 +274,22 @@ export const WEBHOOKS_FAULTS = {
         else headers['webhook-signature'] = first.signature;
         return headers;
       };
+    }),
+  },
+  'webhooks.id-from-idempotency-key': {
+    breaks: ['WH-109'],
+    description: "a delivery event's webhook-id is derived from its send's Idempotency-Key and its recipient, not from the event: two clients' sends under one key to one recipient give their events the same webhook-id",
+    route: 'POST /api/core/messages/send',
+    // The key is noted before the send is handled (its events may be signed before it is answered), by the externalReference its events carry.
+    preHandler(request, { stores }) {
+      const key = request.headers['idempotency-key'];
+      const reference = (request.body as { externalReference?: unknown } | null)?.externalReference;
+      if (typeof key === 'string' && typeof reference === 'string') keysOf(stores).set(reference, key);
+    },
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders, { stores }) => (secret, webhookId, payload, nowMs) => {
+      const data = eventData(payload);
+      const key = keysOf(stores).get(String(data.externalReference));
+      return signedHeaders(secret, key === undefined ? webhookId : `msg_${createHash('sha256').update(`${key}\n${String(data.to)}`).digest('hex').slice(0, 24)}`, payload, nowMs);
     }),
   },
   'webhooks.new-id-from-third-attempt': {

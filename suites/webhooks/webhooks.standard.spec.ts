@@ -205,6 +205,29 @@ test.describe('Standard Webhooks: webhook-id names one event', () => {
     expect(shared, `WH-109: each webhook-id carries one event; these carried ${shared.length === 0 ? 'one' : 'several'} (${to.length} recipients, messageIds ${ids.join(', ')})`).toEqual([]);
   });
 
+  // Another identity: two clients each send under the same Idempotency-Key (a key is the client's,
+  // IDEM-005), to the same recipient. Two operations, two events, two webhook-ids: a server that
+  // derives the id from the key (and the recipient's place) is right on every send whose key no
+  // other client used, and a receiver that de-duplicates keeps one client's outcome.
+  test("the events of two clients' sends under one Idempotency-Key carry webhook-ids of their own", { tag: ['@WH-109'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const theirs = knownNumbers.foreign;
+    const record = theirs === undefined ? undefined : (await readNumbers(api, 'secondary')).find((n) => n.numberId === theirs);
+    if (!target.clients.secondary || !record || !canSendSms(record)) notTestable("needs the worker's number of the secondary client, able to send SMS (clients.secondary, numbers.foreign with a campaignregId and smsEnabled)");
+    const numberId = smsNumber(knownNumbers);
+    const [mine, other] = [webhooks.channel('same-key-primary'), webhooks.channel('same-key-secondary')];
+    await deliverTo(settings, numberId, mine.url, 'WH-109');
+    expect(await settings.change(theirs!, { webhookDeliveryOverride: other.url }, 'secondary')).toSucceed("WH-109: precondition: the secondary client points its number's webhookDeliveryOverride at the receiver");
+    const key = newKey();
+    const to = deliveredRecipients(target, 1);
+    const [first, second] = await Promise.all([send(api, key, smsPayload(numberId, to, 'wh-same-key-primary')), send(api, key, smsPayload(theirs!, to, 'wh-same-key-secondary'), 'secondary')]);
+    const [a] = expectQueuedFor(first, 'WH-109', "the primary client's send");
+    const [b] = expectQueuedFor(second, 'IDEM-005', "the secondary client's send under the same key, its own first attempt");
+    const [ca, cb] = await Promise.all([awaitCallback(mine, a!, target.webhooks.timeoutMs, 'WH-109'), awaitCallback(other, b!, target.webhooks.timeoutMs, 'WH-109')]);
+    const [ida, idb] = [ca.headers['webhook-id'], cb.headers['webhook-id']];
+    if (ida === undefined || idb === undefined) notTestable('the callbacks carry no webhook-id (WH-101 judges the headers)');
+    expect(ida, `WH-109: the outcome of the primary client's message ${a} and the secondary client's ${b}, sent under one Idempotency-Key, carry webhook-ids of their own`).not.toBe(idb);
+  });
+
   // The two kinds of event one send brings about when it goes to a number of the client's own
   // (triggers.inbound, kind loopback): the sender's delivery outcome and the recipient number's
   // inbound traffic. Two events, two webhook-ids: a server that derives the id from the message

@@ -1802,6 +1802,22 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // A receiver that fails the first two attempts: the third carries the first's webhook-id.
+  // Two clients, one key, one recipient: the two outcomes carry two webhook-ids.
+  'webhooks.id-from-idempotency-key': async (s) => {
+    const receiver = await startReceiver(() => ({ status: 204 }));
+    try {
+      const theirs = s.client('secondary').numbers.find((n) => n.campaignregId)!.numberId;
+      await overrideTo(s, receiver.url);
+      expect((await call(s, 'PATCH', `/api/core/numbers/${theirs}`, { token: await s.token('secondary'), payload: { webhookDeliveryOverride: receiver.url } })).status).toBe(200);
+      const key = newKey();
+      expect((await send(s, sendBody(primaryNumber(s).numberId), key)).status).toBe(202);
+      expect((await send(s, sendBody(theirs), key, await s.token('secondary'))).status).toBe(202);
+      const [a, b] = await receiver.waitFor(2, 3_000);
+      return a!.headers['webhook-id'] !== b!.headers['webhook-id'];
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.new-id-from-third-attempt': async (s) => {
     const receiver = await startReceiver((_request, index) => ({ status: index < 2 ? 500 : 204 }));
     try {
