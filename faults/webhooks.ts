@@ -260,6 +260,14 @@ export const WEBHOOKS_FAULTS = {
       return headers;
     }),
   },
+  'webhooks.signature-unpadded': {
+    breaks: ['WH-101'],
+    description: "every callback's v1 signature is written in base64 without its '=' pad (43 characters), which a Standard Webhooks verifier comparing the text refuses",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (...args) => {
+      const headers = signedHeaders(...args);
+      return { ...headers, 'webhook-signature': headers['webhook-signature']!.replace(/=+(?= |$)/g, '') };
+    }),
+  },
   'webhooks.batch-signed-as-first': {
     breaks: ['WH-101'],
     description: "the events of one send are signed once: every event after the first (same externalReference, another webhook-id) carries the first event's signature, so only a send to one recipient verifies",

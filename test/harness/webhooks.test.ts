@@ -30,6 +30,14 @@ test.describe('Standard Webhooks verification', () => {
   test('a stale timestamp fails', () => {
     expect(() => verifyWebhook(SECRET, signed(body, 'msg_1', String(Math.floor(Date.now() / 1000) - 301)), body)).toThrow(/outside the 300 s tolerance/);
   });
+  test('the signature in base64url letters, or without its = pad, fails: it is compared as the base64 text the standard writes', () => {
+    const h = signed(body);
+    const value = h['webhook-signature'].slice(3);
+    expect(value.endsWith('='), 'an HMAC-SHA256 in base64 ends with one pad').toBe(true);
+    expect(() => verifyWebhook(SECRET, { ...h, 'webhook-signature': `v1,${value.replace(/=+$/, '')}` }, body)).toThrow(/no v1 signature matches/);
+    const url = Buffer.from(value, 'base64').toString('base64url');
+    expect(() => verifyWebhook(SECRET, { ...h, 'webhook-signature': `v1,${url}` }, body)).toThrow(/no v1 signature matches/);
+  });
   test('a missing header fails', () => {
     const { 'webhook-signature': _, ...rest } = signed(body);
     expect(() => verifyWebhook(SECRET, rest, body)).toThrow(/missing/);

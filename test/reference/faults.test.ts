@@ -2148,6 +2148,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  'webhooks.signature-unpadded': async (s) => /^v1,[A-Za-z0-9+/]{43}=$/.test(String((await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'])),
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'errors.unlabelled-update-body-500': async (s) => {
