@@ -281,7 +281,7 @@ export const AUTH_FAULTS = {
     }),
   },
   'auth.expired-challenge-unescaped-quote': {
-    breaks: ['AUTH-101'],
+    breaks: ['AUTH-102'],
     description: 'an expired token is challenged with an error_description whose inner quotes are not escaped (error_description="token "expired""), so the header no longer parses; unknown tokens and requests without one get the well-formed challenge',
     behaviour: ({ authenticate }, { stores }) => ({
       authenticate: async (request, reply) => {
