@@ -252,6 +252,23 @@ export const TOKEN_FAULTS = {
       if (answer.status === 405 && onTokenPath(answer.request.url, ctx.behaviour.paths.token)) answer.reply.removeHeader('allow');
     },
   },
+  'token.allow-lowercase': {
+    breaks: ['TOKEN-113'],
+    description: "another method than POST at the token path is answered 405 with Allow: post, a method name in lower case (method names are case-sensitive: another method)",
+    route: /^(GET|PUT|DELETE|PATCH) /,
+    answer(answer, ctx) {
+      if (answer.status === 405 && onTokenPath(answer.request.url, ctx.behaviour.paths.token)) answer.reply.header('allow', 'post');
+    },
+  },
+  'token.empty-grant-type-unsupported': {
+    breaks: ['TOKEN-116'],
+    description: 'grant_type given with no value (grant_type=) is answered unsupported_grant_type, as a grant type not supported, instead of invalid_request for a missing parameter (an absent grant_type still gets invalid_request)',
+    route: TOKEN,
+    rawBody: true,
+    answer({ request, body }) {
+      if (body.error === 'invalid_request' && /(^|&)grant_type=(&|$)/.test(rawBodyOf(request) ?? '')) body.error = 'unsupported_grant_type';
+    },
+  },
   'token.query-credentials-read': {
     breaks: ['TOKEN-117'],
     description: 'client_id and client_secret missing from the body are read from the query string, so a POST whose credentials are only in the URI gets a token (the profile check, with valid body credentials too, still sees its refusal)',

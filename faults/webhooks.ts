@@ -515,6 +515,18 @@ export const WEBHOOKS_FAULTS = {
       signedHeaders(stores.clients.byApiClientId(seeded[0]!.apiClientId)?.webhookSecret ?? secret, webhookId, body, nowMs),
     ),
   },
+  'webhooks.retries-signed-with-first-client-secret': {
+    breaks: ['WH-101'],
+    description: "every attempt after a callback's first is signed with the first client's secret, whichever client's event it is: first attempts, and the first client's retries, verify",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders, { stores, seeded }) => {
+      const attempted = new Set<string>();
+      return (secret, webhookId, body, nowMs) => {
+        const retry = attempted.has(webhookId);
+        attempted.add(webhookId);
+        return signedHeaders(retry ? (stores.clients.byApiClientId(seeded[0]!.apiClientId)?.webhookSecret ?? secret) : secret, webhookId, body, nowMs);
+      };
+    }),
+  },
   'webhooks.retries-at-fixed-interval': {
     breaks: ['WH-108'],
     description: 'a failed callback is retried at a fixed interval (twice the retry base), never waiting longer however often it fails (a Retry-After is still honoured)',

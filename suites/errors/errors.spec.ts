@@ -160,10 +160,11 @@ test.describe('RFC 9110 15.5.6: a 405 is for a resource that exists', () => {
 
 /**
  * RFC 9110 15.5.6: a 405 carries Allow, which lists the methods the resource takes (the route's
- * own among them), never the method it just refused.
+ * own among them, spelt as methods are: case-sensitive), never the method it just refused.
  */
 function expectAllow(res: ApiResponse, op: string, method: string): string[] {
-  const allow = (res.headers['allow'] ?? '').split(',').map((m) => m.trim().toUpperCase()).filter((m) => m !== '');
+  // Method names are case-sensitive (RFC 9110 9.1): "post" in Allow is another method than POST.
+  const allow = (res.headers['allow'] ?? '').split(',').map((m) => m.trim()).filter((m) => m !== '');
   if (res.status === 405) {
     expect.soft(allow, `ERR-104: the 405 on the path of ${op} carries Allow naming ${method}, the method its route takes; got ${res.headers['allow'] === undefined ? 'no Allow header' : `Allow: ${res.headers['allow']}`}`).toContain(method.toUpperCase());
     expect.soft(allow, `ERR-104: the 405 to ${res.request.method} on the path of ${op} does not name ${res.request.method} among the methods the resource takes (Allow: ${res.headers['allow'] ?? ''})`).not.toContain(res.request.method.toUpperCase());

@@ -448,6 +448,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.statusCode === 400;
   },
   'token.405-without-allow': async (s) => (await s.app.inject({ method: 'GET', url: '/api/auth/token' })).headers.allow === 'POST',
+  'token.allow-lowercase': async (s) => (await s.app.inject({ method: 'GET', url: '/api/auth/token' })).headers.allow === 'POST',
+  'token.empty-grant-type-unsupported': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    return (await token(s, `grant_type=&client_id=${clientId}&client_secret=${clientSecret}`)).body.error === 'invalid_request';
+  },
   'token.other-method-not-found': async (s) => (await s.app.inject({ method: 'DELETE', url: '/api/auth/token' })).statusCode === 405,
   'token.malformed-json-413': async (s) => (await s.app.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":"client_credentials"' })).statusCode === 400,
   'token.malformed-json-core-wrapper': async (s) => {
@@ -2079,6 +2084,22 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
   'webhooks.one-callback-per-recipient': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550101', '+12025550102', '+12025550101'] }))).body.results.length === 2,
   // The secondary client's callback verifies with the secondary's secret.
+  // The secondary client's callback answered 500 once: its retry verifies with the secondary's secret too.
+  'webhooks.retries-signed-with-first-client-secret': async (s) => {
+    const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
+    const theirs = s.client('secondary');
+    const token = await s.token('secondary');
+    const number = theirs.numbers.find((n) => n.campaignregId && n.smsEnabled)!;
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: receiver.url } });
+      await send(s, sendBody(number.numberId), newKey(), token);
+      const attempts = await receiver.waitFor(2, 5_000);
+      return attempts.every((a) => verificationProblem(theirs.webhookSecret, a.headers as Record<string, string>, a.body) === '');
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: null } });
+      await receiver.close();
+    }
+  },
   'webhooks.signed-with-first-client-secret': async (s) => {
     const receiver = await startReceiver();
     const theirs = s.client('secondary');
