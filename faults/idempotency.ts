@@ -103,6 +103,9 @@ function fieldFingerprintedAs(field: keyof SendRequest, normalise: (value: unkno
   return fingerprintedAs((body) => canonicalJson({ ...(body as SendRequest), [field]: normalise((body as SendRequest)[field]) }));
 }
 
+// The (client, key) pairs a send was answered 2xx under, per server, under idempotency.replay-lists-failed-recipients.
+const answeredKeys = new WeakMap<ReferenceContext, Set<string>>();
+
 // The (client, key) slots held in that window, per server, each with its holder's bearer token.
 const heldKeys = new WeakMap<ReferenceContext, Map<string, string>>();
 // Sends that arrived while the first with their key held it, under idempotency.waiter-of-refused-fails.
@@ -351,6 +354,19 @@ export const IDEMPOTENCY_FAULTS = {
     description: "a payload is fingerprinted without its messageType, and the key looked up before the payload is validated: the same key with an SMS's body sent again as an MMS replays the SMS instead of being refused",
     route: SEND,
     preValidation: fieldFingerprintedAs('messageType', () => undefined),
+  },
+  'idempotency.replay-lists-failed-recipients': {
+    breaks: ['IDEM-101'],
+    description: "a safe retry's answer names, besides the first answer's results, an error for each recipient whose message fails: the stored answer is edited with outcomes instead of replayed as it was (the messageIds stay the first answer's)",
+    route: SEND,
+    answer({ request, status, body }, ctx) {
+      if (status < 200 || status >= 300 || !Array.isArray(body.results) || typeof request.headers['idempotency-key'] !== 'string') return;
+      const seen = ofServer(answeredKeys, ctx, () => new Set<string>());
+      const slot = `${callerOf(request).apiClientId}\u0000${request.headers['idempotency-key']}`;
+      if (!seen.has(slot)) return void seen.add(slot);
+      const failing = body.results.filter((r: { to?: unknown }) => typeof r.to === 'string' && outcomeFor(r.to).status === 'FAILED');
+      if (failing.length > 0) body.errors = [...(Array.isArray(body.errors) ? body.errors : []), ...failing.map((r: { to: string }) => ({ to: r.to, code: 'UNDELIVERABLE', message: 'The message could not be delivered.' }))];
+    },
   },
   'idempotency.fingerprint-recipient-set': {
     breaks: ['IDEM-002'],

@@ -616,6 +616,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     expect((await send(s, body, key)).status).toBe(202);
     return (await send(s, { ...body, messageType: 'MMS' }, key)).status !== 202;
   },
+  'idempotency.replay-lists-failed-recipients': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId, { to: ['+12025550155'] });
+    const first = await send(s, body, key);
+    const replay = await send(s, body, key);
+    return JSON.stringify(replay.body) === JSON.stringify(first.body);
+  },
   'idempotency.fingerprint-recipient-set': async (s) => {
     const key = newKey();
     const body = sendBody(primaryNumber(s).numberId);
