@@ -111,6 +111,22 @@ async function overrideTo(server: TestServer, url: string): Promise<void> {
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
+/** The first `count` callbacks of a send of the secondary client's, its number's override pointed at a receiver answering `respond` (put back after), with that client's secret. */
+async function secondaryCallbacks(server: TestServer, count: number, respond?: Parameters<typeof startReceiver>[0]): Promise<{ secret: string; attempts: Awaited<ReturnType<Receiver['waitFor']>> }> {
+  const receiver = await startReceiver(respond);
+  const theirs = server.client('secondary');
+  const token = await server.token('secondary');
+  const number = theirs.numbers.find((n) => n.campaignregId && n.smsEnabled)!;
+  try {
+    await call(server, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: receiver.url } });
+    await send(server, sendBody(number.numberId), newKey(), token);
+    return { secret: theirs.webhookSecret, attempts: await receiver.waitFor(count, 5_000) };
+  } finally {
+    await call(server, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: null } });
+    await receiver.close();
+  }
+}
+
 /** `probe` run while the primary number's delivery override points at a fresh receiver answering `respond`; the override is put back after. */
 async function atOverride<T>(server: TestServer, probe: (receiver: Receiver) => Promise<T>, respond?: Parameters<typeof startReceiver>[0]): Promise<T> {
   const receiver = await startReceiver(respond);
@@ -2090,42 +2106,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   'webhooks.one-callback-per-recipient': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550101', '+12025550102', '+12025550101'] }))).body.results.length === 2,
-  // The secondary client's callback verifies with the secondary's secret.
   // The secondary client's callback answered 500 once: its retry verifies with the secondary's secret too.
   'webhooks.retries-signed-with-first-client-secret': async (s) => {
-    const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
-    const theirs = s.client('secondary');
-    const token = await s.token('secondary');
-    const number = theirs.numbers.find((n) => n.campaignregId && n.smsEnabled)!;
-    try {
-      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: receiver.url } });
-      await send(s, sendBody(number.numberId), newKey(), token);
-      const attempts = await receiver.waitFor(2, 5_000);
-      return attempts.every((a) => verificationProblem(theirs.webhookSecret, a.headers as Record<string, string>, a.body) === '');
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: null } });
-      await receiver.close();
-    }
+    const { secret, attempts } = await secondaryCallbacks(s, 2, (_request, index) => ({ status: index === 0 ? 500 : 204 }));
+    return attempts.every((a) => verificationProblem(secret, a.headers as Record<string, string>, a.body) === '');
   },
+  // The secondary client's callback verifies with the secondary's secret.
   'webhooks.signed-with-first-client-secret': async (s) => {
-    const receiver = await startReceiver();
-    const theirs = s.client('secondary');
-    const token = await s.token('secondary');
-    const number = theirs.numbers.find((n) => n.campaignregId && n.smsEnabled)!;
-    try {
-      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: receiver.url } });
-      await send(s, sendBody(number.numberId), newKey(), token);
-      const [callback] = await receiver.waitFor(1, 5_000);
-      try {
-        verifyWebhook(theirs.webhookSecret, callback!.headers as Record<string, string>, callback!.body);
-        return true;
-      } catch {
-        return false;
-      }
-    } finally {
-      await call(s, 'PATCH', `/api/core/numbers/${number.numberId}`, { token, payload: { webhookDeliveryOverride: null } });
-      await receiver.close();
-    }
+    const { secret, attempts } = await secondaryCallbacks(s, 1);
+    return verificationProblem(secret, attempts[0]!.headers as Record<string, string>, attempts[0]!.body) === '';
   },
   'webhooks.retry-reported-delivered': async (s) => {
     const receiver = await startReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
