@@ -368,6 +368,18 @@ export const IDEMPOTENCY_FAULTS = {
       if (failing.length > 0) body.errors = [...(Array.isArray(body.errors) ? body.errors : []), ...failing.map((r: { to: string }) => ({ to: r.to, code: 'UNDELIVERABLE', message: 'The message could not be delivered.' }))];
     },
   },
+  'idempotency.fingerprint-absent-text-as-empty': {
+    breaks: ['IDEM-002'],
+    description: 'a payload without text is fingerprinted as one with text "": the same key with text "" added replays the first send instead of being refused',
+    route: SEND,
+    preHandler: fieldFingerprintedAs('text', (text) => text ?? ''),
+  },
+  'idempotency.fingerprint-media-sorted': {
+    breaks: ['IDEM-002'],
+    description: "a payload's media items are fingerprinted sorted: the same key with the same items in another order replays the first send instead of being refused",
+    route: SEND,
+    preHandler: fieldFingerprintedAs('media', (media) => (Array.isArray(media) ? media.map((item) => JSON.stringify(item)).sort().map((item) => JSON.parse(item) as unknown) : media)),
+  },
   'idempotency.fingerprint-recipient-set': {
     breaks: ['IDEM-002'],
     description: "a payload's recipients are fingerprinted as a set, each once: the same key with a recipient given again beside itself replays the first send instead of being refused",

@@ -1,3 +1,4 @@
+import { callerOf } from '../reference/auth/bearer.ts';
 import { CoreError, coreErrorBody } from '../reference/errors.ts';
 import { objectBodyOf, type Answer, type FaultDefinition } from './fault.ts';
 
@@ -38,6 +39,16 @@ export const SEARCH_FAULTS = {
     route: SEARCH,
     answer(answer) {
       if (answer.status !== 502 || (answer.request.body as { zipCode?: unknown } | null)?.zipCode === undefined) return;
+      answer.status = 200;
+      answer.body = { groups: [], providerResultCount: 0, requestedQuantity: 0 };
+    },
+  },
+  'search.failure-swallowed-for-others': {
+    breaks: ['SEARCH-002'],
+    description: "a search by any client but the first falls back to an empty result when the provider fails: answered 200 with no groups (the first client's failed search is 502 UPSTREAM_ERROR)",
+    route: SEARCH,
+    answer(answer, { seeded }) {
+      if (answer.status !== 502 || callerOf(answer.request).apiClientId === seeded[0]!.apiClientId) return;
       answer.status = 200;
       answer.body = { groups: [], providerResultCount: 0, requestedQuantity: 0 };
     },

@@ -136,7 +136,11 @@ export function itemsAt(body: unknown, itemsPath: string | null | undefined): un
   return itemsPath.split('.').reduce<unknown>((at, key) => (at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined), body);
 }
 
-export const PROFILE_MEDIA_SAMPLE = [{ url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' }];
+/** The media sample without mediaSample in the config: two items in the profile's shape, so a test can give them in another order. */
+export const PROFILE_MEDIA_SAMPLE = [
+  { url: 'https://cdn.example.com/conformance/pixel.png', contentType: 'image/png' },
+  { url: 'https://cdn.example.com/conformance/pixel-2.png', contentType: 'image/png' },
+];
 
 /** NANP fictional numbers 555-0100..0199 (standards guide, E.164): safe to send to. */
 export const FICTIONAL_NANP_PATTERN = '^\\+1[2-9]\\d{2}55501\\d{2}$';

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acceptedMessageIds } from '../generators/send-port.ts';
-import type { ApiClient, ApiResponse } from './api-client.ts';
+import type { ApiClient, ApiResponse, ClientRole } from './api-client.ts';
 import type { Capability, ClientCredentials, Target, Triggers } from './config.ts';
 import type { ControlClient } from './control.ts';
 import { runMark } from './interference.ts';
@@ -63,8 +63,8 @@ export interface UpstreamFailure {
   label: string;
   /** The upstream status to expect in details.providerStatus; undefined: it must be present. */
   providerStatus?: number | string;
-  /** Search with `body` (a body the target accepts) while the upstream fails. */
-  search(api: ApiClient, body: Record<string, unknown>): Promise<ApiResponse>;
+  /** Search with `body` (a body the target accepts) while the upstream fails, as the primary client or `as`. */
+  search(api: ApiClient, body: Record<string, unknown>, as?: ClientRole): Promise<ApiResponse>;
 }
 
 /** A token that has expired, and how it was answered while it was fresh. */
@@ -227,11 +227,11 @@ export class TriggerSet {
       return trigger.requests.map((r, i) => ({
         label: `the search of triggers.upstreamFailure.requests[${i}]`,
         ...(r.providerStatus !== undefined && { providerStatus: r.providerStatus }),
-        search: async (api, body) => {
+        search: async (api, body, as) => {
           // The failure is provoked: a 429 answer is judged as SEARCH-002's answer, never waited out.
           control.upstreamFaulted = true;
           try {
-            return await api.call('search', { json: { ...body, ...r.body }, ...(r.headers && { headers: r.headers }) });
+            return await api.call('search', { json: { ...body, ...r.body }, ...(r.headers && { headers: r.headers }), ...(as && { as }) });
           } finally {
             control.upstreamFaulted = false;
           }
@@ -241,10 +241,10 @@ export class TriggerSet {
     return CONTROL_UPSTREAM_STATUSES.map((status) => ({
       label: `a search while the control plane's upstream answers ${status}`,
       providerStatus: status,
-      search: async (api, body) => {
+      search: async (api, body, as) => {
         await control.upstream('fail', status);
         try {
-          return await api.call('search', { json: body });
+          return await api.call('search', { json: body, ...(as && { as }) });
         } finally {
           await control.upstream('ok');
         }

@@ -270,6 +270,40 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
     expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with the recipient repeated, the original payload still replays its first send').toEqual(sorted(first));
   });
 
+  // text is optional (section 4.6): a message without it, then the same key with text "", is
+  // another payload (a member more, RFC 8259), however alike the two read. A server whose
+  // fingerprint defaults an absent text to "" replays the first. The message is an MMS, which a
+  // target must take without text (SEND-017), or an SMS where the target has no MMS number.
+  test('reusing a key with text "" where the first send had no text is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const mms = knownNumbers.mms !== undefined && target.mediaSample.length > 0;
+    const body: Record<string, unknown> = mms
+      ? { sendFrom: knownNumbers.mms!, to: deliveredRecipients(target), messageType: 'MMS', media: target.mediaSample, externalReference: externalRef('unsafe-text-absent') }
+      : { sendFrom: smsNumber(knownNumbers), to: deliveredRecipients(target), messageType: 'SMS', externalReference: externalRef('unsafe-text-absent') };
+    const key = newKey();
+    const res = await send(api, key, body);
+    if (!mms && res.status >= 400 && res.status < 500) notTestable(`the target refused an SMS without text (${res.status}), which a vendor may, and has no MMS number and media sample to send one without text from`);
+    const first = expectQueuedFor(res, 'IDEM-002', `the first ${mms ? 'MMS' : 'SMS'}, without text`);
+    const changed = await send(api, key, { ...body, text: '' });
+    expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with text "" added, where the first ${mms ? 'MMS' : 'SMS'} had none (another payload), is refused as a request defect or 409 CONFLICT, never a 2xx`);
+    const replay = await send(api, key, body);
+    expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with text "" added, the original payload still replays its first send').toEqual(sorted(first));
+  });
+
+  // Attachments in another order: media is a JSON array, ordered (RFC 8259 5), so the same items
+  // the other way round are another payload. A server that sorts them before it fingerprints
+  // replays the first. Needs two media items in the sample (mediaSample).
+  test('reusing a key for an MMS with its media items in another order is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
+    if (target.mediaSample.length < 2) notTestable('needs two media items in the media sample (mediaSample in the target config) to give in another order');
+    const key = newKey();
+    const mms = { sendFrom: knownNumbers.mms!, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check unsafe-media-order', media: target.mediaSample, externalReference: externalRef('unsafe-media-order') };
+    const first = expectQueuedFor(await send(api, key, mms), 'IDEM-002', 'the first MMS');
+    const changed = await send(api, key, { ...mms, media: [...target.mediaSample].reverse() });
+    expect(changed).toBeRefusedAsUnsafeRetry('IDEM-002: the same key with the media items in another order (another JSON array) is refused as a request defect or 409 CONFLICT, never a 2xx');
+    const replay = await send(api, key, mms);
+    expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with the media reordered, the original payload still replays its first send').toEqual(sorted(first));
+  });
+
   test('reusing a key for an MMS with its media given twice is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Media is part of the payload like any other field: a server whose fingerprint leaves it
     // out replays the first MMS for an MMS that carries other media.

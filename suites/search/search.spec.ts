@@ -85,7 +85,7 @@ test.describe('4.4 Search available numbers', () => {
 });
 
 test.describe('4.4 and 7.2: an upstream failure of the search is 502 UPSTREAM_ERROR', () => {
-  test('every declared upstream failure is answered 502 UPSTREAM_ERROR with details.providerStatus carrying the upstream status', { tag: ['@SEARCH-002'] }, async ({ api, triggers }) => {
+  test('every declared upstream failure is answered 502 UPSTREAM_ERROR with details.providerStatus carrying the upstream status, for each client', { tag: ['@SEARCH-002'] }, async ({ api, target, triggers }) => {
     // Through the control plane: several upstream statuses, so a server that reports a fixed
     // providerStatus is caught; by request: each search the target declares (triggers.upstreamFailure).
     const failures = triggers.upstreamFailures();
@@ -115,6 +115,16 @@ test.describe('4.4 and 7.2: an upstream failure of the search is 502 UPSTREAM_ER
         } else {
           expect.soft(String(providerStatus), `SEARCH-002: ${label}: details.providerStatus carries the upstream status ${failure.providerStatus}; details ${details}`).toBe(String(failure.providerStatus));
         }
+      }
+    }
+    // Another identity: the secondary client's search, where it may search at all (a search of
+    // its while the upstream is well succeeds). The upstream's failure is the service's, whoever
+    // asked: a server that falls back to an empty result for one client is right on the other.
+    if (target.clients.secondary && (await api.call('search', { json: bodies[0]!, as: 'secondary' })).status < 300) {
+      for (const failure of failures) {
+        const { res, violation } = await answerOf(failure.search(api, bodies[0]!, 'secondary'));
+        if (violation) violations.push(violation);
+        expect.soft(res).toBeCoreError(502, 'UPSTREAM_ERROR', `SEARCH-002: ${failure.label}, searched by the secondary client`);
       }
     }
     if (violations[0]) throw violations[0];

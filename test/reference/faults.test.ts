@@ -247,10 +247,10 @@ async function attemptsAfterFailure(server: TestServer, fail: (req: IncomingMess
 }
 
 /** The answer to a search while the control plane's upstream answers `status`. */
-async function searchWhileUpstreamAnswers(s: TestServer, status: number, criteria: Record<string, string> = { npa: '202' }): Promise<Reply> {
+async function searchWhileUpstreamAnswers(s: TestServer, status: number, criteria: Record<string, string> = { npa: '202' }, token?: string): Promise<Reply> {
   await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status } });
   try {
-    return await call(s, 'POST', '/api/core/numbers/search', { payload: criteria });
+    return await call(s, 'POST', '/api/core/numbers/search', { payload: criteria, token });
   } finally {
     await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'ok' } });
   }
@@ -638,6 +638,19 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const first = await send(s, body, key);
     const replay = await send(s, body, key);
     return JSON.stringify(replay.body) === JSON.stringify(first.body);
+  },
+  'idempotency.fingerprint-absent-text-as-empty': async (s) => {
+    const key = newKey();
+    const { text: _, ...body } = sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] });
+    expect((await send(s, body, key)).status).toBe(202);
+    return (await send(s, { ...body, text: '' }, key)).status !== 202;
+  },
+  'idempotency.fingerprint-media-sorted': async (s) => {
+    const key = newKey();
+    const media = [{ url: 'https://cdn.example.com/b.png', contentType: 'image/png' }, { url: 'https://cdn.example.com/a.png', contentType: 'image/png' }];
+    const body = sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media });
+    expect((await send(s, body, key)).status).toBe(202);
+    return (await send(s, { ...body, media: [...media].reverse() }, key)).status !== 202;
   },
   'idempotency.fingerprint-recipient-set': async (s) => {
     const key = newKey();
@@ -1461,6 +1474,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   },
 
   'search.failure-swallowed-by-zip': async (s) => (await searchWhileUpstreamAnswers(s, 503, { zipCode: '20001' })).status === 502,
+  'search.failure-swallowed-for-others': async (s) => (await searchWhileUpstreamAnswers(s, 503, { npa: '202' }, await s.token('secondary'))).status === 502,
   'search.assigned-numbers-offered': async (s) => {
     const res = await call(s, 'POST', '/api/core/numbers/search', { payload: { npa: '202' } });
     const offered = (res.body.groups as Array<{ phoneNumbers: string[] }>).flatMap((g) => g.phoneNumbers);
