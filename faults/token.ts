@@ -348,6 +348,25 @@ export const TOKEN_FAULTS = {
       if (answer.status === 401 && /^\s*basic\b/i.test(String(answer.reply.getHeader('www-authenticate') ?? ''))) answer.reply.header('www-authenticate', 'Basic');
     },
   },
+  'token.undecodable-body-500': {
+    breaks: ['TOKEN-010'],
+    description: 'a token request whose body holds bytes that are not UTF-8 is answered 500 server_error (its decoder throws) instead of a client error, where the core routes refuse such bytes 400',
+    route: TOKEN,
+    rawBody: true,
+    answer(answer) {
+      if ((answer.status !== 400 && answer.status !== 401) || !(rawBodyOf(answer.request) ?? '').includes('\uFFFD')) return;
+      answer.status = 500;
+      answer.body = { error: 'server_error', error_description: 'The request body could not be decoded.' };
+    },
+  },
+  'token.undecodable-basic-unchallenged': {
+    breaks: ['TOKEN-105'],
+    description: 'HTTP Basic credentials that do not decode to an id and a secret (no colon, not base64) are refused 401 invalid_client without WWW-Authenticate; a wrong secret still gets the Basic challenge',
+    route: TOKEN,
+    answer(answer) {
+      if (answer.status === 401 && /^\s*basic\b/i.test(answer.request.headers.authorization ?? '') && typeof parseBasicCredentials(answer.request.headers.authorization) !== 'object') answer.reply.removeHeader('www-authenticate');
+    },
+  },
   'token.unsupported-grant-wrong-code': {
     breaks: ['TOKEN-008'],
     description: 'a grant_type other than client_credentials is answered invalid_request instead of unsupported_grant_type',

@@ -229,12 +229,32 @@ test.describe('7.1 Token endpoint errors', () => {
     ['a broken percent escape', `Basic ${Buffer.from('client%zz:secret%').toString('base64')}`],
     ['not base64', 'Basic ***'],
   ];
-  test('Basic credentials that do not decode are refused in the OAuth body, never 5xx', { tag: ['@TOKEN-006', '@TOKEN-010'] }, async ({ api }) => {
+  test('Basic credentials that do not decode are refused in the OAuth body, never 5xx', { tag: ['@TOKEN-006', '@TOKEN-010', '@TOKEN-105'] }, async ({ api }) => {
     const answers = await Promise.all(UNDECODABLE_BASIC.map(async ([name, authorization]) => ({ name, res: await api.call('token', { form: { grant_type: 'client_credentials' }, headers: { authorization } }) })));
     for (const { name, res } of answers) {
       expect.soft(res.status, `TOKEN-010: Basic credentials with ${name} are refused with a 4xx; got ${res.describe()}`).toBeGreaterThanOrEqual(400);
       expect.soft(res.status, `TOKEN-010: Basic credentials with ${name} are refused with a 4xx; got ${res.describe()}`).toBeLessThan(500);
       expect.soft(typeof res.body?.error, `TOKEN-006: the refusal of Basic credentials with ${name} is the OAuth body; got ${res.text.slice(0, 200)}`).toBe('string');
+      // RFC 9110 15.5.2: a 401 carries a challenge, whatever made the credentials fail.
+      if (res.status === 401) expect.soft(res.headers['www-authenticate'], `TOKEN-105: the 401 to Basic credentials with ${name} carries WWW-Authenticate`).toBeTruthy();
+    }
+  });
+
+  // A body whose bytes are not UTF-8, in each format the endpoint takes: no form fields or JSON
+  // text the client could have meant (RFC 8259 8.1; form fields are UTF-8), so a client error in
+  // the OAuth body (section 7.1), never the server's failure. A server whose core routes refuse
+  // such bytes (ERR-003) may still fail on them at its own token endpoint.
+  test('a token request whose body bytes are not UTF-8 is refused in the OAuth body, never 5xx', { tag: ['@TOKEN-006', '@TOKEN-010'] }, async ({ api, target }) => {
+    const { clientSecret } = target.clients.primary;
+    const bad = Buffer.from([0xff, 0xfe, 0xc3, 0x28]);
+    const bodies: Array<[string, string, Uint8Array]> = [
+      ['a form body', 'application/x-www-form-urlencoded', Buffer.concat([Buffer.from(`grant_type=client_credentials&client_secret=${encodeURIComponent(clientSecret)}&client_id=`), bad])],
+      ['a JSON body', 'application/json', Buffer.concat([Buffer.from(`{"grant_type":"client_credentials","client_secret":${JSON.stringify(clientSecret)},"client_id":"`), bad, Buffer.from('"}')])],
+    ];
+    const answers = await Promise.all(bodies.map(async ([name, type, body]) => ({ name, res: await api.call('token', { body, headers: { 'content-type': type } }) })));
+    for (const { name, res } of answers) {
+      expect.soft(res.status >= 400 && res.status < 500, `TOKEN-010: ${name} whose client_id holds bytes that are not UTF-8 is refused with a 4xx; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+      expect.soft(typeof res.body?.error, `TOKEN-006: the refusal of ${name} with bytes that are not UTF-8 is the OAuth body; got ${res.text.slice(0, 200)}`).toBe('string');
     }
   });
 

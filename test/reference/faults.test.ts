@@ -464,6 +464,14 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return res.statusCode === 400;
   },
   'token.405-without-allow': async (s) => (await s.app.inject({ method: 'GET', url: '/api/auth/token' })).headers.allow === 'POST',
+  'token.undecodable-body-500': async (s) => {
+    const body = Buffer.concat([Buffer.from('grant_type=client_credentials&client_secret=x&client_id='), Buffer.from([0xff, 0xfe])]);
+    return (await s.app.inject({ method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: body })).statusCode < 500;
+  },
+  'token.undecodable-basic-unchallenged': async (s) => {
+    const res = await token(s, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from('no-colon-here').toString('base64')}` });
+    return res.status === 401 && res.headers['www-authenticate'] !== undefined;
+  },
   'token.allow-lowercase': async (s) => (await s.app.inject({ method: 'GET', url: '/api/auth/token' })).headers.allow === 'POST',
   'token.empty-grant-type-unsupported': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
