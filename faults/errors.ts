@@ -185,6 +185,33 @@ export const ERRORS_FAULTS = {
       answer.body = { ...answer.body, error: { ...answer.body.error, message: bad.map((r) => `${JSON.stringify(r)} is not an E.164 number.`) } };
     },
   },
+  'errors.nul-text-500': {
+    breaks: ['ERR-011'],
+    description: 'a send whose text holds a NUL (\\u0000, valid JSON) is answered 500 SERVER_ERROR: the message store refuses the character',
+    route: 'POST /api/core/messages/send',
+    preHandler(request) {
+      const text = objectBodyOf(request)?.text;
+      if (typeof text === 'string' && text.includes('\u0000')) throw new CoreError('SERVER_ERROR', 'invalid byte sequence for encoding "UTF8": 0x00');
+    },
+  },
+  'errors.long-key-500': {
+    breaks: ['ERR-011'],
+    description: 'a send whose Idempotency-Key is longer than 200 characters is answered 500 SERVER_ERROR: the key column holds 200 (a key the reference takes, up to 255, breaks the insert)',
+    route: 'POST /api/core/messages/send',
+    preHandler(request) {
+      const key = request.headers['idempotency-key'];
+      if (typeof key === 'string' && key.length > 200) throw new CoreError('SERVER_ERROR', 'value too long for type character varying(200)');
+    },
+  },
+  'errors.zip-read-as-number-500': {
+    breaks: ['ERR-011'],
+    description: 'a search whose zipCode is not all digits ("2000A", "20001-1234") is answered 500 SERVER_ERROR: the zip is read as a number',
+    route: 'POST /api/core/numbers/search',
+    preValidation(request) {
+      const zip = objectBodyOf(request)?.zipCode;
+      if (typeof zip === 'string' && zip !== '' && !/^\d+$/.test(zip)) throw new CoreError('SERVER_ERROR', `invalid literal for int() with base 10: '${zip}'`);
+    },
+  },
   'errors.head-refused': {
     breaks: ['ERR-105'],
     description: 'HEAD is answered 405 (Allow: GET) on the paths served by GET: only the methods a route names are served',

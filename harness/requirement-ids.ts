@@ -154,6 +154,7 @@ export const REQUIREMENT_IDS = [
   'ERR-008',
   'ERR-009',
   'ERR-010',
+  'ERR-011',
   'ERR-104',
   'ERR-105',
   'ERR-106',

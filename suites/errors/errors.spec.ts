@@ -4,7 +4,7 @@ import { readNumbers } from '../../harness/known-numbers.ts';
 import { HarnessStop } from '../../harness/judgement.ts';
 import { scratchNumber } from '../support/settings.ts';
 import { ACCEPTED_BY, BODY_OPERATIONS, CORE_OPERATIONS, acceptedRequestFor, noOpPatchOf, requestFor } from '../support/core-routes.ts';
-import { expectQueuedFor } from '../support/sends.ts';
+import { deliveredRecipients, expectQueuedFor, send, smsNumber, smsPayload } from '../support/sends.ts';
 import { MALFORMED_JSON } from '../support/malformed-json.ts';
 import { ERROR_PROBES, malformedRequest, NO_SUCH_CORE_PATH } from './error-probes.ts';
 import { JSON_MEDIA_TYPE_SPELLINGS } from '../../generators/json-spelling.ts';
@@ -319,6 +319,36 @@ test.describe('4, 7.3: a JSON body labelled otherwise, or not labelled, is the c
       if (violation) throw violation;
     });
   }
+});
+
+// Values of the right type that a store or a parser may choke on (section 7.3: a 5xx is the
+// server's transient failure, retried by the client for ever). Each is accepted or refused as a
+// request defect; a server that reads a zip as a number, or stores text in a column that refuses
+// NUL, is right on every ordinary value. Each goes out at once, a send under its own key.
+test.describe('4.4, 4.6, 7.3: a string the document allows is never a server failure', () => {
+  test('sends whose text holds a NUL or another control character are accepted or refused as a request defect, never 5xx', { tag: ['@ERR-011'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const texts: Array<[string, string]> = [
+      ['a NUL', 'Conformance check \u0000 nul'],
+      ['a BEL and an ESC', 'Conformance check \u0007\u001b controls'],
+      ['a DEL and a C1 control', 'Conformance check \u007f\u0085 controls'],
+    ];
+    const answers = await Promise.all(texts.map(async ([what, text]) => ({ what, res: await send(api, newKey(), { ...smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'control-text'), text }) })));
+    for (const { what, res } of answers) {
+      expect.soft(res.status < 500, `ERR-011: an SMS whose text holds ${what} is accepted or refused as a request defect; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+      if (res.status >= 400) expect.soft(res).toBeRequestDefect(`ERR-011: an SMS whose text holds ${what}, refused`);
+    }
+  });
+
+  test('searches whose criteria are strings of other forms (letters in a zipCode, a ZIP+4, an empty string, a NUL) are answered or refused as a request defect, never 5xx', { tag: ['@ERR-011'] }, async ({ api }) => {
+    const criteria: Array<Record<string, string>> = [{ zipCode: '2000A' }, { zipCode: '20001-1234' }, { zipCode: '' }, { npa: '20A' }, { npa: '' }, { city: 'Washington\u0000' }, { rateCenter: '' }];
+    const answers = await Promise.all(criteria.map(async (body) => ({ body, res: await api.call('search', { json: body }) })));
+    for (const { body, res } of answers) {
+      // A 502 is section 4.4's answer to the provider's failure (SEARCH-002 judges it), not this rule's.
+      if (res.status === 502) continue;
+      expect.soft(res.status < 500, `ERR-011: a search for ${JSON.stringify(body)} is answered or refused as a request defect; got ${res.describe()} ${res.text.slice(0, 200)}`).toBe(true);
+      if (res.status >= 400) expect.soft(res).toBeRequestDefect(`ERR-011: a search for ${JSON.stringify(body)}, refused`);
+    }
+  });
 });
 
 test.describe('4: response bodies are JSON', () => {

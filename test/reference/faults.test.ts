@@ -813,6 +813,9 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await send(s, { ...sendBody(primaryNumber(s).numberId), to: ['12025550100', '+1202555O100'] });
     return res.status === 400 && typeof res.body.error.message === 'string';
   },
+  'errors.nul-text-500': async (s) => (await send(s, { ...sendBody(primaryNumber(s).numberId), text: 'nul \u0000 here' })).status < 500,
+  'errors.long-key-500': async (s) => (await send(s, sendBody(primaryNumber(s).numberId), `${'k'.repeat(249)}L`)).status < 500,
+  'errors.zip-read-as-number-500': async (s) => (await call(s, 'POST', '/api/core/numbers/search', { payload: { zipCode: '20001-1234' } })).status < 500,
   'errors.allow-omits-head': async (s) => {
     const res = await s.app.inject({ method: 'DELETE', url: '/api/core/whoami', headers: { authorization: `Bearer ${await s.token()}` } });
     return res.statusCode !== 405 || /\bHEAD\b/.test(String(res.headers.allow));
