@@ -566,6 +566,14 @@ export const WEBHOOKS_FAULTS = {
       return (webhook, attemptsBefore) => (attemptsBefore > 0 && webhook.kind === 'message.delivery' ? clientHook.get(webhook.webhookId) : null) ?? attemptTarget(webhook, attemptsBefore);
     }),
   },
+  'webhooks.third-attempt-to-client-webhook': {
+    breaks: ['WH-001'],
+    description: "a delivery event's third and later attempts go to the client's delivery webhook, whatever target the first two had: an outcome its override failed twice reaches the client's webhook instead",
+    behaviour: replaceMember('webhooks', 'attemptTarget', (attemptTarget, { stores }) => {
+      const clientHook = stores.db.prepare<[string], string | null>('SELECT c.delivery_webhook_url FROM webhook_outbox o JOIN clients c USING (api_client_id) WHERE o.webhook_id = ?').pluck();
+      return (webhook, attemptsBefore) => (attemptsBefore >= 2 && webhook.kind === 'message.delivery' ? clientHook.get(webhook.webhookId) : null) ?? attemptTarget(webhook, attemptsBefore);
+    }),
+  },
   'webhooks.inbound-not-retried': {
     breaks: ['WH-110'],
     description: 'an inbound callback the receiver did not take is given up after that one attempt (the retry queue holds delivery outcomes alone; they are still retried)',

@@ -1918,6 +1918,26 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await clientHook.close();
     }
   },
+  // The override fails the first two attempts: the third comes there too, none to the client's webhook.
+  'webhooks.third-attempt-to-client-webhook': async (s) => {
+    const clientHook = await startReceiver();
+    try {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: clientHook.url } });
+      return await atOverride(
+        s,
+        async (override) => {
+          await send(s, sendBody(primaryNumber(s).numberId));
+          await override.waitFor(3, 5_000).catch(() => []);
+          await clientHook.waitFor(1, 500).catch(() => []);
+          return override.received.length >= 3 && clientHook.received.length === 0;
+        },
+        (_request, index) => ({ status: index < 2 ? 500 : 204 }),
+      );
+    } finally {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: null } });
+      await clientHook.close();
+    }
+  },
   'webhooks.inbound-not-retried': async (s) => {
     let attempts = 0;
     const receiver = createServer((_req, res) => res.writeHead(++attempts === 1 ? 500 : 204).end());
