@@ -574,6 +574,22 @@ export const WEBHOOKS_FAULTS = {
       return (webhook, attemptsBefore) => (attemptsBefore >= 2 && webhook.kind === 'message.delivery' ? clientHook.get(webhook.webhookId) : null) ?? attemptTarget(webhook, attemptsBefore);
     }),
   },
+  'webhooks.inbound-same-text-suppressed': {
+    breaks: ['WH-004'],
+    description: "a loopback message with the same sender, number and text as one in the last 120 s is taken for a carrier's duplicate and raises no inbound event (its delivery event still comes)",
+    behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals) => {
+      const seen = new Map<string, number>();
+      return (policy, stores, from, request, accepted, nowMs, shape) => {
+        const fresh = accepted.filter(({ to }) => {
+          const key = JSON.stringify([from.numberId, to, request.text ?? null]);
+          const last = seen.get(key);
+          seen.set(key, nowMs);
+          return last === undefined || nowMs - last > 120_000;
+        });
+        return loopbackArrivals(policy, stores, from, request, fresh, nowMs, shape);
+      };
+    }),
+  },
   'webhooks.inbound-not-retried': {
     breaks: ['WH-110'],
     description: 'an inbound callback the receiver did not take is given up after that one attempt (the retry queue holds delivery outcomes alone; they are still retried)',

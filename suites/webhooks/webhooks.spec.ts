@@ -486,6 +486,21 @@ test.describe('6 inbound traffic by webhook', () => {
     await expectCallbacks(channel, 'WH-004', `an inbound callback naming its text, the number named second among the send's recipients`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
   });
 
+  // The same traffic again, a moment later: a second message to the number with the same text,
+  // from the same sender. Two messages arrive, so two inbound events: a server that suppresses
+  // what looks like a carrier's duplicate (same sender, number and text) is right on every
+  // message whose text is new.
+  test('two messages with the same text, one after the other, each reach the webhookInboundOverride', { tag: ['@WH-004'] }, async ({ target, settings, webhooks, inbound }) => {
+    const channel = webhooks.channel('inbound-same-text');
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-004');
+    const text = `Conformance inbound twice ${randomUUID()}`;
+    await inbound.deliver(text, 'WH-004');
+    await inbound.deliver(text, 'WH-004');
+    await expectCallbacks(channel, 'WH-004', 'two inbound callbacks naming the same text', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => []);
+    const events = channel.unique().filter(inboundNaming(text));
+    expect(events.length, `WH-004: two messages with the text "${text}" reached ${inbound.numberId}; ${events.length} inbound event(s) of theirs were taken at its override (by webhook-id)`).toBeGreaterThanOrEqual(2);
+  });
+
   // The other messageType: an MMS to the number is inbound traffic as an SMS is (section 6
   // names no kind of traffic that is not delivered). A server that raises inbound events from
   // SMS alone is right on every loopback SMS.

@@ -2020,6 +2020,21 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       },
     );
   },
+  // Two loopback messages with the same text to the primary's second number: two inbound events.
+  'webhooks.inbound-same-text-suppressed': async (s) => {
+    const receiver = await startReceiver();
+    const second = primaryNumber(s, 1);
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookInboundOverride: receiver.url } });
+      const body = sendBody(primaryNumber(s).numberId, { to: [second.phoneNumber] });
+      await send(s, body);
+      await send(s, body);
+      return (await receiver.waitFor(2, 2_000).catch(() => receiver.received)).length === 2;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${second.numberId}`, { payload: { webhookInboundOverride: null } });
+      await receiver.close();
+    }
+  },
   'webhooks.inbound-first-recipient-only': async (s) => {
     const receiver = await startReceiver();
     const second = primaryNumber(s, 1);
