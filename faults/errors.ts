@@ -448,6 +448,14 @@ export const ERRORS_FAULTS = {
       if (/charset=UTF-8/.test(request.headers['content-type'] ?? '')) throw new CoreError('INVALID_REQUEST', 'Unsupported charset.');
     },
   },
+  'errors.ows-before-semicolon-refused': {
+    breaks: ['ERR-009'],
+    description: 'a send labelled application/json ; charset=utf-8 (whitespace before the ";", which RFC 9110 allows) is refused 400 INVALID_REQUEST; without the space it is read',
+    route: 'POST /api/core/messages/send',
+    onRequest(request) {
+      if (/json\s+;/i.test(request.headers['content-type'] ?? '')) throw new CoreError('INVALID_REQUEST', 'Unsupported media type parameters.');
+    },
+  },
   'errors.json-charset-refused': {
     breaks: ['ERR-008'],
     description: 'a JSON body labelled application/json with a charset parameter is refused 415, on the token endpoint and on every core route',

@@ -54,6 +54,15 @@ export const NUMBERS_FAULTS = {
       if (/[^\x00-\x7f]/.test(text)) answer.bytes = Buffer.from(text, 'latin1');
     },
   },
+  'numbers.campaign-digits-as-number': {
+    breaks: ['NUM-005'],
+    description: 'the numbers list shows a campaignregId of digits only ("123456") as a JSON number: the store keeps what looks like a number as one',
+    route: LIST,
+    answer({ status, body }) {
+      if (status !== 200 || !Array.isArray(body.numbers)) return;
+      for (const n of body.numbers as Listed[]) if (typeof n.campaignregId === 'string' && /^\d+$/.test(n.campaignregId)) (n as Record<string, unknown>).campaignregId = Number(n.campaignregId);
+    },
+  },
   'numbers.client-race': {
     breaks: ['NUM-003'],
     description: "the numbers list keeps the caller in a module-level variable across an await, so requests of two clients at once may each get the other's numbers",

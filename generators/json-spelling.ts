@@ -106,10 +106,10 @@ function spellString(text: string, escapes: JsonSpelling['escapes']): string {
 /**
  * application/json written other ways that name the same media type: RFC 9110 8.3.1 makes the
  * type, the subtype and a parameter's name case-insensitive (and 5.6.6 lets the ";" stand with or
- * without a space, the value quoted or not), and RFC 8259 11 gives a charset parameter "no effect
+ * without whitespace on either side, the value quoted or not), and RFC 8259 11 gives a charset parameter "no effect
  * on compliant recipients".
  */
-export const JSON_MEDIA_TYPE_SPELLINGS = ['Application/JSON', 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'application/json; Charset="utf-8"'] as const;
+export const JSON_MEDIA_TYPE_SPELLINGS = ['Application/JSON', 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'application/json; Charset="utf-8"', 'application/json ; charset=utf-8'] as const;
 
 /** The label of a JSON body: application/json as usually written, or one of its other spellings. */
 export function jsonMediaType(): fc.Arbitrary<string> {

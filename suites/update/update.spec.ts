@@ -45,6 +45,26 @@ test.describe('4.5 Update number settings', () => {
     expect(after.campaignregId, `UPD-001: the numbers list shows campaignregId ${JSON.stringify(value)} as written (UTF-8, RFC 8259 8.1)`).toBe(value);
   });
 
+  // A string of digits is a string: a campaignregId "123456" (or one with a leading zero, or in
+  // exponent form) is read back as that string, never as a JSON number, which section 2's type
+  // (string or null) does not allow. A server that stores what looks like a number as one is right
+  // on every registration with a letter in it.
+  test('a campaignregId of digits only, once accepted, is read back as the same string', { tag: ['@UPD-001'] }, async ({ api, knownNumbers, settings }) => {
+    const numberId = scratchNumber(knownNumbers);
+    let accepted = 0;
+    for (const value of ['123456', '0042', '1e5']) {
+      const res = await settings.change(numberId, { campaignregId: value });
+      if (res.status < 200 || res.status >= 300) {
+        expect.soft(isRequestDefectAnswer(res.status), `UPD-001: an update of campaignregId to ${JSON.stringify(value)} is accepted or refused as a request defect (section 7.3); answered ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
+        continue;
+      }
+      accepted++;
+      const after = await recordOf(api, numberId, 'primary', 'UPD-001');
+      expect.soft(after.campaignregId, `UPD-001: the update of campaignregId to the string ${JSON.stringify(value)} was accepted (${res.status}), and the numbers list reads back ${JSON.stringify(after.campaignregId)}`).toBe(value);
+    }
+    if (accepted === 0) notTestable('the target refused every campaignregId of digits only: nothing to read back');
+  });
+
   // Whitespace is part of a string value: a campaignregId with spaces around it, two spaces or a
   // tab inside, or a line feed at its end is the value set. A server that trims or collapses
   // what it stores is right on every value without them. It may refuse such a value as a request

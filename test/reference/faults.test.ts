@@ -870,6 +870,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     return search.status === 200 && (await token(s, credentials(s), capitals)).status === 200;
   },
   'errors.charset-value-case-refused': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(sendBody(primaryNumber(s).numberId)), headers: { 'idempotency-key': newKey(), 'content-type': 'application/json; charset=UTF-8' } })).status === 202,
+  'errors.ows-before-semicolon-refused': async (s) => (await call(s, 'POST', '/api/core/messages/send', { body: JSON.stringify(sendBody(primaryNumber(s).numberId)), headers: { 'idempotency-key': newKey(), 'content-type': 'application/json ; charset=utf-8' } })).status === 202,
   'errors.json-charset-refused': async (s) => {
     const charset = { 'content-type': 'application/json; charset=utf-8' };
     const search = await call(s, 'POST', '/api/core/numbers/search', { body: '{"npa":"202"}', headers: charset });
@@ -1276,6 +1277,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: 'CR-é' } });
       const listed = await s.app.inject({ method: 'GET', url: '/api/core/numbers', headers: { authorization: `Bearer ${await s.token()}` } });
       return isUtf8(listed.rawPayload) && listed.body.includes('CR-é');
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
+    }
+  },
+  'numbers.campaign-digits-as-number': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: '123456' } });
+      return (await listed(s)).find((n) => n.numberId === numberId)?.campaignregId === '123456';
     } finally {
       await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId } });
     }
