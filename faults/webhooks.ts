@@ -268,6 +268,14 @@ export const WEBHOOKS_FAULTS = {
       return { ...headers, 'webhook-signature': headers['webhook-signature']!.replace(/=+(?= |$)/g, '') };
     }),
   },
+  'webhooks.failed-event-labelled-text': {
+    breaks: ['WH-003'],
+    description: "the event of a message that failed is POSTed labelled Content-Type: text/plain (its body still JSON); delivered messages' events are labelled application/json",
+    behaviour: replaceMember('webhooks', 'signedHeaders', (signedHeaders) => (secret, webhookId, payload, nowMs) => {
+      const headers = signedHeaders(secret, webhookId, payload, nowMs);
+      return eventData(payload).status === 'FAILED' ? { ...headers, 'content-type': 'text/plain' } : headers;
+    }),
+  },
   'webhooks.batch-signed-as-first': {
     breaks: ['WH-101'],
     description: "the events of one send are signed once: every event after the first (same externalReference, another webhook-id) carries the first event's signature, so only a send to one recipient verifies",

@@ -1,6 +1,7 @@
-// Every callback a test's channels received, checked after the test: its Standard Webhooks
-// signature verifies with the secret of one of the clients (WH-101), its webhook-timestamp is
-// Unix seconds near its arrival (WH-102), and one webhook-id always carries one body (WH-109).
+// Every callback a test's channels received, checked after the test: it is labelled as JSON when
+// it is labelled (WH-003), its Standard Webhooks signature verifies with the secret of one of the
+// clients (WH-101), its webhook-timestamp is Unix seconds near its arrival (WH-102), and one
+// webhook-id always carries one body (WH-109).
 // The tests of those requirements look at the callbacks they provoke; this looks at all the
 // others too (the outcome of a failed message, a retry, an inbound event, an MMS, a late event
 // of an earlier message), so a server that is right on the paths those tests take and wrong on
@@ -61,10 +62,22 @@ export function sharedIds(callbacks: readonly ReceivedCallback[]): string[] {
   return [...bodies].filter(([, b]) => b.size > 1).map(([id, b]) => `webhook-id ${id} carried ${b.size} bodies: ${[...b].map((t) => t.slice(0, 120)).join(' | ')}`);
 }
 
+/**
+ * The callbacks labelled with a media type other than JSON (text/plain, say): a receiver reads
+ * the body by its label, and section 6's callbacks are JSON (WH-003), whichever event they carry.
+ * A callback without Content-Type is left alone: what a receiver makes of it is open.
+ */
+export function mislabelledCallbacks(callbacks: readonly ReceivedCallback[]): string[] {
+  return callbacks
+    .filter((c) => c.headers['content-type'] !== undefined && !/^\s*application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.headers['content-type']))
+    .map((c) => `${c.method} ${c.path} (webhook-id ${c.headers['webhook-id'] ?? 'absent'}): Content-Type ${c.headers['content-type']}; body ${c.text.slice(0, 120)}`);
+}
+
 /** What the audit found, by requirement; empty when every callback passed. */
-export function auditCallbacks(callbacks: readonly ReceivedCallback[], target: Pick<Target, 'webhooks' | 'clients'>): Array<{ id: 'WH-101' | 'WH-102' | 'WH-109'; what: string; problems: string[] }> {
+export function auditCallbacks(callbacks: readonly ReceivedCallback[], target: Pick<Target, 'webhooks' | 'clients'>): Array<{ id: 'WH-003' | 'WH-101' | 'WH-102' | 'WH-109'; what: string; problems: string[] }> {
   const secrets = auditSecrets(target);
   return [
+    { id: 'WH-003' as const, what: 'is labelled as the JSON it carries (application/json)', problems: mislabelledCallbacks(callbacks) },
     { id: 'WH-101' as const, what: "carries a v1 signature that verifies with its client's secret", problems: secrets === null ? [] : unverifiedCallbacks(callbacks, secrets) },
     { id: 'WH-102' as const, what: `carries webhook-timestamp in Unix seconds within ${WEBHOOK_TOLERANCE_IN_SECONDS} s of its arrival`, problems: staleTimestamps(callbacks) },
     { id: 'WH-109' as const, what: 'shares its webhook-id with no other event', problems: sharedIds(callbacks) },

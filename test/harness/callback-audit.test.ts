@@ -45,3 +45,15 @@ test('one webhook-id carrying two bodies is WH-109', () => {
   const findings = auditCallbacks([callback(PRIMARY, 'e1', '{"a":1}'), callback(PRIMARY, 'e1', '{"a":2}')], target());
   expect(findings.map((f) => f.id)).toEqual(['WH-109']);
 });
+
+test('a callback labelled text/plain is WH-003; application/json with a charset, a +json type and no label pass', () => {
+  const labelled = (type: string | undefined, id: string) => {
+    const c = callback(PRIMARY, id, '{"a":1}');
+    return { ...c, headers: { ...c.headers, ...(type !== undefined && { 'content-type': type }) } };
+  };
+  const fine = [labelled('application/json', 'j1'), labelled('application/json; charset=utf-8', 'j2'), labelled('application/cloudevents+json', 'j3'), labelled(undefined, 'j4')];
+  expect(auditCallbacks(fine, target())).toEqual([]);
+  const findings = auditCallbacks([...fine, labelled('text/plain', 't1')], target());
+  expect(findings.map((f) => f.id)).toEqual(['WH-003']);
+  expect(findings[0]!.problems[0]).toMatch(/webhook-id t1\): Content-Type text\/plain/);
+});

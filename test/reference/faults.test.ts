@@ -2236,6 +2236,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   'webhooks.signature-unpadded': async (s) => /^v1,[A-Za-z0-9+/]{43}=$/.test(String((await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'])),
+  'webhooks.failed-event-labelled-text': async (s) =>
+    atOverride(s, async (receiver) => {
+      await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550155'] }));
+      const [callback] = await receiver.waitFor(1, 3_000);
+      return /^application\/json/.test(String(callback!.headers['content-type']));
+    }),
   'webhooks.unsigned': async (s) => typeof (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['webhook-signature'] === 'string',
 
   'errors.unlabelled-update-body-500': async (s) => {
