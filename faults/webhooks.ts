@@ -598,6 +598,28 @@ export const WEBHOOKS_FAULTS = {
       };
     }),
   },
+  'webhooks.gone-moves-to-client-webhook': {
+    breaks: ['WH-001'],
+    description: "a delivery event whose target answered 410 Gone is not given up but sent again to the client's delivery webhook: an outcome its override refused for good reaches the client's webhook",
+    behaviour: (behaviour, { stores }) => {
+      const goneIds = new Set<string>();
+      const clientHook = stores.db.prepare<[string], string | null>('SELECT c.delivery_webhook_url FROM webhook_outbox o JOIN clients c USING (api_client_id) WHERE o.webhook_id = ?').pluck();
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          gone: (attempt) => {
+            if (attempt.kind === 'message.delivery' && attempt.status === 410 && !goneIds.has(attempt.webhookId)) {
+              goneIds.add(attempt.webhookId);
+              return false;
+            }
+            return behaviour.webhooks.gone(attempt);
+          },
+          retried: (attempt) => goneIds.has(attempt.webhookId) || behaviour.webhooks.retried(attempt),
+          attemptTarget: (webhook, attemptsBefore) => (goneIds.has(webhook.webhookId) ? clientHook.get(webhook.webhookId) : null) ?? behaviour.webhooks.attemptTarget(webhook, attemptsBefore),
+        },
+      };
+    },
+  },
   'webhooks.inbound-not-retried': {
     breaks: ['WH-110'],
     description: 'an inbound callback the receiver did not take is given up after that one attempt (the retry queue holds delivery outcomes alone; they are still retried)',

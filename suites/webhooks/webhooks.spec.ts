@@ -192,6 +192,24 @@ test.describe('6 delivery outcomes by webhook', () => {
     });
   });
 
+  // The override's receiver answers 410 Gone: the outcome is settled there (Standard Webhooks has
+  // the sender stop), and it does not move to another target. A server that re-sends a gone
+  // outcome to the client's own webhook is right on every override that takes its callbacks.
+  // Watched for as long as a retry of the reference's takes, at most webhooks.timeoutMs.
+  test("an outcome whose override answered 410 Gone never reaches the client's delivery webhook", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const override = webhooks.channel('override-gone').respondWith(410);
+    const own = override.scriptOnlyFor();
+    await deliverTo(settings, numberId, override.url, 'WH-001');
+    await triggers.withClientWebhook('delivery', 'WH-001', async (clientHook) => {
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-override-gone')), 'WH-001');
+      own(namesMessage(messageId!));
+      await awaitCallback(override, messageId!, target.webhooks.timeoutMs, 'WH-001');
+      await clientHook.waitFor(`the outcome of ${messageId}`, namesMessage(messageId!), { timeoutMs: Math.min(target.webhooks.timeoutMs, 5_000) }).catch(() => undefined);
+      expect(clientHook.received.filter(namesMessage(messageId!)).map((c) => c.text.slice(0, 200)), `WH-001: the outcome of ${messageId}, whose override at ${numberId} answered 410 Gone, reaches the client's delivery webhook, not the override`).toEqual([]);
+    });
+  });
+
   test("without an override, the outcome is POSTed to the client's delivery webhook", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, triggers, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     await deliverTo(settings, numberId, null, 'WH-002');

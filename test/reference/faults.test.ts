@@ -1928,6 +1928,26 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await clientHook.close();
     }
   },
+  // The override answers 410: the outcome goes nowhere else, the client's webhook included.
+  'webhooks.gone-moves-to-client-webhook': async (s) => {
+    const clientHook = await startReceiver();
+    try {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: clientHook.url } });
+      return await atOverride(
+        s,
+        async (override) => {
+          await send(s, sendBody(primaryNumber(s).numberId));
+          await override.waitFor(1, 3_000);
+          await clientHook.waitFor(1, 2_000).catch(() => []);
+          return clientHook.received.length === 0;
+        },
+        () => ({ status: 410 }),
+      );
+    } finally {
+      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: null } });
+      await clientHook.close();
+    }
+  },
   // The override fails the first two attempts: the third comes there too, none to the client's webhook.
   'webhooks.third-attempt-to-client-webhook': async (s) => {
     const clientHook = await startReceiver();
