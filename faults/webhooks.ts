@@ -620,6 +620,11 @@ export const WEBHOOKS_FAULTS = {
       };
     },
   },
+  'webhooks.inbound-gone-retried': {
+    breaks: ['WH-105'],
+    description: 'an inbound callback answered 410 Gone is retried like any failure; delivery callbacks answered 410 are given up as they should be',
+    behaviour: replaceMember('webhooks', 'gone', (gone) => (attempt) => attempt.kind !== 'message.inbound' && gone(attempt)),
+  },
   'webhooks.inbound-not-retried': {
     breaks: ['WH-110'],
     description: 'an inbound callback the receiver did not take is given up after that one attempt (the retry queue holds delivery outcomes alone; they are still retried)',

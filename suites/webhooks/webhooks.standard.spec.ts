@@ -422,6 +422,28 @@ test.describe('Standard Webhooks: retries', () => {
     expect(retried!.text, 'WH-110: the retry carries the same event').toBe(failed!.text);
   });
 
+  // And 410 Gone on that kind too (WH-105): an inbound callback answered 500, then 410, is not
+  // tried again. A server that honours 410 on its delivery outcomes alone keeps retrying inbound
+  // traffic. The gap before the first retry says how long to watch, as for the delivery callback.
+  test('an inbound callback answered 410 Gone is not tried again', { tag: ['@WH-105', '@WH-110'] }, async ({ target, settings, webhooks, inbound }) => {
+    const channel = webhooks.channel('inbound-gone').respondWith(500, 410);
+    const own = channel.scriptOnlyFor();
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-105');
+    const text = `Conformance inbound gone ${randomUUID()}`;
+    own(inboundNaming(text));
+    await inbound.deliver(text, 'WH-105');
+    const [first] = await expectCallbacks(channel, 'WH-105', 'the inbound callback naming its text', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
+    const id = first!.headers['webhook-id'];
+    if (!id) notTestable('the inbound callback carries no webhook-id (WH-101 judges the headers)');
+    const attempts = await channel.waitFor(`a retry of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
+    if (attempts === null) notTestable(`the inbound callback answered 500 was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms; WH-110), so how soon an attempt could follow a 410 is not known`);
+    expect(attempts!.map((a) => a.answered), 'WH-105: precondition: the first attempt was answered 500, the second 410').toEqual([500, 410]);
+    const gap = attempts![1]!.receivedAt - attempts![0]!.receivedAt;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1_000, 4 * gap)));
+    const after = channel.received.filter((c) => c.headers['webhook-id'] === id);
+    expect(after.length, `WH-105: no attempt of the inbound callback ${id} follows its 410 within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms)`).toBe(2);
+  });
+
   // Standard Webhooks retries with exponential backoff: the waits grow. Each attempt of the
   // test's callback is failed until the fifth; the waits before the fourth and fifth, together,
   // must be more than BACKOFF_GROWTH times those before the second and third. Doubling waits give

@@ -1968,6 +1968,23 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await clientHook.close();
     }
   },
+  // An inbound callback answered 410: one attempt, none after it.
+  'webhooks.inbound-gone-retried': async (s) => {
+    let attempts = 0;
+    const receiver = createServer((_req, res) => res.writeHead((++attempts, 410)).end());
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const numberId = primaryNumber(s).numberId;
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/inbound` } });
+      await call(s, 'POST', '/_control/inbound', { token: s.app.reference.controlToken!, payload: { numberId, from: '+12025550123', text: 'hello' } });
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      return attempts === 1;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  },
   'webhooks.inbound-not-retried': async (s) => {
     let attempts = 0;
     const receiver = createServer((_req, res) => res.writeHead(++attempts === 1 ? 500 : 204).end());
