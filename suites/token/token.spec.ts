@@ -95,7 +95,7 @@ test.describe('4.1 Issue an access token', () => {
   // token it issued a moment ago again, reporting a full lifetime, gives a token that dies early.
   // The watch starts with the run (harness/triggers.ts, watchTokenWays) and runs beside the other
   // tests; a 401 before the lifetime is out fails.
-  test('a token asked for by form fields or by HTTP Basic is accepted until the lifetime its expires_in reports is out, and refused once it is', { tag: ['@TOKEN-011', '@AUTH-003'] }, async ({ target, tokenWaysWatch, evidence }) => {
+  test('a token asked for by form fields or by HTTP Basic is accepted until the lifetime its expires_in reports is out', { tag: ['@TOKEN-011'] }, async ({ target, tokenWaysWatch, evidence }) => {
     const trigger = target.triggers.expireToken;
     if (trigger?.kind !== 'wait') notTestable(reasonFor('tokenLifetime'));
     test.setTimeout(test.info().timeout + 2 * trigger!.maxWaitSeconds * 1000);
@@ -106,8 +106,6 @@ test.describe('4.1 Issue an access token', () => {
     if (watch.watched.some((w) => !Number.isFinite(w.seconds))) notTestable(`a token of ${clientId} reports no usable expires_in`);
     for (const w of watch.watched) {
       expect.soft(w.refusedAfterMs, `TOKEN-011: the token ${clientId} obtained by ${w.how} reported expires_in ${w.seconds} s, but was refused ${((w.refusedAfterMs ?? 0) / 1000).toFixed(1)} s after it was requested`).toBeUndefined();
-      // Section 5: an expired token is refused 401, whichever way it was asked for.
-      expect.soft(w.acceptedAfterMs, `AUTH-003: the token ${clientId} obtained by ${w.how} reported expires_in ${w.seconds} s, but was still accepted ${((w.acceptedAfterMs ?? 0) / 1000).toFixed(1)} s after it was requested`).toBeUndefined();
     }
   });
 
