@@ -142,6 +142,16 @@ export const CONTEXT_FAULTS = {
       if (status === 200 && typeof counts?.total === 'number') counts.smsEnabled = counts.total;
     },
   },
+  'ctx.count-drops-numbers-with-override': {
+    breaks: ['CTX-005'],
+    description: 'assignedNumbers.total leaves out the numbers with a webhookDeliveryOverride set (the count is of the numbers whose outcomes go to the client webhook); the numbers list still shows them',
+    route: WHOAMI,
+    answer({ request, status, body }, { stores }) {
+      const counts = body.assignedNumbers as Record<string, unknown> | undefined;
+      if (status !== 200 || typeof counts?.total !== 'number') return;
+      counts.total = stores.numbers.listForClient(callerOf(request).apiClientId).filter((n) => n.webhookDeliveryOverride === null).length;
+    },
+  },
   'ctx.count-includes-refused-update': {
     breaks: ['CTX-005'],
     description: "assignedNumbers.total is folded from the client's number events, and a refused update of another client's number is folded as an assignment: the caller's count grows by each such number (its numbers list is right)",

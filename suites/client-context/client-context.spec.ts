@@ -101,15 +101,16 @@ test.describe("2, 4.3: assignedNumbers summarises the client's own numbers", () 
   });
 
   // A later moment: a number's settings changed. The count is of the numbers assigned, whatever
-  // they may do: a server that counts only numbers with SMS or MMS enabled, or with a
-  // campaignregId, is right while every number has them.
-  test('the declared count still equals the list\'s length after a number loses SMS, MMS and its campaignregId', { tag: ['@CTX-005'] }, async ({ api, target, settings, workerNumbers }) => {
+  // they may do or wherever their callbacks go: a server that counts only numbers with SMS or MMS
+  // enabled, with a campaignregId, or without an override, is right while every number is so.
+  test('the declared count still equals the list\'s length after a number loses SMS, MMS and its campaignregId, and gains webhook overrides', { tag: ['@CTX-005'] }, async ({ api, target, settings, workerNumbers, webhooks }) => {
     const member = target.routes.assignedCount;
     if (member === undefined) notTestable(reasonFor('assignedCount'));
     const number = workerNumbers.share.find((n) => n.role === 'primary');
     if (!number) notTestable('the worker has no number of the primary client whose settings it may change');
     let judged = 0;
-    for (const patch of [{ smsEnabled: false }, { mmsEnabled: false }, { campaignregId: null }] as const) {
+    const url = webhooks.channel('count-override').url;
+    for (const patch of [{ smsEnabled: false }, { mmsEnabled: false }, { campaignregId: null }, { webhookDeliveryOverride: url }, { webhookInboundOverride: url }]) {
       const changed = await settings.change(number!.numberId, patch);
       if (changed.status < 200 || changed.status >= 300) continue;
       const [res, numbers] = await Promise.all([api.call('whoami'), readNumbers(api)]);

@@ -1202,6 +1202,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: null } });
     }
   },
+  'ctx.count-drops-numbers-with-override': async (s) => {
+    const { numberId } = primaryNumber(s);
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: 'https://hooks.example.com/count' } });
+    try {
+      return (await call(s, 'GET', '/api/core/whoami')).body.assignedNumbers.total === (await listed(s)).length;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookDeliveryOverride: null } });
+    }
+  },
   'ctx.counts-every-number-sms-enabled': async (s) => {
     const { numberId } = primaryNumber(s);
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } });
