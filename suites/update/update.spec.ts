@@ -1,4 +1,4 @@
-import { answerOf } from '../../harness/api-client.ts';
+import { answerOf, type ApiClient } from '../../harness/api-client.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import { HOLDS_EVERY_NUMBER, expect, notTestable, test } from '../../harness/fixtures.ts';
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
@@ -15,6 +15,25 @@ type Patch = Parameters<SettingsGuard['change']>[1];
 
 function patchOf(field: SettableField, value: unknown): Patch {
   return { [field]: value } as Patch;
+}
+
+/**
+ * Sets campaignregId of `numberId` to each value in turn: one accepted is read back from the numbers
+ * list exactly as given (UPD-001), one refused is a request defect (section 7.3). How many were accepted.
+ */
+async function campaignsReadBack(api: ApiClient, settings: SettingsGuard, numberId: string, values: readonly string[]): Promise<number> {
+  let accepted = 0;
+  for (const value of values) {
+    const res = await settings.change(numberId, { campaignregId: value });
+    if (res.status < 200 || res.status >= 300) {
+      expect.soft(isRequestDefectAnswer(res.status), `UPD-001: an update of campaignregId to ${JSON.stringify(value)} is accepted or refused as a request defect (section 7.3); answered ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
+      continue;
+    }
+    accepted++;
+    const after = await recordOf(api, numberId, 'primary', 'UPD-001');
+    expect.soft(after.campaignregId, `UPD-001: the update of campaignregId to the string ${JSON.stringify(value)} was accepted (${res.status}), and the numbers list reads back ${JSON.stringify(after.campaignregId)}`).toBe(value);
+  }
+  return accepted;
 }
 
 test.describe('4.5 Update number settings', () => {
@@ -50,18 +69,7 @@ test.describe('4.5 Update number settings', () => {
   // (string or null) does not allow. A server that stores what looks like a number as one is right
   // on every registration with a letter in it.
   test('a campaignregId of digits only, once accepted, is read back as the same string', { tag: ['@UPD-001'] }, async ({ api, knownNumbers, settings }) => {
-    const numberId = scratchNumber(knownNumbers);
-    let accepted = 0;
-    for (const value of ['123456', '0042', '1e5']) {
-      const res = await settings.change(numberId, { campaignregId: value });
-      if (res.status < 200 || res.status >= 300) {
-        expect.soft(isRequestDefectAnswer(res.status), `UPD-001: an update of campaignregId to ${JSON.stringify(value)} is accepted or refused as a request defect (section 7.3); answered ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
-        continue;
-      }
-      accepted++;
-      const after = await recordOf(api, numberId, 'primary', 'UPD-001');
-      expect.soft(after.campaignregId, `UPD-001: the update of campaignregId to the string ${JSON.stringify(value)} was accepted (${res.status}), and the numbers list reads back ${JSON.stringify(after.campaignregId)}`).toBe(value);
-    }
+    const accepted = await campaignsReadBack(api, settings, scratchNumber(knownNumbers), ['123456', '0042', '1e5']);
     if (accepted === 0) notTestable('the target refused every campaignregId of digits only: nothing to read back');
   });
 
@@ -70,18 +78,7 @@ test.describe('4.5 Update number settings', () => {
   // what it stores is right on every value without them. It may refuse such a value as a request
   // defect (it takes only registrations it knows); what it accepts it reads back as written.
   test('a campaignregId with spaces around or inside it, once accepted, is read back exactly as written; a refused one is a request defect', { tag: ['@UPD-001'] }, async ({ api, knownNumbers, settings }) => {
-    const numberId = scratchNumber(knownNumbers);
-    let accepted = 0;
-    for (const value of [' CMP 7 ', 'CMP  7', 'CMP\t7', 'CMP 7\n']) {
-      const res = await settings.change(numberId, { campaignregId: value });
-      if (res.status < 200 || res.status >= 300) {
-        expect.soft(isRequestDefectAnswer(res.status), `UPD-001: an update of campaignregId to ${JSON.stringify(value)} is accepted or refused as a request defect (section 7.3); answered ${res.status} ${res.text.slice(0, 200)}`).toBe(true);
-        continue;
-      }
-      accepted++;
-      const after = await recordOf(api, numberId, 'primary', 'UPD-001');
-      expect.soft(after.campaignregId, `UPD-001: the update of campaignregId to ${JSON.stringify(value)} was accepted (${res.status}), and the numbers list reads back ${JSON.stringify(after.campaignregId)}`).toBe(value);
-    }
+    const accepted = await campaignsReadBack(api, settings, scratchNumber(knownNumbers), [' CMP 7 ', 'CMP  7', 'CMP\t7', 'CMP 7\n']);
     if (accepted === 0) notTestable('the target refused every campaignregId with whitespace in it: nothing to read back');
   });
 

@@ -111,6 +111,19 @@ async function overrideTo(server: TestServer, url: string): Promise<void> {
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
+/** `probe` run while the primary client's delivery webhook points at a fresh receiver (through the control plane); the webhook is cleared after. */
+async function atClientDeliveryHook<T>(server: TestServer, probe: (clientHook: Receiver) => Promise<T>): Promise<T> {
+  const clientHook = await startReceiver();
+  const path = `/_control/clients/${server.client('primary').clientId}/webhooks`;
+  try {
+    await call(server, 'PUT', path, { token: server.app.reference.controlToken!, payload: { delivery: clientHook.url } });
+    return await probe(clientHook);
+  } finally {
+    await call(server, 'PUT', path, { token: server.app.reference.controlToken!, payload: { delivery: null } });
+    await clientHook.close();
+  }
+}
+
 /** The first `count` callbacks of a send of the secondary client's, its number's override pointed at a receiver answering `respond` (put back after), with that client's secret. */
 async function secondaryCallbacks(server: TestServer, count: number, respond?: Parameters<typeof startReceiver>[0]): Promise<{ secret: string; attempts: Awaited<ReturnType<Receiver['waitFor']>> }> {
   const receiver = await startReceiver(respond);
@@ -1925,24 +1938,16 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // The override answers the first attempt 500; the client's delivery webhook gets nothing of the message.
-  'webhooks.retry-to-client-webhook': async (s) => {
-    const clientHook = await startReceiver();
-    try {
-      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: clientHook.url } });
+  'webhooks.retry-to-client-webhook': async (s) =>
+    atClientDeliveryHook(s, async (clientHook) => {
       const attempts = await attemptsAfterFailure(s, (_req, res) => res.writeHead(500).end());
       await clientHook.waitFor(1, 500).catch(() => []);
       return attempts >= 2 && clientHook.received.length === 0;
-    } finally {
-      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: null } });
-      await clientHook.close();
-    }
-  },
+    }),
   // The override answers 410: the outcome goes nowhere else, the client's webhook included.
-  'webhooks.gone-moves-to-client-webhook': async (s) => {
-    const clientHook = await startReceiver();
-    try {
-      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: clientHook.url } });
-      return await atOverride(
+  'webhooks.gone-moves-to-client-webhook': async (s) =>
+    atClientDeliveryHook(s, (clientHook) =>
+      atOverride(
         s,
         async (override) => {
           await send(s, sendBody(primaryNumber(s).numberId));
@@ -1951,18 +1956,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
           return clientHook.received.length === 0;
         },
         () => ({ status: 410 }),
-      );
-    } finally {
-      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: null } });
-      await clientHook.close();
-    }
-  },
+      ),
+    ),
   // The override fails the first two attempts: the third comes there too, none to the client's webhook.
-  'webhooks.third-attempt-to-client-webhook': async (s) => {
-    const clientHook = await startReceiver();
-    try {
-      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: clientHook.url } });
-      return await atOverride(
+  'webhooks.third-attempt-to-client-webhook': async (s) =>
+    atClientDeliveryHook(s, (clientHook) =>
+      atOverride(
         s,
         async (override) => {
           await send(s, sendBody(primaryNumber(s).numberId));
@@ -1971,12 +1970,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
           return override.received.length >= 3 && clientHook.received.length === 0;
         },
         (_request, index) => ({ status: index < 2 ? 500 : 204 }),
-      );
-    } finally {
-      await call(s, 'PUT', `/_control/clients/${s.client('primary').clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { delivery: null } });
-      await clientHook.close();
-    }
-  },
+      ),
+    ),
   // An inbound callback answered 410: one attempt, none after it.
   'webhooks.inbound-gone-retried': async (s) => {
     let attempts = 0;
