@@ -673,6 +673,11 @@ export const WEBHOOKS_FAULTS = {
     },
     behaviour: droppingRetries((numberId, firstAttemptAt) => [...numbersUpdatedAt].some(([updated, at]) => updated !== numberId && at > firstAttemptAt)),
   },
+  'webhooks.sms-off-drops-retries': {
+    breaks: ['WH-103'],
+    description: "an update turning a number's SMS off drops the pending retries of every callback (its queued events are cancelled with it): each later attempt goes nowhere (a closed port); other updates keep them",
+    ...droppingRetriesOnce('PATCH /api/core/numbers/:numberId', ({ request, status }) => status < 300 && (request.body as { smsEnabled?: unknown } | null)?.smsEnabled === false),
+  },
   'webhooks.unsafe-retry-drops-retries': {
     breaks: ['WH-103'],
     description: "refusing an unsafe retry (a key reused for another payload, 409) drops the pending retries of every callback: each later attempt goes nowhere (a closed port)",

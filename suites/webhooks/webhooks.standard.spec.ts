@@ -336,7 +336,7 @@ test.describe('Standard Webhooks: retries', () => {
   // its token, when the send's key is used again, or when another callback at the same override
   // is answered 410, is right on every retry nothing meets. A retry of the callback under another
   // webhook-id is no retry of it (WH-103).
-  test("a callback answered 500 is still retried after its number, or another of its client's numbers, was written meanwhile, its client obtained a new token, its send was retried safely or unsafely, or another callback at its override was answered 410", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  test("a callback answered 500 is still retried after its number, or another of its client's numbers, was written meanwhile (SMS turned off and on included), its client obtained a new token, its send was retried safely or unsafely, or another callback at its override was answered 410", { tag: ['@WH-103'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const records = await readNumbers(api);
     const sameValues = (id: string) => {
@@ -374,6 +374,17 @@ test.describe('Standard Webhooks: retries', () => {
           const [otherId] = expectQueuedFor(await send(api, newKey(), other), 'WH-103', 'precondition: another send from the number');
           gone.push(otherId!);
           await expectCallbacks(channel, 'WH-103', `the callback of ${otherId}, answered 410`, namesMessage(otherId!), { timeoutMs: target.webhooks.timeoutMs });
+        },
+      },
+      // A real change of the number, not one to the values it had: SMS turned off and on again. An
+      // accepted message's outcome is owed whatever the number may send later.
+      {
+        label: 'sms-off',
+        what: `its number ${numberId} had SMS turned off and on again`,
+        run: async () => {
+          const off = await settings.change(numberId, { smsEnabled: false });
+          expect(off).toSucceed(`WH-103: precondition: the update of ${numberId} turning SMS off is accepted`);
+          expect(await settings.change(numberId, sameValues(numberId))).toSucceed(`WH-103: precondition: the update of ${numberId} back to the values it had is accepted`);
         },
       },
     ];

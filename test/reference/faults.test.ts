@@ -2040,6 +2040,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   // The same, with another of the client's numbers written, or a token issued, while the retry is due.
   'webhooks.neighbour-update-drops-retries': async (s) => retriedAfter(s, async () => void (await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s, 1).numberId}`, { payload: { smsEnabled: true } }))),
   'webhooks.token-drops-retries': async (s) => retriedAfter(s, async () => expect((await token(s, credentials(s))).status).toBe(200)),
+  'webhooks.sms-off-drops-retries': async (s) =>
+    retriedAfter(s, async () => {
+      const { numberId } = primaryNumber(s);
+      expect((await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: false } })).status).toBe(200);
+      expect((await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { smsEnabled: true } })).status).toBe(200);
+    }),
   'webhooks.unsafe-retry-drops-retries': async (s) => retriedAfter(s, async (key, body) => expect((await send(s, { ...body, text: 'changed' }, key)).status).toBe(409)),
   'webhooks.safe-retry-drops-retries': async (s) => retriedAfter(s, async (key, body) => expect((await send(s, body, key)).status).toBe(202)),
   // A send to two recipients, every callback's first attempt answered 500: both are tried again.
