@@ -455,6 +455,26 @@ test.describe('Standard Webhooks: retries', () => {
     expect(after.length, `WH-105: no attempt of the inbound callback ${id} follows its 410 within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms)`).toBe(2);
   });
 
+  // Retry-After on that kind too (WH-106): an inbound callback answered 429 with Retry-After: 3 is
+  // not tried again before then (1 s allowed for the two clocks, as for delivery callbacks). A
+  // server that reads Retry-After on its delivery outcomes alone retries inbound traffic on its
+  // own backoff.
+  test('an inbound callback answered 429 with Retry-After is not tried again before that time', { tag: ['@WH-106', '@WH-110'] }, async ({ target, settings, webhooks, inbound }) => {
+    const channel = webhooks.channel('inbound-retry-after').answerWith((_c, earlier) => (earlier.length === 0 ? { status: 429, headers: { 'retry-after': '3' } } : 200));
+    const own = channel.scriptOnlyFor();
+    await inboundTo(settings, inbound.numberId, channel.url, 'WH-106');
+    const text = `Conformance inbound retry-after ${randomUUID()}`;
+    own(inboundNaming(text));
+    await inbound.deliver(text, 'WH-106');
+    const [first] = await expectCallbacks(channel, 'WH-106', 'the inbound callback naming its text', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
+    const id = first!.headers['webhook-id'];
+    if (!id) notTestable('the inbound callback carries no webhook-id (WH-101 judges the headers)');
+    const attempts = await channel.waitFor(`a retry of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
+    if (attempts === null) notTestable(`the inbound callback answered 429 was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms; WH-110 judges retries)`);
+    const waited = attempts![1]!.receivedAt - attempts![0]!.receivedAt;
+    expect(waited, `WH-106: the retry of the inbound callback ${id}, answered 429 with Retry-After: 3, came ${waited} ms after it, before the 3 s it asked for (1 s allowed)`).toBeGreaterThanOrEqual(2_000);
+  });
+
   // Standard Webhooks retries with exponential backoff: the waits grow. Each attempt of the
   // test's callback is failed until the fifth; the waits before the fourth and fifth, together,
   // must be more than BACKOFF_GROWTH times those before the second and third. Doubling waits give

@@ -1972,6 +1972,27 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
         (_request, index) => ({ status: index < 2 ? 500 : 204 }),
       ),
     ),
+  // An inbound callback answered 429 with Retry-After: 2: its retry waits that long.
+  'webhooks.inbound-retry-after-ignored': async (s) => {
+    const times: number[] = [];
+    const receiver = createServer((_req, res) => {
+      times.push(Date.now());
+      if (times.length === 1) res.writeHead(429, { 'retry-after': '2' }).end();
+      else res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const numberId = primaryNumber(s).numberId;
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/inbound` } });
+      await call(s, 'POST', '/_control/inbound', { token: s.app.reference.controlToken!, payload: { numberId, from: '+12025550123', text: 'hello' } });
+      for (let waited = 0; times.length < 2 && waited < 4_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      return times.length === 2 && times[1]! - times[0]! >= 1_500;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  },
   // An inbound callback answered 410: one attempt, none after it.
   'webhooks.inbound-gone-retried': async (s) => {
     let attempts = 0;
