@@ -621,12 +621,12 @@ export const WEBHOOKS_FAULTS = {
     },
   },
   'webhooks.inbound-gone-retried': {
-    breaks: ['WH-105'],
+    breaks: ['WH-110'],
     description: 'an inbound callback answered 410 Gone is retried like any failure; delivery callbacks answered 410 are given up as they should be',
     behaviour: replaceMember('webhooks', 'gone', (gone) => (attempt) => attempt.kind !== 'message.inbound' && gone(attempt)),
   },
   'webhooks.inbound-retry-after-ignored': {
-    breaks: ['WH-106'],
+    breaks: ['WH-110'],
     description: "an inbound callback's Retry-After is not read: its retry follows the server's own backoff; delivery callbacks honour it",
     behaviour: replaceMember('webhooks', 'honouredRetryAfter', (honouredRetryAfter) => (attempt) => (attempt.kind === 'message.inbound' ? undefined : honouredRetryAfter(attempt))),
   },

@@ -281,30 +281,20 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
       : { sendFrom: smsNumber(knownNumbers), to: deliveredRecipients(target), messageType: 'SMS', externalReference: externalRef('unsafe-text-absent') };
     const key = newKey();
     const res = await send(api, key, body);
-    if (!mms && res.status >= 400 && res.status < 500) notTestable(`the target refused an SMS without text (${res.status}), which a vendor may, and has no MMS number and media sample to send one without text from`);
-    const first = expectQueuedFor(res, 'IDEM-002', `the first ${mms ? 'MMS' : 'SMS'}, without text`);
-    const changed = await send(api, key, { ...body, text: '' });
-    expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with text "" added, where the first ${mms ? 'MMS' : 'SMS'} had none (another payload), is refused as a request defect or 409 CONFLICT, never a 2xx`);
-    const replay = await send(api, key, body);
-    expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with text "" added, the original payload still replays its first send').toEqual(sorted(first));
+    // A sibling of the rule's other checks, not the rule: where the target refuses the message it
+    // starts from, the refusal is noted and nothing is judged here (IDEM-002 stays judged by them).
+    if (!mms && res.status >= 400 && res.status < 500) {
+      test.info().annotations.push({ type: 'note', description: `the target refused an SMS without text (${res.status}), which a vendor may, and has no MMS number and media sample to send one without text from: the key's reuse with text "" is not tried` });
+    } else {
+      const first = expectQueuedFor(res, 'IDEM-002', `the first ${mms ? 'MMS' : 'SMS'}, without text`);
+      const changed = await send(api, key, { ...body, text: '' });
+      expect(changed).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with text "" added, where the first ${mms ? 'MMS' : 'SMS'} had none (another payload), is refused as a request defect or 409 CONFLICT, never a 2xx`);
+      const replay = await send(api, key, body);
+      expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with text "" added, the original payload still replays its first send').toEqual(sorted(first));
+    }
   });
 
-  // Attachments in another order: media is a JSON array, ordered (RFC 8259 5), so the same items
-  // the other way round are another payload. A server that sorts them before it fingerprints
-  // replays the first. Needs two media items in the sample (mediaSample).
-  test('reusing a key for an MMS with its media items in another order is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
-    if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
-    if (target.mediaSample.length < 2) notTestable('needs two media items in the media sample (mediaSample in the target config) to give in another order');
-    const key = newKey();
-    const mms = { sendFrom: knownNumbers.mms!, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check unsafe-media-order', media: target.mediaSample, externalReference: externalRef('unsafe-media-order') };
-    const first = expectQueuedFor(await send(api, key, mms), 'IDEM-002', 'the first MMS');
-    const changed = await send(api, key, { ...mms, media: [...target.mediaSample].reverse() });
-    expect(changed).toBeRefusedAsUnsafeRetry('IDEM-002: the same key with the media items in another order (another JSON array) is refused as a request defect or 409 CONFLICT, never a 2xx');
-    const replay = await send(api, key, mms);
-    expect(sorted(messageIdsOf(replay)), 'IDEM-002: after the unsafe retry with the media reordered, the original payload still replays its first send').toEqual(sorted(first));
-  });
-
-  test('reusing a key for an MMS with its media given twice is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('reusing a key for an MMS with its media given twice, or in another order, is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Media is part of the payload like any other field: a server whose fingerprint leaves it
     // out replays the first MMS for an MMS that carries other media.
     if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
@@ -317,6 +307,19 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
     expect(messageIdsOf(changed), 'IDEM-002: the unsafe retry reports no messages').toEqual([]);
     const replay = await send(api, key, mms);
     expect(sorted(messageIdsOf(replay)), 'IDEM-002: the unsafe retry queued nothing and changed nothing under the key').toEqual(sorted(first));
+    // The same items in another order: media is a JSON array, ordered (RFC 8259 5), so another
+    // payload. A server that sorts the items before it fingerprints replays the first. Where the
+    // sample has two items or more (mediaSample; the default has two); noted otherwise.
+    if (target.mediaSample.length < 2) {
+      test.info().annotations.push({ type: 'note', description: 'the media sample (mediaSample) has one item: the key reused with the items in another order is not tried' });
+    } else {
+      const orderKey = newKey();
+      const ordered = { ...mms, externalReference: externalRef('unsafe-media-order') };
+      const once = expectQueuedFor(await send(api, orderKey, ordered), 'IDEM-002', 'the MMS whose media items are reordered next');
+      const reordered = await send(api, orderKey, { ...ordered, media: [...target.mediaSample].reverse() });
+      expect(reordered).toBeRefusedAsUnsafeRetry('IDEM-002: the same key with the media items in another order (another JSON array) is refused as a request defect or 409 CONFLICT, never a 2xx');
+      expect(sorted(messageIdsOf(await send(api, orderKey, ordered))), 'IDEM-002: after the unsafe retry with the media reordered, the original payload still replays its first send').toEqual(sorted(once));
+    }
   });
 
   // The message type is part of the payload too: a server whose records are keyed by the key and
