@@ -428,10 +428,12 @@ export const test = base.extend<TestFixtures, WorkerOptions & WorkerFixtures>({
       const refusedBefore = new Map(roles.map((role) => [role, tokens[role]!.refusals.length]));
       await use(new ApiClient({ target, transport: limited(transport, rateLimit, () => !control.upstreamFaulted), validator, guard, evidence, tokens, messages: runMessages }));
       // The held tokens this test's requests found refused before their lifetime was out (TOKEN-011), but those the control plane ended.
+      // The run's control-plane actions are read only when a refusal came (nearly never).
       const early = roles.flatMap((role) => {
+        const met = tokens[role]!.refusals.slice(refusedBefore.get(role));
+        if (met.length === 0) return [];
         const clientId = target.clients[role]!.clientId;
-        const refusals = refusalsNotCaused(tokens[role]!.refusals.slice(refusedBefore.get(role)), controlTokenActions(runSettings.runDir, clientId));
-        return refusals.map((refusal) => ({ role, clientId, refusal }));
+        return refusalsNotCaused(met, controlTokenActions(runSettings.runDir, clientId)).map((refusal) => ({ role, clientId, refusal }));
       });
       // After a failed test, the lists are read for another run's marks: a setting another client
       // changed under the test (the judgement fixture then stops the run instead of failing it).

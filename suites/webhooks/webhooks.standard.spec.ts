@@ -7,6 +7,9 @@ import { heldBySecondary, inboundNaming, inboundTo } from './webhook-support.ts'
 import { carriesFinalStatus, type CallbackAnswer, type ReceivedCallback, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { randomUUID } from 'node:crypto';
 import { tokenRequest } from '../../harness/basic-auth.ts';
+import type { Target } from '../../harness/config.ts';
+import type { SettingsGuard } from '../../harness/settings-guard.ts';
+import type { Inbound } from '../../harness/triggers.ts';
 
 // What Standard Webhooks adds where section 6 shows no signing, retry behaviour or expected
 // response. Level standard.
@@ -23,6 +26,30 @@ const problemOf = (secret: string, callback: ReceivedCallback): string => verifi
 
 /** How much longer the later retries of a failing callback wait than the first ones, at least (WH-108). */
 const BACKOFF_GROWTH = 1.5;
+
+/**
+ * An inbound callback to `channel` (its scripted answers for this test's own callback) and its
+ * first retry: the number's inbound override pointed at the channel, traffic made to arrive, and
+ * both attempts of its webhook-id awaited. Not testable without a webhook-id or a retry within
+ * webhooks.timeoutMs: the retry is what the WH-110 checks judge.
+ */
+async function inboundAttempts(
+  { target, settings, inbound }: { target: Target; settings: SettingsGuard; inbound: Inbound },
+  channel: WebhookChannel,
+  answered: string,
+): Promise<{ id: string; attempts: ReceivedCallback[] }> {
+  const own = channel.scriptOnlyFor();
+  await inboundTo(settings, inbound.numberId, channel.url, 'WH-110');
+  const text = `Conformance inbound ${randomUUID()}`;
+  own(inboundNaming(text));
+  await inbound.deliver(text, 'WH-110');
+  const [first] = await expectCallbacks(channel, 'WH-110', 'the inbound callback naming its text', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
+  const id = first!.headers['webhook-id'];
+  if (!id) notTestable('the inbound callback carries no webhook-id (WH-101 judges the headers)');
+  const attempts = await channel.waitFor(`a retry of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
+  if (attempts === null) notTestable(`the inbound callback ${answered} was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms; its retry is this test's precondition)`);
+  return { id: id!, attempts: attempts! };
+}
 
 test.describe('Standard Webhooks: signature', () => {
   test('a callback carries webhook-id, webhook-timestamp and a v1 signature that verifies with the client secret', { tag: ['@WH-101'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
@@ -438,45 +465,28 @@ test.describe('Standard Webhooks: retries', () => {
     expect(retried!.text, 'WH-110: the retry carries the same event').toBe(failed!.text);
   });
 
-  // And 410 Gone on that kind too (as WH-105 has it for delivery callbacks): an inbound callback answered 500, then 410, is not
-  // tried again. A server that honours 410 on its delivery outcomes alone keeps retrying inbound
-  // traffic. The gap before the first retry says how long to watch, as for the delivery callback.
+  // And 410 Gone on that kind too (as WH-105 has it for delivery callbacks): an inbound callback
+  // answered 500, then 410, is not tried again. A server that honours 410 on its delivery outcomes
+  // alone keeps retrying inbound traffic. The gap before the first retry says how long to watch, as
+  // for the delivery callback.
   test('an inbound callback answered 410 Gone is not tried again', { tag: ['@WH-110'] }, async ({ target, settings, webhooks, inbound }) => {
     const channel = webhooks.channel('inbound-gone').respondWith(500, 410);
-    const own = channel.scriptOnlyFor();
-    await inboundTo(settings, inbound.numberId, channel.url, 'WH-110');
-    const text = `Conformance inbound gone ${randomUUID()}`;
-    own(inboundNaming(text));
-    await inbound.deliver(text, 'WH-110');
-    const [first] = await expectCallbacks(channel, 'WH-110', 'the inbound callback naming its text', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
-    const id = first!.headers['webhook-id'];
-    if (!id) notTestable('the inbound callback carries no webhook-id (WH-101 judges the headers)');
-    const attempts = await channel.waitFor(`a retry of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
-    if (attempts === null) notTestable(`the inbound callback answered 500 was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms), so how soon an attempt could follow a 410 is not known`);
-    expect(attempts!.map((a) => a.answered), 'WH-110: precondition: the first attempt was answered 500, the second 410').toEqual([500, 410]);
-    const gap = attempts![1]!.receivedAt - attempts![0]!.receivedAt;
+    const { id, attempts } = await inboundAttempts({ target, settings, inbound }, channel, 'answered 500');
+    expect(attempts.map((a) => a.answered), 'WH-110: precondition: the first attempt was answered 500, the second 410').toEqual([500, 410]);
+    const gap = attempts[1]!.receivedAt - attempts[0]!.receivedAt;
     await new Promise((resolve) => setTimeout(resolve, Math.max(1_000, 4 * gap)));
     const after = channel.received.filter((c) => c.headers['webhook-id'] === id);
     expect(after.length, `WH-110: no attempt of the inbound callback ${id} follows its 410 within ${Math.max(1_000, 4 * gap)} ms (four times the gap before the first retry, ${gap} ms)`).toBe(2);
   });
 
-  // Retry-After on that kind too (as WH-106 has it for delivery callbacks): an inbound callback answered 429 with Retry-After: 3 is
-  // not tried again before then (1 s allowed for the two clocks, as for delivery callbacks). A
-  // server that reads Retry-After on its delivery outcomes alone retries inbound traffic on its
-  // own backoff.
+  // Retry-After on that kind too (as WH-106 has it for delivery callbacks): an inbound callback
+  // answered 429 with Retry-After: 3 is not tried again before then (1 s allowed for the two
+  // clocks, as for delivery callbacks). A server that reads Retry-After on its delivery outcomes
+  // alone retries inbound traffic on its own backoff.
   test('an inbound callback answered 429 with Retry-After is not tried again before that time', { tag: ['@WH-110'] }, async ({ target, settings, webhooks, inbound }) => {
     const channel = webhooks.channel('inbound-retry-after').answerWith((_c, earlier) => (earlier.length === 0 ? { status: 429, headers: { 'retry-after': '3' } } : 200));
-    const own = channel.scriptOnlyFor();
-    await inboundTo(settings, inbound.numberId, channel.url, 'WH-110');
-    const text = `Conformance inbound retry-after ${randomUUID()}`;
-    own(inboundNaming(text));
-    await inbound.deliver(text, 'WH-110');
-    const [first] = await expectCallbacks(channel, 'WH-110', 'the inbound callback naming its text', inboundNaming(text), { timeoutMs: target.webhooks.timeoutMs });
-    const id = first!.headers['webhook-id'];
-    if (!id) notTestable('the inbound callback carries no webhook-id (WH-101 judges the headers)');
-    const attempts = await channel.waitFor(`a retry of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs, count: 2 }).catch(() => null);
-    if (attempts === null) notTestable(`the inbound callback answered 429 was not tried again within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms; its retries are this test's precondition)`);
-    const waited = attempts![1]!.receivedAt - attempts![0]!.receivedAt;
+    const { id, attempts } = await inboundAttempts({ target, settings, inbound }, channel, 'answered 429');
+    const waited = attempts[1]!.receivedAt - attempts[0]!.receivedAt;
     expect(waited, `WH-110: the retry of the inbound callback ${id}, answered 429 with Retry-After: 3, came ${waited} ms after it, before the 3 s it asked for (1 s allowed)`).toBeGreaterThanOrEqual(2_000);
   });
 
