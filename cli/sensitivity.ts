@@ -68,15 +68,27 @@ interface RunResult {
   error?: string;
 }
 
+/**
+ * How one certification of a fault is narrowed: the tests tagged with what it breaks (`grep`), the
+ * files that hold them (so Playwright loads those only), and whether it stops at the first failed
+ * test. None of them, the whole suite.
+ */
+interface Narrowing {
+  grep?: string;
+  files?: string[];
+  firstFailure?: boolean;
+}
+
 /** One certification of the reference with the given faults; returns the failing requirement IDs. */
-async function certify(faults: string[], grep: string | undefined): Promise<RunResult> {
+async function certify(faults: string[], narrowing: Narrowing = {}): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sensitivity-'));
   // The faulty server is the reference started by faults/main.ts, which hands it the faults as its extension.
   const entry = faults.length > 0 ? { path: 'faults/main.ts', args: ['--faults', faults.join(',')] } : undefined;
   const base = referenceSettings({ port: await freePort(), dir, ...(entry && { entry }), outDir: join(dir, 'out'), label: `reference with ${faults.join(',') || 'no fault'}` });
-  const settings = { ...base, output: { ...base.output, quiet: true }, selection: { ...base.selection, grep: grep ?? null } };
+  const selection = { ...base.selection, grep: narrowing.grep ?? null, maxFailures: narrowing.firstFailure ? 1 : null };
+  const settings = { ...base, output: { ...base.output, quiet: true }, selection };
   const env = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
-  const args = [...PLAYWRIGHT_NODE_ARGS, 'test', '-c', 'playwright.config.ts'];
+  const args = [...PLAYWRIGHT_NODE_ARGS, 'test', '-c', 'playwright.config.ts', ...(narrowing.files ?? [])];
   const output = await new Promise<string>((done) => {
     const child = spawn(process.execPath, args, { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
@@ -97,26 +109,59 @@ async function certify(faults: string[], grep: string | undefined): Promise<RunR
 }
 
 /** certify, once more when the run itself failed (a port taken meanwhile, a start too slow on a loaded machine). */
-async function certifyJudged(faults: string[], grep: string | undefined): Promise<RunResult> {
-  const first = await certify(faults, grep);
-  return first.error ? certify(faults, grep) : first;
+async function certifyJudged(faults: string[], narrowing?: Narrowing): Promise<RunResult> {
+  const first = await certify(faults, narrowing);
+  return first.error ? certify(faults, narrowing) : first;
+}
+
+/**
+ * Which spec files hold the tests tagged with each requirement, from Playwright's own list of the
+ * suites (its JSON reporter gives each test's file and tags), so that a fault's run loads those
+ * files only. Read once, before the faults run.
+ */
+async function filesByRequirement(): Promise<Map<string, Set<string>>> {
+  const text = await new Promise<string>((done, fail) => {
+    const child = spawn(process.execPath, [...PLAYWRIGHT_NODE_ARGS, 'test', '-c', 'playwright.config.ts', '--list', '--reporter=json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.on('close', (code) => (code === 0 ? done(out) : fail(new Error(`listing the suites exited ${code}`))));
+  });
+  interface Suite { specs?: Array<{ file: string; tags?: string[] }>; suites?: Suite[] }
+  const map = new Map<string, Set<string>>();
+  const walk = (suite: Suite): void => {
+    for (const spec of suite.specs ?? []) for (const tag of spec.tags ?? []) map.set(tag, (map.get(tag) ?? new Set()).add(spec.file));
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of (JSON.parse(text) as { suites: Suite[] }).suites) walk(suite);
+  return map;
 }
 
 async function runFault(name: FaultName): Promise<Row> {
   const started = Date.now();
   const { breaks } = FAULTS[name];
-  const grep = values.full ? undefined : breaks.map((id) => `@${id}\\b`).join('|');
-  let result = await certifyJudged([name], grep);
+  const grep = breaks.map((id) => `@${id}\\b`).join('|');
+  const files = [...new Set(breaks.flatMap((id) => [...(tagged.get(id) ?? [])]))].map((file) => `suites/${file}`);
   const seconds = () => Math.round((Date.now() - started) / 100) / 10;
-  if (result.error) return { fault: name, breaks, outcome: 'harness error', failing: [], seconds: seconds(), note: result.error };
-  if (result.failing.some((id) => breaks.includes(id))) return { fault: name, breaks, outcome: 'caught', failing: result.failing, seconds: seconds() };
+  // First its own tests, stopping at the first failed one: a fault caught there needs no more
+  // (most are, and a run of webhook tests saves their waits). A first failure on another
+  // requirement, or none, runs them all, and then the whole suite.
+  let result: RunResult = { failing: [] };
+  if (!values.full && files.length > 0) {
+    result = await certifyJudged([name], { grep, files, firstFailure: true });
+    if (result.error) return { fault: name, breaks, outcome: 'harness error', failing: [], seconds: seconds(), note: result.error };
+    if (result.failing.some((id) => breaks.includes(id))) return { fault: name, breaks, outcome: 'caught', failing: result.failing, seconds: seconds() };
+    if (result.failing.length > 0) result = await certifyJudged([name], { grep, files });
+    if (result.error) return { fault: name, breaks, outcome: 'harness error', failing: [], seconds: seconds(), note: result.error };
+    if (result.failing.some((id) => breaks.includes(id))) return { fault: name, breaks, outcome: 'caught', failing: result.failing, seconds: seconds() };
+  }
   // Not caught by its own tests: does any other test notice?
-  if (!values.full) result = await certifyJudged([name], undefined);
+  result = await certifyJudged([name]);
   const outcome: Outcome = result.error ? 'harness error' : result.failing.some((id) => breaks.includes(id)) ? 'caught' : result.failing.length ? 'caught elsewhere' : 'missed';
   return { fault: name, breaks, outcome, failing: result.failing, seconds: seconds(), ...(result.error && { note: result.error }) };
 }
 
-const clean = await certify([], undefined);
+const tagged = values.full ? new Map<string, Set<string>>() : await filesByRequirement();
+const clean = await certify([]);
 if (clean.error || clean.failing.length) {
   process.stderr.write(`sensitivity: the clean reference does not pass (${clean.error ?? clean.failing.join(', ')}); fix that first\n`);
   process.exit(1);
