@@ -540,6 +540,43 @@ export const WEBHOOKS_FAULTS = {
     description: 'a failed callback is retried at a fixed interval (twice the retry base), never waiting longer however often it fails (a Retry-After is still honoured)',
     behaviour: replaceMember('webhooks', 'retryDelayMs', () => (_attempt, retryAfterSeconds, _random, baseMs = 500) => Math.max(2 * baseMs, (retryAfterSeconds ?? 0) * 1000)),
   },
+  'webhooks.backoff-flat-after-reset': {
+    breaks: ['WH-108'],
+    description: 'a callback whose connection is reset without an answer is retried at a fixed interval (twice the retry base), never waiting longer however often that happens; one answered with an error status backs off as before',
+    behaviour: (behaviour) => {
+      // The dispatcher asks which Retry-After to honour of the failed attempt, then the delay:
+      // the first call says what the failure was.
+      let reset = false;
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          honouredRetryAfter: (attempt) => ((reset = attempt.status === undefined), behaviour.webhooks.honouredRetryAfter(attempt)),
+          retryDelayMs: (attempt, retryAfterSeconds, random, baseMs = 500) => (reset ? 2 * baseMs : behaviour.webhooks.retryDelayMs(attempt, retryAfterSeconds, random, baseMs)),
+        },
+      };
+    },
+  },
+  'webhooks.backoff-flat-after-retry-after': {
+    breaks: ['WH-108'],
+    description: 'once a callback was answered with a Retry-After, which is honoured, its later failures are retried at a fixed interval (twice the retry base), its backoff lost',
+    behaviour: (behaviour) => {
+      const askedToWait = new Set<string>();
+      let current = '';
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          honouredRetryAfter: (attempt) => {
+            current = attempt.webhookId;
+            const seconds = behaviour.webhooks.honouredRetryAfter(attempt);
+            if (seconds !== undefined) askedToWait.add(attempt.webhookId);
+            return seconds;
+          },
+          retryDelayMs: (attempt, retryAfterSeconds, random, baseMs = 500) =>
+            retryAfterSeconds === undefined && askedToWait.has(current) ? 2 * baseMs : behaviour.webhooks.retryDelayMs(attempt, retryAfterSeconds, random, baseMs),
+        },
+      };
+    },
+  },
   'webhooks.message-ids-crossed': {
     breaks: ['WH-003'],
     description: "the send's answer gives the first two recipients each other's messageIds, so each callback names the messageId the answer gave the other recipient (every messageId is still reported once)",

@@ -14,7 +14,7 @@ export interface ReceivedCallback {
   /** The parsed body, or undefined when it is not JSON. */
   json: any;
   receivedAt: number;
-  /** The status the receiver answered. */
+  /** The status the receiver answered; 0 when it reset the connection instead (RESET). */
   answered: number;
   /** Set when the sender closed the connection before the receiver answered (a held answer, CallbackAnswer.holdMs): how long after arrival. */
   abandonedAfterMs?: number;
@@ -189,6 +189,12 @@ export class WebhookReceiver {
       this.options.watch?.check(text, `a callback to ${path}`);
       const callback = receivedCallback(req, channel?.id ?? '', text, 404);
       void (channel ? channel.answerFor(callback) : Promise.resolve<CallbackAnswer>(404)).then((given) => {
+        if (typeof given === 'object' && 'reset' in given) {
+          callback.answered = 0;
+          channel?.push(callback);
+          req.socket.resetAndDestroy();
+          return;
+        }
         const { status, headers = {}, holdMs = channel?.holdMs ?? 0 } = typeof given === 'number' ? { status: given } : given;
         callback.answered = status;
         channel?.push(callback);
@@ -214,9 +220,16 @@ type CallbackMatch = (c: ReceivedCallback) => boolean;
 /**
  * What the receiver answers a callback: a status, or a status with headers (Retry-After), given
  * after `holdMs` when set (a receiver that does not answer in time; a sender that gives up first
- * shows in the callback's abandonedAfterMs).
+ * shows in the callback's abandonedAfterMs); or RESET, no answer at all: the callback is taken in
+ * and its connection reset, as a receiver that crashes or a proxy that drops it does.
  */
-export type CallbackAnswer = number | { status: number; headers?: Record<string, string>; holdMs?: number };
+export type CallbackAnswer = number | { status: number; headers?: Record<string, string>; holdMs?: number } | typeof RESET;
+
+/** The answer that resets the callback's connection instead of answering it; the callback's `answered` is then 0. */
+export const RESET = { reset: true } as const;
+
+/** Whether the receiver took the callback in: answered 2xx, before its sender gave up on it (only a 2xx is success). */
+export const taken = (c: ReceivedCallback): boolean => c.answered >= 200 && c.answered < 300 && c.abandonedAfterMs === undefined;
 
 /** A test's own answers: given each of its own callbacks and those that came before it on the channel, the answer, or undefined for 200. */
 export type Answerer = (callback: ReceivedCallback, earlier: readonly ReceivedCallback[]) => CallbackAnswer | undefined;
@@ -317,8 +330,8 @@ export class WebhookChannel {
   unique(): ReceivedCallback[] {
     const seen = new Set<string>();
     return this.received.filter((c) => {
-      // Not taken: answered with a failure, or given up by the sender before the answer came.
-      if (c.answered >= 300 || c.abandonedAfterMs !== undefined) return false;
+      // Not taken: answered with a failure or not at all, or given up by the sender before the answer came.
+      if (!taken(c)) return false;
       const key = c.headers['webhook-id'] || c.text;
       if (seen.has(key)) return false;
       seen.add(key);

@@ -865,7 +865,7 @@ export class AwaitCallbacksCommand implements ModelCommand {
       }
     }
     // IDEM-001: a message retried safely gets no more distinct events than one sent once.
-    const eventsOf = (x: ModelMessage) => new Set(arrivals.filter((a) => x.destinations.has(a.destination) && names(a.callback, x.messageId) && a.callback.answered < 300).map((a) => a.callback.headers['webhook-id'] || a.callback.text)).size;
+    const eventsOf = (x: ModelMessage) => new Set(arrivals.filter((a) => x.destinations.has(a.destination) && names(a.callback, x.messageId) && a.callback.answered >= 200 && a.callback.answered < 300).map((a) => a.callback.headers['webhook-id'] || a.callback.text)).size;
     const reported = [...m.messages.values()].filter((x) => !x.destinations.has('elsewhere') && !x.destinations.has('unshown') && eventsOf(x) > 0);
     const once = reported.filter((x) => !x.retried);
     if (once.length > 0) {

@@ -2278,6 +2278,31 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // The same, every attempt's connection reset without an answer (the fourth answered).
+  'webhooks.backoff-flat-after-reset': async (s) => {
+    const receiver = await startReceiver((_r, index) => (index < 3 ? 'reset' : { status: 204 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      const at = (await receiver.waitFor(4, 8_000)).map((r) => r.at);
+      return at[3]! - at[2]! > 1.5 * (at[1]! - at[0]!);
+    } finally {
+      await receiver.close();
+    }
+  },
+  // The first attempt answered 429 with Retry-After: 1, the next three 500 (waits of 0.5-1, 1-2
+  // and 2-4 s after the honoured second): the last wait is longer than the first after it.
+  'webhooks.backoff-flat-after-retry-after': async (s) => {
+    const receiver = await startReceiver((_r, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : index < 4 ? { status: 500 } : { status: 204 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      const at = (await receiver.waitFor(5, 12_000)).map((r) => r.at);
+      return at[4]! - at[3]! > 1.5 * (at[2]! - at[1]!);
+    } finally {
+      await receiver.close();
+    }
+  },
   // Two recipients: each callback names the messageId the answer gave its recipient.
   'webhooks.message-ids-crossed': async (s) => {
     const receiver = await startReceiver();

@@ -180,8 +180,8 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-/** A loopback webhook receiver that records every request and answers with `respond`. */
-export async function startReceiver(respond: (request: ReceivedWebhook, index: number) => { status: number; headers?: Record<string, string> } = () => ({ status: 204 })) {
+/** A loopback webhook receiver that records every request and answers with `respond` ('reset': its connection is reset, no answer). */
+export async function startReceiver(respond: (request: ReceivedWebhook, index: number) => { status: number; headers?: Record<string, string> } | 'reset' = () => ({ status: 204 })) {
   const received: ReceivedWebhook[] = [];
   const waiters: Array<() => void> = [];
   const server = createServer((req, res) => {
@@ -191,7 +191,8 @@ export async function startReceiver(respond: (request: ReceivedWebhook, index: n
       const record = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       received.push(record);
       const answer = respond(record, received.length - 1);
-      res.writeHead(answer.status, answer.headers).end();
+      if (answer === 'reset') req.socket.resetAndDestroy();
+      else res.writeHead(answer.status, answer.headers).end();
       for (const wake of waiters.splice(0)) wake();
     });
   });
