@@ -498,46 +498,55 @@ test.describe('Standard Webhooks: retries', () => {
   // in taking a callback, do not decide: a server that retries at a fixed interval, or sooner
   // each time, fails. A target whose fifth attempt does not come within webhooks.timeoutMs (a
   // schedule of minutes) is not testable here.
-  // The rule holds however the callback fails, so it is checked on three messages at once, each
-  // failing its own way: answered 500; its connection reset without an answer (a receiver that
-  // crashes, a proxy that drops it: a server may keep two schedules, one per kind of failure);
-  // and answered 429 with Retry-After first, then 500 (a server may start its backoff afresh,
-  // or from nothing, once it honoured a wait the receiver asked for: the four waits after that
-  // answer must grow as well). The first is the precondition: without its five attempts nothing
-  // is judged; a sibling whose attempts do not come is noted.
+  // The rule holds however the callback fails, so it is checked three ways, each on a message
+  // and a channel of its own: answered 500; its connection reset without an answer (a receiver
+  // that crashes, a proxy that drops it: a server may keep two schedules, one per kind of
+  // failure); and answered 429 with Retry-After first, then 500 (a server may start its backoff
+  // afresh once it honoured a wait the receiver asked for, but the four waits after that answer
+  // must grow as well). Each on its own channel, so a server that backs off per endpoint (a
+  // success at one resetting its count) is judged on each message's schedule alone; the first
+  // two on two numbers at once where the client has two. The first is the precondition: without
+  // its five attempts nothing is judged; a sibling whose attempts do not come is noted.
   test('a callback that keeps failing is retried with growing waits, whether it is answered with an error status or its connection is reset, and after a Retry-After it honoured', { tag: ['@WH-108'] }, async ({ api, knownNumbers, settings, webhooks, target, newKey }) => {
-    const numberId = smsNumber(knownNumbers);
-    const ways: Array<{ what: string; answer: (attempt: number) => CallbackAnswer; from: number }> = [
-      { what: 'answered 500 each time', answer: (attempt) => (attempt >= 4 ? 200 : 500), from: 0 },
-      { what: 'its connection reset without an answer each time', answer: (attempt) => (attempt >= 4 ? 200 : RESET), from: 0 },
-      { what: 'answered 429 with Retry-After: 1 first, then 500 each time', answer: (attempt) => (attempt === 0 ? { status: 429, headers: { 'retry-after': '1' } } : attempt >= 5 ? 200 : 500), from: 1 },
+    const ways: Array<{ label: string; what: string; answer: (attempt: number) => CallbackAnswer; from: number }> = [
+      { label: 'retry-backoff', what: 'answered 500 each time', answer: (attempt) => (attempt >= 4 ? 200 : 500), from: 0 },
+      { label: 'retry-backoff-reset', what: 'its connection reset without an answer each time', answer: (attempt) => (attempt >= 4 ? 200 : RESET), from: 0 },
+      { label: 'retry-backoff-after-retry-after', what: 'answered 429 with Retry-After: 1 first, then 500 each time', answer: (attempt) => (attempt === 0 ? { status: 429, headers: { 'retry-after': '1' } } : attempt >= 5 ? 200 : 500), from: 1 },
     ];
-    const messageIds: string[] = [];
-    const way = (callback: ReceivedCallback) => ways[messageIds.findIndex((id) => namesMessage(id)(callback))];
-    const channel = webhooks.channel('retry-backoff').answerWith((callback, earlier) => way(callback)?.answer(earlier.filter((c) => c.headers['webhook-id'] === callback.headers['webhook-id']).length));
-    const own = channel.scriptOnlyFor();
-    await deliverTo(settings, numberId, channel.url, 'WH-108');
-    for (const [i] of ways.entries()) messageIds.push(expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), `wh-retry-backoff-${i}`)), 'WH-108')[0]!);
-    own((callback) => way(callback) !== undefined);
-    const schedules = await Promise.all(
-      ways.map(async ({ what, from }, i) => {
-        const first = await firstAtOverride(channel, messageIds[i]!, numberId, target.webhooks.timeoutMs);
-        const id = first.headers['webhook-id'];
-        if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
-        const attempts = await channel.waitFor(`${from + 5} attempts of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs + from * 1_000, count: from + 5 }).catch(() => null);
-        // The same event under another webhook-id is a retry too (its body is the first attempt's),
-        // one a receiver that de-duplicates takes twice: a server that renames the event from some
-        // attempt on is right on the first retry WH-103's tests look at.
-        const renamed = [...new Set(channel.received.filter((c) => c.text === first.text).map((c) => c.headers['webhook-id']))].filter((other) => other !== id);
-        expect.soft(renamed, `WH-103: an attempt of the event ${id}, ${what}, carries another webhook-id (${renamed.join(', ')}): every retry of one event carries its webhook-id`).toEqual([]);
-        return { what, id, from, at: attempts?.slice(from, from + 5).map((c) => c.receivedAt) ?? null };
-      }),
-    );
+    const schedule = async ({ label, what, answer, from }: (typeof ways)[number], numberId: string) => {
+      const channel = webhooks.channel(label).answerWith((callback, earlier) => answer(earlier.filter((c) => c.headers['webhook-id'] === callback.headers['webhook-id']).length));
+      const own = channel.scriptOnlyFor();
+      await deliverTo(settings, numberId, channel.url, 'WH-108');
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), `wh-${label}`)), 'WH-108');
+      own(namesMessage(messageId!));
+      const first = await firstAtOverride(channel, messageId!, numberId, target.webhooks.timeoutMs);
+      const id = first.headers['webhook-id'];
+      if (!id) notTestable('the callback carries no webhook-id, so its retries cannot be told apart (WH-101 judges the headers)');
+      const attempts = await channel.waitFor(`${from + 5} attempts of ${id}`, (c) => c.headers['webhook-id'] === id, { timeoutMs: target.webhooks.timeoutMs + from * 1_000, count: from + 5 }).catch(() => null);
+      // The same event under another webhook-id is a retry too (its body is the first attempt's),
+      // one a receiver that de-duplicates takes twice: a server that renames the event from some
+      // attempt on is right on the first retry WH-103's tests look at.
+      const renamed = [...new Set(channel.received.filter((c) => c.text === first.text).map((c) => c.headers['webhook-id']))].filter((other) => other !== id);
+      expect.soft(renamed, `WH-103: an attempt of the event ${id}, ${what}, carries another webhook-id (${renamed.join(', ')}): every retry of one event carries its webhook-id`).toEqual([]);
+      return { what, id: id!, from, at: attempts?.slice(from, from + 5).map((c) => c.receivedAt) ?? null };
+    };
+    const numberId = smsNumber(knownNumbers);
+    const second = secondSmsNumber(knownNumbers);
+    const schedules = second !== undefined ? await Promise.all([schedule(ways[0]!, numberId), schedule(ways[1]!, second)]) : [await schedule(ways[0]!, numberId), await schedule(ways[1]!, numberId)];
+    schedules.push(await schedule(ways[2]!, numberId));
     if (schedules[0]!.at === null) notTestable(`fewer than five attempts of the failed callback ${schedules[0]!.id} came within webhooks.timeoutMs (${target.webhooks.timeoutMs} ms): its retry schedule is longer than the harness waits`);
-    for (const { what, id, from, at } of schedules) {
+    const waitsOf = (at: number[]) => at.slice(1).map((t, i) => t - at[i]!);
+    const grows = (waits: number[]) => waits[2]! + waits[3]! > BACKOFF_GROWTH * (waits[0]! + waits[1]!);
+    for (const [i, { what, id, from, at }] of schedules.entries()) {
       if (at === null) test.info().annotations.push({ type: 'note', description: `WH-108: the callback ${id}, ${what}, was not tried again often enough within webhooks.timeoutMs to judge its waits (WH-103 and WH-104 judge whether it is retried)` });
-      const waits = at?.slice(1).map((t, i) => t - at[i]!) ?? [];
-      if (at !== null) expect.soft(waits[2]! + waits[3]!, `WH-108: the callback ${id}, ${what}, was retried after waits of ${waits.map((w) => `${w} ms`).join(', ')}${from > 0 ? ' (from its first 500 on)' : ''}: the later retries do not wait half as long again as the first (no backoff)`).toBeGreaterThan(BACKOFF_GROWTH * (waits[0]! + waits[1]!));
+      // Waits of a tenth of a second (the bundled reference's schedule in a certification) are
+      // within what a loaded machine adds to a callback's arrival: a schedule that does not grow
+      // is measured once more, on a message of its own, and judged on that second measurement.
+      // A server that does not back off does not on either; a late arrival is rarely late twice.
+      const again = at !== null && !grows(waitsOf(at)) ? await schedule(ways[i]!, numberId) : undefined;
+      const judged = again?.at ?? at;
+      const measured = again === undefined ? '' : ` (measured again on ${again.id}, after waits of ${waitsOf(at!).map((w) => `${w} ms`).join(', ')} the first time)`;
+      if (judged !== null) expect.soft(grows(waitsOf(judged)), `WH-108: the callback ${again?.at ? again.id : id}, ${what}, was retried after waits of ${waitsOf(judged).map((w) => `${w} ms`).join(', ')}${from > 0 ? ' (from its first 500 on)' : ''}${measured}: the later retries do not wait half as long again as the first (no backoff)`).toBe(true);
     }
   });
 
