@@ -322,6 +322,14 @@ export const SEND_FAULTS = {
       return resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
     }),
   },
+  'send.digits-own-phone-resolved': {
+    breaks: ['SEND-006'],
+    description: "a sendFrom that is one of the client's own phone numbers written without its '+' (its digits) is mapped to its numberId and accepted (the number with its '+' is still refused)",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const own = /^[1-9]\d{1,14}$/.test(request.sendFrom) ? numbers.byPhoneNumber(`+${request.sendFrom}`) : undefined;
+      return resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
+    }),
+  },
   'send.padded-send-from-trimmed': {
     breaks: ['SEND-004'],
     description: "a sendFrom with whitespace around it is trimmed before its number is looked up: the client's own numberId padded with spaces is accepted",

@@ -286,10 +286,18 @@ test.describe('4.6 rule 6: sendFrom is a numberId and recipients are E.164', () 
     if (!own) notTestable("no field of the primary client's listed numbers holds an E.164 number (the document shows no such field): there is no own number to give as sendFrom");
     const res = await send(api, newKey(), smsPayload(own, deliveredRecipients(target), 'own-e164-send-from'));
     expect(res).toBeRequestDefect(`SEND-006: the client's own number ${own} as sendFrom is invalid`);
-    // Its siblings: the same number with a space before it, and as the sendFrom of an MMS.
-    // (No numberId either: refused as invalid or as not the client's, never accepted.)
+    // Its siblings: the same number with a space before it, and its digits without the '+'
+    // (E.164's '+' is presentation: the digits are the same number), and as the sendFrom of an
+    // MMS. (No numberId either: refused as invalid or as not the client's, never accepted.) The
+    // digits are tried only where no numberId of the client is written that way, since a vendor
+    // may use a number's digits as its numberId.
     const padded = await send(api, newKey(), smsPayload(` ${own}`, deliveredRecipients(target), 'own-e164-padded-send-from'));
     expect(padded.status >= 200 && padded.status < 300, `SEND-006: the client's own number with a space before it, " ${own}", as sendFrom is refused; answered ${padded.status} ${padded.text.slice(0, 200)}`).toBe(false);
+    const digits = own!.slice(1);
+    if (knownNumbers.primary.every(({ numberId }) => numberId !== digits)) {
+      const bare = await send(api, newKey(), smsPayload(digits, deliveredRecipients(target), 'own-digits-send-from'));
+      expect(bare.status >= 200 && bare.status < 300, `SEND-006: the client's own number ${own} written without its '+', "${digits}", as sendFrom is refused (it is no numberId of the client's); answered ${bare.status} ${bare.text.slice(0, 200)}`).toBe(false);
+    }
     if (knownNumbers.mms && target.mediaSample.length > 0) {
       const mms = { sendFrom: own, to: deliveredRecipients(target), messageType: 'MMS', text: 'Conformance check own-e164-mms', media: target.mediaSample, externalReference: externalRef('own-e164-mms') };
       expect(await send(api, newKey(), mms)).toBeRequestDefect(`SEND-006: the client's own number ${own} as the sendFrom of an MMS is invalid`);

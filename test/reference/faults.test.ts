@@ -373,6 +373,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.no-campaign-accepted': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId))).status === 400,
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
   'send.padded-own-phone-resolved': async (s) => (await send(s, sendBody(` ${primaryNumber(s).phoneNumber}`))).status !== 202,
+  'send.digits-own-phone-resolved': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber.slice(1)))).status !== 202,
   'send.padded-send-from-trimmed': async (s) => (await send(s, sendBody(` ${primaryNumber(s).numberId} `))).status !== 202,
   'send.own-phone-resolved-for-mms': async (s) =>
     (await send(s, sendBody(primaryNumber(s).phoneNumber, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
