@@ -330,6 +330,23 @@ export const SEND_FAULTS = {
       return resolveSendFrom(own?.apiClientId === client.apiClientId ? { ...request, sendFrom: own.numberId } : request, client, numbers);
     }),
   },
+  'send.long-mms-text-without-media-accepted': {
+    breaks: ['SEND-003'],
+    description: 'an MMS without media whose text is longer than 160 characters is accepted, its text read as its content (a shorter one, or none, is still refused)',
+    behaviour: replaceMember('send', 'checkMediaRule', (checkMediaRule) => (request) => {
+      if (request.messageType === 'MMS' && request.media === undefined && (request.text?.length ?? 0) > 160) return;
+      checkMediaRule(request);
+    }),
+  },
+  'send.campaign-skipped-for-held-recipients': {
+    breaks: ['SEND-005'],
+    description: "a send whose every recipient is a number the service holds (the client's own or another client's) is not checked for the sendFrom's campaignregId: a number without one sends there (to anyone else it is still refused)",
+    behaviour: replaceMember('send', 'resolveSendFrom', (resolveSendFrom) => (request, client, numbers) => {
+      const held = request.to.length > 0 && request.to.every((to) => numbers.byPhoneNumber(to) !== undefined);
+      const own = held ? numbers.findOwned(client.apiClientId, request.sendFrom) : undefined;
+      return own ?? resolveSendFrom(request, client, numbers);
+    }),
+  },
   'send.padded-send-from-trimmed': {
     breaks: ['SEND-004'],
     description: "a sendFrom with whitespace around it is trimmed before its number is looked up: the client's own numberId padded with spaces is accepted",

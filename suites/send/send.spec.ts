@@ -1,7 +1,7 @@
 import { answerOf } from '../../harness/api-client.ts';
 import { isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
-import type { KnownNumbers } from '../../harness/known-numbers.ts';
+import { readNumbers, type KnownNumbers } from '../../harness/known-numbers.ts';
 import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import { NON_OBJECT_BODIES } from '../support/malformed-json.ts';
@@ -56,6 +56,12 @@ test.describe('4.6 rules 2 and 3: media belongs to MMS only', () => {
     const mms = { sendFrom: knownNumbers.mms, to, messageType: 'MMS', text: 'Conformance check mms-without-media', externalReference: externalRef('mms-without-media') };
     const res = await send(api, newKey(), mms);
     expect(res).toBeRequestDefect('SEND-003: an MMS without media is invalid');
+    // Its siblings: rule 3 looks at the media alone, whatever the text: none at all, and one
+    // longer than an SMS carries (a server may read a long text as the MMS's content).
+    const { text: _, ...withoutText } = mms;
+    expect(await send(api, newKey(), withoutText)).toBeRequestDefect('SEND-003: an MMS without media and without text is invalid');
+    const long = { ...mms, text: `Conformance check mms-without-media-long ${'x'.repeat(200)}` };
+    expect(await send(api, newKey(), long)).toBeRequestDefect(`SEND-003: an MMS without media whose text is ${long.text.length} characters long is invalid`);
   });
 
   test('an MMS with an empty media array is rejected', { tag: ['@SEND-003'] }, async ({ api, target, knownNumbers, newKey }) => {
@@ -222,6 +228,34 @@ test.describe('4.6 rule 5: sendFrom needs a campaignregId', () => {
     }
     const res = await send(api, newKey(), smsPayload(sendFrom, deliveredRecipients(target), 'no-campaign'));
     expect(res).toBeCoreError(400, 'INVALID_REQUEST', 'SEND-005: a sendFrom without campaignregId is 400 INVALID_REQUEST');
+  });
+});
+
+test.describe('4.6 rule 5 whatever the recipients', () => {
+  // Rule 5 names no recipient: a send from a number without a campaignregId to numbers the
+  // service holds itself (another of the client's own, or another client's: traffic that never
+  // leaves the service) is refused as one to anyone. A server that checks the registration only
+  // where a message leaves for a carrier is right on every other test of the rule. Each
+  // recipient is a phone number of a listed record the recipients' allowPattern admits; a
+  // recipient that cannot be found is noted.
+  test("a sendFrom with no campaignregId is 400 INVALID_REQUEST when it sends to another of the client's own numbers, or to another client's", { tag: ['@SEND-005'] }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    let sendFrom = knownNumbers.withoutCampaign;
+    if (!sendFrom || knownNumbers.primary.find((n) => n.numberId === sendFrom)?.smsEnabled === false) {
+      sendFrom = smsNumber(knownNumbers);
+      expect(await settings.change(sendFrom, { campaignregId: null })).toSucceed('SEND-005: precondition: clearing campaignregId through the update route');
+    }
+    const admitted = new RegExp(target.recipients.allowPattern);
+    const phoneOf = (n: Record<string, unknown>) => Object.values(n).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+    const own = knownNumbers.primary.filter((n) => n.numberId !== sendFrom).map(phoneOf).find((p) => p !== undefined);
+    const foreign = target.clients.secondary ? (await readNumbers(api, 'secondary')).map(phoneOf).find((p) => p !== undefined) : undefined;
+    const recipients = [
+      { what: "another of the client's own numbers", phone: own, whose: "the primary client's other numbers" },
+      { what: "another client's number", phone: foreign, whose: "the secondary client's (clients.secondary)" },
+    ];
+    for (const { what, phone, whose } of recipients) {
+      if (phone === undefined) test.info().annotations.push({ type: 'note', description: `SEND-005: no listed number of ${whose} holds a phone number recipients.allowPattern admits: a send to ${what} is not tried` });
+      if (phone !== undefined) expect(await send(api, newKey(), smsPayload(sendFrom!, [phone], 'no-campaign-held-recipient'))).toBeCoreError(400, 'INVALID_REQUEST', `SEND-005: a send from ${sendFrom}, which has no campaignregId, to ${what} (${phone}) is 400 INVALID_REQUEST`);
+    }
   });
 });
 

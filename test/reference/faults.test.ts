@@ -374,6 +374,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.e164-send-from-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber))).status === 400,
   'send.padded-own-phone-resolved': async (s) => (await send(s, sendBody(` ${primaryNumber(s).phoneNumber}`))).status !== 202,
   'send.digits-own-phone-resolved': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber.slice(1)))).status !== 202,
+  'send.long-mms-text-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', text: 'x'.repeat(200) }))).status === 400,
+  'send.campaign-skipped-for-held-recipients': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId, { to: [primaryNumber(s).phoneNumber] }))).status === 400,
   'send.padded-send-from-trimmed': async (s) => (await send(s, sendBody(` ${primaryNumber(s).numberId} `))).status !== 202,
   'send.own-phone-resolved-for-mms': async (s) =>
     (await send(s, sendBody(primaryNumber(s).phoneNumber, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
