@@ -588,6 +588,17 @@ export const WEBHOOKS_FAULTS = {
       if (typeof a?.messageId === 'string' && typeof b?.messageId === 'string') [a.messageId, b.messageId] = [b.messageId, a.messageId];
     },
   },
+  'webhooks.repeated-recipient-answer-short': {
+    breaks: ['WH-003'],
+    description: "a send naming a recipient twice is answered without the result item of its last distinct recipient (an off-by-one over the places), whose message is queued and reported all the same: its callbacks name a message no answer gave (a send without a repeat is answered whole)",
+    route: 'POST /api/core/messages/send',
+    answer({ request, status, body }) {
+      const to = (request.body as { to?: unknown } | undefined)?.to;
+      const results = body.results as unknown[] | undefined;
+      if (status >= 300 || !Array.isArray(to) || new Set(to).size === to.length || !Array.isArray(results) || results.length < 2) return;
+      body.results = results.slice(0, -1);
+    },
+  },
   'webhooks.answer-not-retried': {
     breaks: ['WH-103'],
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',

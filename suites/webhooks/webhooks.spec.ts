@@ -343,7 +343,7 @@ test.describe('3, 6 the final outcome of every message is reported', () => {
 });
 
 test.describe('3, 6 the final outcome of every message is reported, a recipient named twice included', () => {
-  test('every message a send that names one recipient twice was answered with is reported by a callback with a final status', { tag: ['@WH-008'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  test('every message a send that names one recipient twice was answered with is reported by a callback with a final status, and no other message', { tag: ['@WH-008', '@WH-003'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     // The document does not forbid a recipient twice in `to`. However a server answers it (a
     // message for each place, or one and an error item), each messageId it gives is a message
     // whose final outcome section 6 reports: a server that sends one callback per phone number
@@ -357,11 +357,22 @@ test.describe('3, 6 the final outcome of every message is reported, a recipient 
     await deliverTo(settings, numberId, channel.url, 'WH-008');
     const res = await send(api, newKey(), smsPayload(numberId, [a!, b!, a!], 'wh-final-twice'));
     if (res.status >= 400 && res.status < 500) notTestable(`the target refused a send naming ${a} twice (${res.status}): no message to follow`);
+    const sent = Date.now();
     const ids = expectQueuedFor(res, 'WH-008');
     for (const messageId of ids) {
       const final = (cb: Parameters<typeof carriesFinalStatus>[0] & { text: string }) => cb.text.includes(messageId) && carriesFinalStatus(cb, finalStatuses!);
       await expectCallbacks(channel, 'WH-008', `a callback naming ${messageId} (of a send to ${a}, ${b}, ${a}; the answer's messageIds: ${ids.join(', ')}) with a final status (${finalStatuses!.join(', ')})`, final, { timeoutMs: target.webhooks.timeoutMs });
     }
+    // The other way round: every message it reports is one an answer gave. A server that queues
+    // a message for each place but answers with one item per phone number reports a message whose
+    // messageId the client never got (WH-003: a callback names the messageId the send's answer
+    // gave). After a quiet period as long as the outcomes took, a callback at the channel that
+    // names no message any answer of the run gave is that message (an earlier test's late event
+    // names one of the run's).
+    await quietPeriod(Date.now() - sent);
+    const known = [...api.messagesOfRun()];
+    const unanswered = channel.unique().filter((c) => !known.some((messageId) => c.text.includes(messageId)));
+    expect(unanswered.map((c) => c.text.slice(0, 200)), `WH-003: a send to ${a}, ${b}, ${a} was answered with the messageIds ${ids.join(', ')}, and the number's override was sent callbacks naming a message no answer gave`).toEqual([]);
   });
 });
 

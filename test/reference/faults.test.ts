@@ -1743,6 +1743,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await clientHook.close();
     }
   },
+  // A recipient named twice beside another: the answer has a result item for each distinct recipient.
+  'webhooks.repeated-recipient-answer-short': async (s) => ((await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124', '+12025550123'] }))).body.results as unknown[]).length === 2,
   'webhooks.answer-not-retried': async (s) => (await attemptsAfterFailure(s, (_req, res) => res.writeHead(500).end())) >= 2,
   // no answer at all: the connection is dropped as soon as the request arrives
   'webhooks.unreachable-not-retried': async (s) => (await attemptsAfterFailure(s, (req) => req.socket.destroy())) >= 2,
