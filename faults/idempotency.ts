@@ -380,6 +380,12 @@ export const IDEMPOTENCY_FAULTS = {
     route: SEND,
     preHandler: fieldFingerprintedAs('media', (media) => (Array.isArray(media) ? media.map((item) => JSON.stringify(item)).sort().map((item) => JSON.parse(item) as unknown) : media)),
   },
+  'idempotency.fingerprint-media-urls-only': {
+    breaks: ['IDEM-002'],
+    description: "a payload's media items are fingerprinted by their URLs alone: the same key with a media item whose contentType (any member but url) changed replays the first send instead of being refused",
+    route: SEND,
+    preHandler: fieldFingerprintedAs('media', (media) => (Array.isArray(media) ? media.map((item) => (item !== null && typeof item === 'object' ? (item as { url?: unknown }).url : item)) : media)),
+  },
   'idempotency.fingerprint-recipient-set': {
     breaks: ['IDEM-002'],
     description: "a payload's recipients are fingerprinted as a set, each once: the same key with a recipient given again beside itself replays the first send instead of being refused",

@@ -347,6 +347,16 @@ export const SEND_FAULTS = {
       return own ?? resolveSendFrom(request, client, numbers);
     }),
   },
+  'send.several-recipients-notice-in-errors': {
+    breaks: ['SEND-009'],
+    description: 'a send to several recipients, every one of them queued, is answered with a notice among the errors (BATCHED: the messages go out as one batch), though nothing failed (a send to one recipient answers errors empty)',
+    route: SEND,
+    answer({ status, body }) {
+      const results = body.results as unknown[] | undefined;
+      if (status >= 300 || !Array.isArray(results) || results.length < 2 || !Array.isArray(body.errors) || body.errors.length > 0) return;
+      body.errors = [{ code: 'BATCHED', message: 'The messages go out as one batch.' }];
+    },
+  },
   'send.padded-send-from-trimmed': {
     breaks: ['SEND-004'],
     description: "a sendFrom with whitespace around it is trimmed before its number is looked up: the client's own numberId padded with spaces is accepted",

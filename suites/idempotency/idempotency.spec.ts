@@ -294,7 +294,7 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
     }
   });
 
-  test('reusing a key for an MMS with its media given twice, or in another order, is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('reusing a key for an MMS with its media given twice, in another order, or with a media item changed but for its URL, is rejected and queues nothing', { tag: ['@IDEM-002'] }, async ({ api, target, knownNumbers, newKey }) => {
     // Media is part of the payload like any other field: a server whose fingerprint leaves it
     // out replays the first MMS for an MMS that carries other media.
     if (!knownNumbers.mms) notTestable('needs an MMS-capable primary number with a campaignregId (numbers.mms in the target config)');
@@ -319,6 +319,24 @@ test.describe('4.6 rule 8: the unsafe retry', () => {
       const reordered = await send(api, orderKey, { ...ordered, media: [...target.mediaSample].reverse() });
       expect(reordered).toBeRefusedAsUnsafeRetry('IDEM-002: the same key with the media items in another order (another JSON array) is refused as a request defect or 409 CONFLICT, never a 2xx');
       expect(sorted(messageIdsOf(await send(api, orderKey, ordered))), 'IDEM-002: after the unsafe retry with the media reordered, the original payload still replays its first send').toEqual(sorted(once));
+    }
+    // The same items with a member other than the URL changed (the first item's first other
+    // member that is a string: its content type in the default sample): the whole item is the
+    // payload, not its URL alone. Any refusal will do (the changed item may also be invalid);
+    // a replay is the failure. Noted where the sample's items carry nothing but strings' URLs.
+    const [item, ...rest] = target.mediaSample as Array<Record<string, unknown>>;
+    const member = Object.keys(item!).find((name) => name !== 'url' && typeof item![name] === 'string');
+    if (member === undefined) {
+      test.info().annotations.push({ type: 'note', description: "the media sample's first item has no string member but its url: the key reused with another member of the item changed is not tried" });
+    } else {
+      const memberKey = newKey();
+      const plain = { ...mms, externalReference: externalRef('unsafe-media-member') };
+      const once = expectQueuedFor(await send(api, memberKey, plain), 'IDEM-002', `the MMS whose media item's ${member} changes next`);
+      const value = item![member] as string;
+      const other = value === 'image/png' ? 'image/jpeg' : member === 'contentType' ? 'image/png' : `${value}-changed`;
+      const changedMember = await send(api, memberKey, { ...plain, media: [{ ...item, [member]: other }, ...rest] });
+      expect(changedMember).toBeRefusedAsUnsafeRetry(`IDEM-002: the same key with the media item's ${member} changed (${JSON.stringify(value)} to ${JSON.stringify(other)}, its url the same) is refused as a request defect or 409 CONFLICT, never a 2xx`);
+      expect(sorted(messageIdsOf(await send(api, memberKey, plain))), `IDEM-002: after the unsafe retry with the media item's ${member} changed, the original payload still replays its first send`).toEqual(sorted(once));
     }
   });
 

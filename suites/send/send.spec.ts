@@ -502,6 +502,23 @@ test.describe('4.6 response body', () => {
     expect(Array.isArray(res.body?.errors), 'SEND-009: errors is an array').toBe(true);
     expect(res.body.errors, 'SEND-009: errors is empty when nothing failed').toEqual([]);
   });
+
+  // Its siblings: nothing failed either where a send names several recipients, or names one
+  // twice and every place got a message of its own (as many result items as places, each
+  // messageId its own): a server that files a warning among the errors (a repeated recipient,
+  // both sent) has something in errors where nothing failed. A server that sends the repeat
+  // once may report it among the errors: then nothing is judged of that send.
+  test('a send to several recipients, or naming one twice with a message for each place, answers errors empty when nothing failed', { tag: ['@SEND-009'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const [a, b] = deliveredRecipients(target, 2);
+    if (!a || !b) notTestable('needs two recipients the target delivers to (recipients.delivered)');
+    const several = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), [a!, b!], 'body-shape-several'));
+    expect(several).toSucceed('SEND-009');
+    expect(several.body.errors, `SEND-009: errors is empty when nothing failed (a send to ${a} and ${b})`).toEqual([]);
+    const twice = await send(api, newKey(), smsPayload(smsNumber(knownNumbers), [a!, b!, a!], 'body-shape-twice'));
+    const ids = twice.status < 300 ? messageIdsOf(twice) : [];
+    if (ids.length === 3 && new Set(ids).size === 3) expect(twice.body.errors, `SEND-009: a send to ${a}, ${b}, ${a} was answered with a message for each place (${ids.join(', ')}), so nothing failed, and errors is not empty`).toEqual([]);
+    else test.info().annotations.push({ type: 'note', description: `the send to ${a}, ${b}, ${a} was answered ${twice.status} with ${ids.length} messageIds: not a message for each place, so its errors are not judged` });
+  });
 });
 
 test.describe('4.6 request fields', () => {

@@ -376,6 +376,7 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.digits-own-phone-resolved': async (s) => (await send(s, sendBody(primaryNumber(s).phoneNumber.slice(1)))).status !== 202,
   'send.long-mms-text-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', text: 'x'.repeat(200) }))).status === 400,
   'send.campaign-skipped-for-held-recipients': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId, { to: [primaryNumber(s).phoneNumber] }))).status === 400,
+  'send.several-recipients-notice-in-errors': async (s) => ((await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.errors as unknown[]).length === 0,
   'send.padded-send-from-trimmed': async (s) => (await send(s, sendBody(` ${primaryNumber(s).numberId} `))).status !== 202,
   'send.own-phone-resolved-for-mms': async (s) =>
     (await send(s, sendBody(primaryNumber(s).phoneNumber, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
@@ -675,6 +676,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const body = sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media });
     expect((await send(s, body, key)).status).toBe(202);
     return (await send(s, { ...body, media: [...media].reverse() }, key)).status !== 202;
+  },
+  'idempotency.fingerprint-media-urls-only': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] });
+    expect((await send(s, body, key)).status).toBe(202);
+    return (await send(s, { ...body, media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/jpeg' }] }, key)).status !== 202;
   },
   'idempotency.fingerprint-recipient-set': async (s) => {
     const key = newKey();
