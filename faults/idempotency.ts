@@ -33,6 +33,11 @@ const freshKey = (request: FastifyRequest): string => `${request.idempotencyKey}
 /** The answer to a key reused with another payload, as the reference words it. */
 const unsafeRetry = (): CoreError => new CoreError('CONFLICT', 'This Idempotency-Key was already used with a different payload.', { header: 'Idempotency-Key' });
 
+// The (client, key) slots whose first send is in flight, each with its payload's fingerprint, per
+// server, and the requests that hold them (idempotency.in-flight-lock-per-payload).
+const inFlightPayloads = new WeakMap<ReferenceContext, Map<string, string>>();
+const holdsFlight = new WeakMap<FastifyRequest, string>();
+
 /** The (client, key) a send is filed under, as one string. */
 const keySlot = (request: FastifyRequest): string => `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
 
@@ -385,6 +390,25 @@ export const IDEMPOTENCY_FAULTS = {
     description: "a payload's media items are fingerprinted by their URLs alone: the same key with a media item whose contentType (any member but url) changed replays the first send instead of being refused",
     route: SEND,
     preHandler: fieldFingerprintedAs('media', (media) => (Array.isArray(media) ? media.map((item) => (item !== null && typeof item === 'object' ? (item as { url?: unknown }).url : item)) : media)),
+  },
+  'idempotency.in-flight-lock-per-payload': {
+    breaks: ['IDEM-002'],
+    description: "while a key's first send is in flight, a send with another payload under the key is taken for a new operation (the in-flight lock is keyed by the payload) and queued; once the first is answered, another payload under the key is refused as before",
+    route: SEND,
+    preHandler(request, ctx) {
+      const flights = ofServer(inFlightPayloads, ctx, () => new Map<string, string>());
+      const slot = keySlot(request);
+      const fingerprint = payloadFingerprint(request.body as SendRequest);
+      const first = flights.get(slot);
+      if (first === undefined && recordOf(request, ctx) === undefined) {
+        flights.set(slot, fingerprint);
+        holdsFlight.set(request, slot);
+      } else if (first !== undefined && first !== fingerprint) request.idempotencyKey = freshKey(request);
+    },
+    answer({ request }, ctx) {
+      const slot = holdsFlight.get(request);
+      if (slot !== undefined) ofServer(inFlightPayloads, ctx, () => new Map<string, string>()).delete(slot);
+    },
   },
   'idempotency.fingerprint-recipient-set': {
     breaks: ['IDEM-002'],

@@ -441,6 +441,24 @@ test.describe('4.6 rule 8 with 7.3: a safe retry while the first is in flight', 
     expect(sorted(messageIdsOf(later)), 'IDEM-003: the later replay shows the one operation the burst queued').toEqual(ids);
   });
 
+  // The same burst with two payloads under the key, interleaved: the second payload is an unsafe
+  // retry however soon it arrives (rule 8 speaks of the payload, not the moment). Whichever comes
+  // first is the key's operation; the other's sends are refused (as the unsafe retry, a request
+  // defect, or 409 while the first is in flight), never accepted. A server whose in-flight lock
+  // is keyed by the payload lets both through while the first runs.
+  test('a burst of two payloads with one key, interleaved, accepts one payload only and queues one operation', { tag: ['@IDEM-002', '@IDEM-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const key = newKey();
+    const payloads = [smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'burst-mixed-a'), smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'burst-mixed-b')];
+    const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => send(api, key, payloads[i % 2])));
+    const statuses = answers.map((r, i) => `${'ab'[i % 2]} ${r.status}`).join(', ');
+    const accepted = answers.flatMap((res, i) => (res.status >= 200 && res.status < 300 ? [{ res, payload: 'ab'[i % 2]! }] : []));
+    expect(accepted.length, `IDEM-003: at least one of the ${BURST} requests is accepted; answers ${statuses}`).toBeGreaterThan(0);
+    expect([...new Set(accepted.map((a) => a.payload))], `IDEM-002: sends of two payloads under one key at once (a and b, interleaved) were both accepted: the second payload is an unsafe retry, refused however soon it comes; answers ${statuses}`).toHaveLength(1);
+    const ids = sorted(messageIdsOf(accepted[0]!.res));
+    for (const { res } of accepted) expect(sorted(messageIdsOf(res)), `IDEM-003: every 2xx answer carries the same messageIds: one operation was queued; answers ${statuses}`).toEqual(ids);
+    for (const res of answers.filter((r) => r.status >= 300)) expect(['request-defect', 'conflict'], `IDEM-002: a send of the other payload under the key is refused as a request defect or 409 CONFLICT; answers ${statuses}`).toContain(answerClass(res.status));
+  });
+
   test('a burst of identical refused sends with one key is refused every time', { tag: ['@IDEM-003'] }, async ({ api, target, knownNumbers, newKey }) => {
     // The sibling of the burst above: the first request is refused (rule 6, a recipient not in
     // E.164), so the others wait on, or meet, a first attempt that stored no outcome. Each is

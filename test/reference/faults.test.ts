@@ -683,6 +683,22 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     expect((await send(s, body, key)).status).toBe(202);
     return (await send(s, { ...body, media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/jpeg' }] }, key)).status !== 202;
   },
+  // Two payloads under one key at once: one of them only is accepted.
+  'idempotency.in-flight-lock-per-payload': async (s) => {
+    const key = newKey();
+    const numberId = primaryNumber(s).numberId;
+    // Over a socket, as a client's burst comes: each request is in flight while the others arrive.
+    const base = s.app.server.listening ? `http://127.0.0.1:${(s.app.server.address() as AddressInfo).port}` : await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const token = await s.token();
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const res = await undiciRequest(`${base}/api/core/messages/send`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(sendBody(numberId, { text: i % 2 ? 'a' : 'b' })) });
+        await res.body.dump();
+        return res.statusCode;
+      }),
+    );
+    return new Set(statuses.flatMap((status, i) => (status === 202 ? [i % 2] : []))).size === 1;
+  },
   'idempotency.fingerprint-recipient-set': async (s) => {
     const key = newKey();
     const body = sendBody(primaryNumber(s).numberId);
