@@ -2,7 +2,7 @@ import { parseBasicCredentials } from '../reference/auth/basicCredentials.ts';
 import { unauthorized } from '../reference/auth/bearer.ts';
 import { tokenHash } from '../reference/auth/tokenHash.ts';
 import { CoreError, coreErrorBody } from '../reference/errors.ts';
-import { ofServer, routeOf, tokenOf, type FaultDefinition } from './fault.ts';
+import { basicTokensOf, fileBasicTokens, ofServer, routeOf, tokenOf, type FaultDefinition } from './fault.ts';
 
 // Faults of bearer authentication (section 5). Each wraps the authenticate hook every core
 // route runs first (behaviour.authenticate) and falls back to it; one also reads the tokens the
@@ -23,10 +23,6 @@ const SLIDING_WINDOW_MS = 5_000;
 /** How many requests each token authenticated, per server, under auth.token-use-quota, and how many it may. */
 const tokenUses = new WeakMap<object, Map<string, number>>();
 const TOKEN_USE_QUOTA = 150;
-
-/** The hashes of the tokens issued after HTTP Basic, per server, under auth.basic-tokens-outlive-expires-in. */
-const basicTokens = new WeakMap<object, Set<string>>();
-const basicTokensOf = (stores: object) => ofServer(basicTokens, stores, () => new Set<string>());
 
 /** When each token was issued and to which client, and when each client last failed to authenticate, per server, under auth.failed-token-request-revokes. */
 const revocations = new WeakMap<object, { issued: Map<string, { client: string; at: number }>; failed: Map<string, number> }>();
@@ -121,9 +117,7 @@ export const AUTH_FAULTS = {
     breaks: ['AUTH-003'],
     description: 'a token issued to a client that authenticated with HTTP Basic never expires, whatever expires_in it reported; tokens asked for with body credentials expire as they say',
     route: 'POST /api/auth/token',
-    answer({ request, status, body }, { stores }) {
-      if (status === 200 && typeof body.access_token === 'string' && /^\s*basic\s/i.test(request.headers.authorization ?? '')) basicTokensOf(stores).add(tokenHash(body.access_token));
-    },
+    answer: fileBasicTokens,
     behaviour: ({ authenticate }, { stores }) => ({
       authenticate: async (request, reply) => {
         const token = tokenOf(request);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken } from '../reference/auth/bearer.ts';
+import { tokenHash } from '../reference/auth/tokenHash.ts';
 import type { Behaviour } from '../reference/behaviour.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import type { ExtensionDeps } from '../reference/extension.ts';
@@ -118,4 +119,19 @@ export function ofServer<K extends object, T>(map: WeakMap<K, T>, server: K, mak
   let value = map.get(server);
   if (value === undefined) map.set(server, (value = make()));
   return value;
+}
+
+/** The hashes of the tokens issued to a client that authenticated with HTTP Basic, per server (the faults that treat those tokens apart). */
+const basicTokens = new WeakMap<object, Set<string>>();
+export const basicTokensOf = (stores: object): Set<string> => ofServer(basicTokens, stores, () => new Set<string>());
+
+/** An `answer` hook of the token endpoint that files each token it issues after HTTP Basic (basicTokensOf). */
+export function fileBasicTokens({ request, status, body }: Answer, { stores }: ReferenceContext): void {
+  if (status === 200 && typeof body.access_token === 'string' && /^\s*basic\s/i.test(request.headers.authorization ?? '')) basicTokensOf(stores).add(tokenHash(body.access_token));
+}
+
+/** Whether the request's bearer token was issued after HTTP Basic (fileBasicTokens). */
+export function carriesBasicToken(request: FastifyRequest, { stores }: ReferenceContext): boolean {
+  const token = tokenOf(request);
+  return token !== undefined && basicTokensOf(stores).has(tokenHash(token));
 }

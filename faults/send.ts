@@ -9,7 +9,7 @@ import type { SendRequest } from '../reference/send/sendRequest.ts';
 import type { RequestSchemas } from '../reference/spec/requestSchemas.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import type { DueWebhook } from '../reference/store/outbox.ts';
-import { objectBodyOf, rawBodyOf, replaceMember, type Answer, type FaultDefinition, type RequestHook } from './fault.ts';
+import { carriesBasicToken, fileBasicTokens, objectBodyOf, rawBodyOf, replaceMember, routeOf, type Answer, type FaultDefinition, type RequestHook } from './fault.ts';
 
 // Faults of the send (section 4.6). Most replace a member of the behaviour: the send schema, the
 // recipient pattern, the media rule, the sendFrom resolution or the number's capability; two fill in a field before the
@@ -176,6 +176,18 @@ export const SEND_FAULTS = {
       const internal = request.to.length > 0 && request.to.every((to) => numbers.byPhoneNumber(to) !== undefined);
       return theirs && theirs.apiClientId !== client.apiClientId && internal ? theirs : resolveSendFrom(request, client, numbers);
     }),
+  },
+  'send.basic-token-skips-ownership': {
+    breaks: ['SEND-004'],
+    description: "a send under a token its client obtained with HTTP Basic skips the owner check of sendFrom: another client's number sends, as that client (under a token asked for with body credentials it is still 403)",
+    // The token endpoint's answers file the tokens issued after Basic; the send route reads them.
+    route: /^POST \/api\/(auth\/token|core\/messages\/send)$/,
+    answer: fileBasicTokens,
+    preHandler(request, ctx) {
+      if (routeOf(request) !== SEND || !carriesBasicToken(request, ctx)) return;
+      const owner = ctx.stores.numbers.byId((request.body as SendRequest).sendFrom)?.apiClientId;
+      if (owner !== undefined && owner !== callerOf(request).apiClientId) request.apiClient = ctx.stores.clients.byApiClientId(owner) ?? null;
+    },
   },
   'send.unknown-send-from-not-found': {
     breaks: ['SEND-004'],

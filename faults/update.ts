@@ -3,7 +3,7 @@ import { callerOf } from '../reference/auth/bearer.ts';
 import { CoreError } from '../reference/errors.ts';
 import type { ReferenceContext } from '../reference/context.ts';
 import type { NumberRecord, NumberSettings } from '../reference/store/numbers.ts';
-import { objectBodyOf, rawBodyOf, type FaultDefinition } from './fault.ts';
+import { carriesBasicToken, fileBasicTokens, objectBodyOf, rawBodyOf, routeOf, type FaultDefinition } from './fault.ts';
 
 // Faults of the number update (section 4.5). Each changes or refuses the update before the
 // route handles it (two before the schema sees it, one of them storing part of a body the schema
@@ -109,6 +109,18 @@ export const UPDATE_FAULTS = {
       if (!needless) return;
       const number = stores.numbers.byId((request.params as { numberId: string }).numberId);
       if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = stores.clients.byApiClientId(number.apiClientId)!;
+    },
+  },
+  'update.basic-token-skips-ownership': {
+    breaks: ['UPD-002'],
+    description: "an update under a token its client obtained with HTTP Basic skips the ownership check: another client's number is updated (under a token asked for with body credentials it is still refused)",
+    // The token endpoint's answers file the tokens issued after Basic; the update route reads them.
+    route: /^(POST \/api\/auth\/token|PATCH \/api\/core\/numbers\/:numberId)$/,
+    answer: fileBasicTokens,
+    preHandler(request, ctx) {
+      if (routeOf(request) !== UPDATE || !carriesBasicToken(request, ctx)) return;
+      const number = ctx.stores.numbers.byId((request.params as { numberId: string }).numberId);
+      if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = ctx.stores.clients.byApiClientId(number.apiClientId)!;
     },
   },
   'update.second-flag-dropped': {

@@ -6,6 +6,7 @@ import { deliverTo, expectNoStrayCallbacks, namesMessage, quietPeriod } from '..
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import { NON_OBJECT_BODIES } from '../support/malformed-json.ts';
 import { testRecipients } from '../support/properties.ts';
+import { tokensEveryWay } from '../support/tokens.ts';
 import {
   anyOwnNumber,
   deliveredRecipients,
@@ -113,6 +114,12 @@ test.describe('4.6 rule 4: sendFrom ownership', () => {
     const held = [...new Set(knownNumbers.all.flatMap((n) => Object.values(n).filter((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v))))].slice(0, 2);
     const toHeld = await Promise.all(held.map(async (phone) => ({ phone, res: await send(api, newKey(), smsPayload(knownNumbers.foreign!, [phone], 'foreign-send-from-held')) })));
     for (const { phone, res: answer } of toHeld) expect.soft(answer).toBeCoreError(403, 'FORBIDDEN', `SEND-004: a sendFrom not owned by the client, sending to ${phone}, a number the client holds, is 403 FORBIDDEN`);
+    // And under a token of the client obtained each way section 5 rule 1 gives (JSON body, form
+    // body, HTTP Basic): ownership is the client's, whichever of its tokens asks.
+    for (const { how, authorization } of await tokensEveryWay(api, target.clients.primary)) {
+      const other = await api.call('send', { as: 'none', json: smsPayload(knownNumbers.foreign!, deliveredRecipients(target), 'foreign-send-from-token-way'), headers: { authorization, 'idempotency-key': newKey() } });
+      expect.soft(other).toBeCoreError(403, 'FORBIDDEN', `SEND-004: a sendFrom not owned by the client, under a token it obtained by ${how}, is 403 FORBIDDEN`);
+    }
   });
 
   // The neighbour of the client's own numberId: the same characters with whitespace around them,

@@ -5,6 +5,7 @@ import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { answerClass, isRequestDefectAnswer } from '../../harness/answer-classes.ts';
 import { unknownNumberIdLike } from '../support/core-routes.ts';
 import { NON_OBJECT_BODIES } from '../support/malformed-json.ts';
+import { tokensEveryWay } from '../support/tokens.ts';
 import { BOOLEAN_FIELDS, NULLABLE_FIELDS, SETTABLE_FIELDS, differentValue, guardFields, recordOf, scratchNumber, settableOf, type SettableField } from './update-support.ts';
 
 // Section 4.5: updating number settings. The method, path prefix, success status and response
@@ -120,7 +121,7 @@ test.describe('4.5 Update number settings', () => {
   // Either client, the other's number: a server that checks ownership for one identity only is
   // right on the first direction and wrong on the second.
   for (const [actor, owner] of [['primary', 'secondary'], ['secondary', 'primary']] as const) {
-    test(`an update by the ${actor} client of the ${owner} client's number is refused and the number stays unchanged`, { tag: ['@UPD-002'] }, async ({ api, knownNumbers, settings, webhooks, secondClient }) => {
+    test(`an update by the ${actor} client of the ${owner} client's number is refused and the number stays unchanged`, { tag: ['@UPD-002'] }, async ({ api, target, knownNumbers, settings, webhooks, secondClient }) => {
       const numberId = owner === 'secondary' ? knownNumbers.foreign : knownNumbers.primary[0]?.numberId;
       if (!numberId) notTestable(`the ${owner} client (${owner === 'secondary' ? secondClient.clientId : 'primary'}) has no numbers to try`);
       // Registered with the fixture first, so a server that wrongly applies the change is put right.
@@ -150,6 +151,13 @@ test.describe('4.5 Update number settings', () => {
       const slashed = `${encodeURIComponent(numberId!)}/`;
       await api.call('update', { rawParams: { numberId: slashed }, json: patch, as: actor });
       expect(settableOf(await recordOf(api, numberId!, owner, 'UPD-002')), `UPD-002: the ${owner} client's number is unchanged after the update written with a slash after its numberId`).toEqual(settableOf(before));
+      // The same update under a token of the actor obtained each other way (JSON body, form body,
+      // HTTP Basic: section 5 rule 1): ownership is the client's, whichever of its tokens asks.
+      for (const { how, authorization } of await tokensEveryWay(api, actor === 'primary' ? target.clients.primary : secondClient)) {
+        const other = await api.call('update', { params: { numberId: numberId! }, json: patch, as: 'none', headers: { authorization } });
+        expect(other.status >= 200 && other.status < 300, `UPD-002: the ${actor} client updating the ${owner} client's number ${numberId} under a token it obtained by ${how} is refused; answered ${other.status} ${other.text.slice(0, 200)}`).toBe(false);
+        expect(settableOf(await recordOf(api, numberId!, owner, 'UPD-002')), `UPD-002: the ${owner} client's number is unchanged after the update under the ${actor} client's token obtained by ${how}`).toEqual(settableOf(before));
+      }
       // The number named by its phone number instead (a numberId is never one, section 1): a
       // server that also looks numbers up by phone number must not skip the ownership check there.
       const phone = (before as { phoneNumber?: unknown }).phoneNumber;

@@ -377,6 +377,11 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'send.long-mms-text-without-media-accepted': async (s) => (await send(s, sendBody(primaryNumber(s).numberId, { messageType: 'MMS', text: 'x'.repeat(200) }))).status === 400,
   'send.campaign-skipped-for-held-recipients': async (s) => (await send(s, sendBody(primaryNumber(s, 2).numberId, { to: [primaryNumber(s).phoneNumber] }))).status === 400,
   'send.several-recipients-notice-in-errors': async (s) => ((await send(s, sendBody(primaryNumber(s).numberId, { to: ['+12025550123', '+12025550124'] }))).body.errors as unknown[]).length === 0,
+  'send.basic-token-skips-ownership': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const basic = (await token(s, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` })).body.access_token as string;
+    return (await send(s, sendBody(s.client('secondary').numbers[0]!.numberId), newKey(), basic)).status === 403;
+  },
   'send.padded-send-from-trimmed': async (s) => (await send(s, sendBody(` ${primaryNumber(s).numberId} `))).status !== 202,
   'send.own-phone-resolved-for-mms': async (s) =>
     (await send(s, sendBody(primaryNumber(s).phoneNumber, { messageType: 'MMS', media: [{ url: 'https://cdn.example.com/a.png', contentType: 'image/png' }] }))).status === 400,
@@ -1379,6 +1384,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const listed = (await call(s, 'GET', '/api/core/numbers', { token: await s.token('secondary') })).body.numbers.find((n: { numberId: string }) => n.numberId === foreign.numberId);
     await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404 && listed.smsEnabled === foreign.smsEnabled;
+  },
+  // Under a token the primary client obtained with HTTP Basic: the secondary client's number is refused.
+  'update.basic-token-skips-ownership': async (s) => {
+    const { clientId, clientSecret } = s.client('primary');
+    const basic = (await token(s, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` })).body.access_token as string;
+    const foreign = s.client('secondary').numbers[0]!;
+    const res = await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: basic, payload: { smsEnabled: !foreign.smsEnabled } });
+    if (res.status === 200) await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
+    return res.status === 404;
   },
   'update.percent-encoded-foreign-allowed': async (s) => {
     const foreign = s.client('secondary').numbers[0]!;
