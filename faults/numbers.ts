@@ -3,6 +3,7 @@ import { callerOf } from '../reference/auth/bearer.ts';
 import { fixtureSettings } from '../reference/fixtures/seed.ts';
 import { numberJson } from '../reference/store/numbers.ts';
 import { currentClientAfterAwait, replaceMember, type FaultDefinition } from './fault.ts';
+import type { ReferenceContext } from '../reference/context.ts';
 
 // Faults of the numbers (section 4.3): the list's answer rewritten or read for the wrong caller, or a listed number refused as sendFrom.
 
@@ -10,6 +11,9 @@ const LIST = 'GET /api/core/numbers';
 const SEND = 'POST /api/core/messages/send';
 
 type Listed = Record<string, unknown> & { campaignregId: string | null };
+
+/** The writer of each server, taken from its first send (numbers.gone-clears-delivery-override). */
+const writersOf = new WeakMap<object, ReferenceContext['writes']>();
 
 export const NUMBERS_FAULTS = {
   'numbers.send-writes-back-seeded-inbound-target': {
@@ -23,6 +27,52 @@ export const NUMBERS_FAULTS = {
       if (!number || !first) return;
       const seededTarget = fixtureSettings(first).webhookInboundOverride;
       if (number.webhookInboundOverride !== seededTarget) await writes.run({ op: 'updateNumber', apiClientId: number.apiClientId, numberId: number.numberId, changes: { webhookInboundOverride: seededTarget } });
+    },
+  },
+  'numbers.send-enables-recipient-sms': {
+    breaks: ['NUM-006'],
+    description: "a send to a number the service holds turns that recipient number's smsEnabled on (SMS arriving at a number is taken for its use); a recipient whose SMS is on already stays as it was",
+    route: SEND,
+    async preHandler(request, { stores, writes }) {
+      const to = (request.body as { to?: unknown } | null)?.to;
+      for (const phone of Array.isArray(to) ? to : []) {
+        const number = typeof phone === 'string' ? stores.numbers.byPhoneNumber(phone) : undefined;
+        if (number && number.smsEnabled === false) await writes.run({ op: 'updateNumber', apiClientId: number.apiClientId, numberId: number.numberId, changes: { smsEnabled: true } });
+      }
+    },
+  },
+  'numbers.gone-clears-delivery-override': {
+    breaks: ['NUM-006'],
+    description: "a callback answered 410 Gone at a number's webhookDeliveryOverride clears that override in the number's record: the list shows null (the callback is not tried again, as Standard Webhooks has it)",
+    // The dispatcher's policy names each attempt's target before it goes and hears of the 410
+    // after; the server's writer is taken from a send, which comes before any callback.
+    route: SEND,
+    onRequest(_request, { stores, writes }) {
+      writersOf.set(stores, writes);
+    },
+    behaviour: (behaviour, { stores, seeded }) => {
+      const targets = new Map<string, string>();
+      return {
+        webhooks: {
+          ...behaviour.webhooks,
+          attemptTarget: (webhook, attemptsBefore) => {
+            const target = behaviour.webhooks.attemptTarget(webhook, attemptsBefore);
+            targets.set(webhook.webhookId, target);
+            return target;
+          },
+          gone: (attempt) => {
+            const gone = behaviour.webhooks.gone(attempt);
+            const target = targets.get(attempt.webhookId);
+            const writes = writersOf.get(stores);
+            if (gone && attempt.kind === 'message.delivery' && target !== undefined && writes !== undefined) {
+              for (const number of seeded.flatMap((client) => stores.numbers.listForClient(client.apiClientId)).filter((n) => n.webhookDeliveryOverride === target)) {
+                void writes.run({ op: 'updateNumber', apiClientId: number.apiClientId, numberId: number.numberId, changes: { webhookDeliveryOverride: null } });
+              }
+            }
+            return gone;
+          },
+        },
+      };
     },
   },
   'numbers.send-normalises-campaign': {

@@ -118,6 +118,28 @@ test.describe('4.3 List active numbers', () => {
     }
   });
 
+  // The neighbour of a send: its recipient, where that is a number the service holds. A send to
+  // another of the client's own numbers (traffic that stays in the service) must not change the
+  // recipient's settings either: a server that turns SMS on for a number SMS arrives at is right
+  // on every recipient whose SMS is already on. So the recipient's SMS is turned off first (the
+  // settings fixture puts it back), and every number of both clients is compared, before and
+  // after the send and a moment for the traffic to arrive.
+  test("a send to another of the client's own numbers, whose SMS is off, leaves every number as the lists showed it", { tag: ['@NUM-006'], ...HOLDS_EVERY_NUMBER }, async ({ api, target, knownNumbers, settings, newKey }) => {
+    const sendFrom = smsNumber(knownNumbers);
+    const admitted = new RegExp(target.recipients.allowPattern);
+    const phoneOf = (n: NumberRecord) => Object.values(n).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+    const recipient = knownNumbers.primary.find((n) => n.numberId !== sendFrom && phoneOf(n) !== undefined);
+    if (!recipient) notTestable("no other number of the primary client lists a phone number recipients.allowPattern admits: there is no own number to send to");
+    const off = await settings.change(recipient!.numberId, { smsEnabled: false });
+    expect(off).toSucceed(`NUM-006: precondition: turning SMS off on ${recipient!.numberId} through the update route`);
+    const everything = async () => ({ primary: await readNumbers(api, 'primary'), ...(target.clients.secondary && { secondary: await readNumbers(api, 'secondary') }) });
+    const before = await everything();
+    const started = Date.now();
+    const res = await send(api, newKey(), smsPayload(sendFrom, [phoneOf(recipient!)!], 'num-006-own-recipient'));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1_000, 2 * (Date.now() - started))));
+    expect(await everything(), `NUM-006: after a send from ${sendFrom} to ${phoneOf(recipient!)}, the client's own number ${recipient!.numberId} whose SMS was off (answered ${res.status}), every number of every client is as the lists showed it`).toEqual(before);
+  });
+
   // Section 4.5: a number's settings change through the update, and only through it. A server
   // that writes a registration back in its own spelling when it sends (trimmed, in upper case)
   // is right on registrations already spelled so, and wrong on one that is not.

@@ -1309,6 +1309,32 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
     return after.webhookInboundOverride === 'https://hooks.example.com/inbound';
   },
+  // A send to another of the client's numbers, whose SMS is off: it stays off.
+  'numbers.send-enables-recipient-sms': async (s) => {
+    const recipient = primaryNumber(s, 1);
+    await call(s, 'PATCH', `/api/core/numbers/${recipient.numberId}`, { payload: { smsEnabled: false } });
+    try {
+      await send(s, sendBody(primaryNumber(s).numberId, { to: [recipient.phoneNumber] }));
+      const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.find((n: { numberId: string }) => n.numberId === recipient.numberId);
+      return listed.smsEnabled === false;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${recipient.numberId}`, { payload: { smsEnabled: recipient.smsEnabled } });
+    }
+  },
+  // A callback answered 410 at the number's override: the override stays as set.
+  'numbers.gone-clears-delivery-override': async (s) => {
+    const receiver = await startReceiver(() => ({ status: 410 }));
+    try {
+      await overrideTo(s, receiver.url);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      await receiver.waitFor(1, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const listed = (await call(s, 'GET', '/api/core/numbers')).body.numbers.find((n: { numberId: string }) => n.numberId === primaryNumber(s).numberId);
+      return listed.webhookDeliveryOverride === receiver.url;
+    } finally {
+      await receiver.close();
+    }
+  },
   'numbers.send-normalises-campaign': async (s) => {
     const { numberId, campaignregId } = primaryNumber(s);
     await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId: 'cmp-lower' } });
