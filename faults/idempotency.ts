@@ -38,6 +38,9 @@ const unsafeRetry = (): CoreError => new CoreError('CONFLICT', 'This Idempotency
 const inFlightPayloads = new WeakMap<ReferenceContext, Map<string, string>>();
 const holdsFlight = new WeakMap<FastifyRequest, string>();
 
+// The sendFrom's webhookDeliveryOverride when each (client, key) was first used, per server (idempotency.keys-dropped-on-override-change).
+const overridesAtFirstSend = new WeakMap<ReferenceContext, Map<string, string | null>>();
+
 /** The (client, key) a send is filed under, as one string. */
 const keySlot = (request: FastifyRequest): string => `${callerOf(request).apiClientId}\u0000${request.idempotencyKey}`;
 
@@ -408,6 +411,19 @@ export const IDEMPOTENCY_FAULTS = {
     answer({ request }, ctx) {
       const slot = holdsFlight.get(request);
       if (slot !== undefined) ofServer(inFlightPayloads, ctx, () => new Map<string, string>()).delete(slot);
+    },
+  },
+  'idempotency.keys-dropped-on-override-change': {
+    breaks: ['IDEM-001'],
+    description: "a number's keys are forgotten once its webhookDeliveryOverride changes: a safe retry after that queues the send again, with new messageIds (after any other change of the number, or none, it replays)",
+    route: SEND,
+    preHandler(request, ctx) {
+      const overrides = ofServer(overridesAtFirstSend, ctx, () => new Map<string, string | null>());
+      const slot = keySlot(request);
+      const sendFrom = (request.body as SendRequest).sendFrom;
+      const now = ctx.stores.numbers.findOwned(callerOf(request).apiClientId, sendFrom)?.webhookDeliveryOverride ?? null;
+      if (!overrides.has(slot)) overrides.set(slot, now);
+      else if (overrides.get(slot) !== now) request.idempotencyKey = freshKey(request);
     },
   },
   'idempotency.fingerprint-recipient-set': {

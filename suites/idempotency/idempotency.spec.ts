@@ -51,6 +51,31 @@ test.describe('4.6 rule 8: the safe retry', () => {
     expect(sorted(messageIdsOf(retry)), 'IDEM-001: the safe retry after the number lost its campaignregId reports the first messageIds').toEqual(sorted(first));
   });
 
+  // The same later moment after each other change of the sendFrom number's settings (its
+  // delivery or inbound override set, MMS turned over, SMS turned off): none of them makes the
+  // retry another operation. A server that drops a number's keys when its settings change is
+  // right after the change the test above makes only if that one happens to be checked.
+  test("a retry with the same key and payload after any other change of the sendFrom number's settings answers the same messageIds", { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    const sendFrom = smsNumber(knownNumbers);
+    const record = knownNumbers.primary.find((n) => n.numberId === sendFrom);
+    const changes: Array<[string, Record<string, unknown>]> = [
+      ['its webhookDeliveryOverride set', { webhookDeliveryOverride: webhooks.channel('idem-after-delivery-override').url }],
+      ['its webhookInboundOverride set', { webhookInboundOverride: webhooks.channel('idem-after-inbound-override').url }],
+      [`its mmsEnabled turned ${record?.mmsEnabled === true ? 'off' : 'on'}`, { mmsEnabled: record?.mmsEnabled !== true }],
+      ['its smsEnabled turned off', { smsEnabled: false }],
+    ];
+    for (const [what, change] of changes) {
+      const key = newKey();
+      const body = smsPayload(sendFrom, deliveredRecipients(target), 'safe-retry-after-setting');
+      const first = expectQueuedFor(await send(api, key, body), 'IDEM-001', `the first send, before ${what}`);
+      const changed = await settings.change(sendFrom, change);
+      if (changed.status < 200 || changed.status >= 300) test.info().annotations.push({ type: 'note', description: `the target refused the update of ${sendFrom} with ${JSON.stringify(change)} (${changed.status}): the retry after ${what} is not tried` });
+      const retry = changed.status >= 200 && changed.status < 300 ? await send(api, key, body) : undefined;
+      if (retry !== undefined) expect.soft(retry.status < 300 ? sorted(messageIdsOf(retry)) : retry.status, `IDEM-001: the safe retry after ${what} reports the first messageIds (answered ${retry.status} ${retry.text.slice(0, 160)})`).toEqual(sorted(first));
+      await settings.restore();
+    }
+  });
+
   test('several retries with the same key and payload all answer the first messageIds', { tag: ['@IDEM-001'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'safe-retries');

@@ -704,6 +704,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     );
     return new Set(statuses.flatMap((status, i) => (status === 202 ? [i % 2] : []))).size === 1;
   },
+  // A safe retry after the number's delivery override changed: the first messageIds.
+  'idempotency.keys-dropped-on-override-change': async (s) => {
+    const key = newKey();
+    const body = sendBody(primaryNumber(s).numberId);
+    const first = await send(s, body, key);
+    await overrideTo(s, 'https://hooks.example.com/changed');
+    const retry = await send(s, body, key);
+    return JSON.stringify(retry.body.results) === JSON.stringify(first.body.results);
+  },
   'idempotency.fingerprint-recipient-set': async (s) => {
     const key = newKey();
     const body = sendBody(primaryNumber(s).numberId);
