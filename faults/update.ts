@@ -123,6 +123,15 @@ export const UPDATE_FAULTS = {
       if (number && number.apiClientId !== callerOf(request).apiClientId) request.apiClient = ctx.stores.clients.byApiClientId(number.apiClientId)!;
     },
   },
+  'update.null-delivery-override-dropped-beside-campaign': {
+    breaks: ['UPD-001'],
+    description: 'an update that sets webhookDeliveryOverride to null and also names campaignregId leaves the override as it was (the null is dropped; alone, it clears the override), and answers 200',
+    route: UPDATE,
+    preValidation(request) {
+      const body = objectBodyOf(request);
+      if (body && 'campaignregId' in body && body.webhookDeliveryOverride === null) delete body.webhookDeliveryOverride;
+    },
+  },
   'update.second-flag-dropped': {
     breaks: ['UPD-001'],
     description: 'an update that sets smsEnabled and mmsEnabled together applies smsEnabled only: mmsEnabled is dropped, and the answer is 200 (each flag alone is applied)',

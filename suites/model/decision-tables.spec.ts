@@ -240,9 +240,15 @@ test.describe('4.5 as a decision table', () => {
     // rows of their own, so an update that drops one of several fields is seen applying.
     const together = (fields: readonly Settable[]) => ({ number: 'own', ...Object.fromEntries(SETTABLE.map((f) => [f, fields.includes(f) ? 'value' : 'absent'])) }) as UpdateRow;
     const valuesTogether = [...SETTABLE.flatMap((a, i) => SETTABLE.slice(i + 1).map((b) => together([a, b]))), together(SETTABLE)];
+    // Likewise a null beside another attribute's value or null, on the client's own number (the
+    // null given to a number that holds a value, below): a server that drops a null when the body
+    // names more is right on the null alone.
+    const NULLABLE = ['campaignregId', 'webhookInboundOverride', 'webhookDeliveryOverride'] as const;
+    const withNull = (nulled: Settable, other: Settable, condition: 'value' | 'null') => ({ number: 'own', ...Object.fromEntries(SETTABLE.map((f) => [f, f === nulled ? 'null' : f === other ? condition : 'absent'])) }) as UpdateRow;
+    const nullsBeside = NULLABLE.flatMap((nulled) => SETTABLE.filter((other) => other !== nulled).flatMap((other) => [withNull(nulled, other, 'value'), ...(NULLABLE.includes(other as (typeof NULLABLE)[number]) && other > nulled ? [withNull(nulled, other, 'null')] : [])]));
     // The update naming no attribute at all, on each kind of number (UPD-003: every field is optional, so none is a request too).
     const empty = (['own', 'foreign', 'unknown'] as const).map((number) => ({ number, ...Object.fromEntries(SETTABLE.map((f) => [f, 'absent'])) }) as UpdateRow);
-    const rows = [...single, ...valuesTogether, ...empty, ...pairs];
+    const rows = [...single, ...valuesTogether, ...nullsBeside, ...empty, ...pairs];
     let before = start;
     for (const [i, row] of rows.entries()) {
       const own = owns[i % owns.length]!;
@@ -251,6 +257,23 @@ test.describe('4.5 as a decision table', () => {
       if (row.number === 'foreign' && !target_) continue;
       const numberId = row.number === 'unknown' ? unknownNumberIdLike(own.numberId) : target_!.numberId;
       const shownRecord = target_ ?? own;
+      // A null the number already holds shows nothing: where the row sets a nullable attribute of
+      // the client's own number to null and the number holds null, it is given a value first (an
+      // update of its own, judged as one), so that a server that drops the null beside other
+      // attributes is seen keeping the value.
+      if (row.number === 'own') {
+        const current = before.primary!.find((n) => n.numberId === numberId) ?? shownRecord;
+        const prep: Record<string, unknown> = {};
+        for (const field of NULLABLE) {
+          if (row[field] !== 'null' || !(field in current) || current[field] !== null) continue;
+          if (field !== 'campaignregId') prep[field] = webhooks.channel(`table-${i}-${field}-before`).url;
+          else if (registrations.length > 0) prep[field] = registrations[i % registrations.length];
+        }
+        if (Object.keys(prep).length > 0) {
+          expect.soft(await api.call('update', { params: { numberId }, json: prep }), `UPD-001: precondition of row ${i + 1}: ${numberId} is given ${JSON.stringify(prep)} before the row sets it to null`).toSucceed('UPD-001');
+          before = await lists();
+        }
+      }
       const body: Record<string, unknown> = {};
       const conditions = {} as Record<Settable, FieldCondition>;
       for (const [k, field] of SETTABLE.entries()) {

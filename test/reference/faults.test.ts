@@ -1429,6 +1429,13 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     if (res.status === 200) await call(s, 'PATCH', `/api/core/numbers/${foreign.numberId}`, { token: await s.token('secondary'), payload: { smsEnabled: foreign.smsEnabled } });
     return res.status === 404;
   },
+  // An override set, then cleared with null beside a campaignregId: the list shows null.
+  'update.null-delivery-override-dropped-beside-campaign': async (s) => {
+    const { numberId, campaignregId } = primaryNumber(s);
+    await overrideTo(s, 'https://hooks.example.com/before');
+    await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { campaignregId, webhookDeliveryOverride: null } });
+    return listed(s).then((numbers) => numbers.find((n) => n.numberId === numberId)?.webhookDeliveryOverride === null);
+  },
   'update.percent-encoded-foreign-allowed': async (s) => {
     const foreign = s.client('secondary').numbers[0]!;
     const spelt = `%${foreign.numberId.charCodeAt(0).toString(16).toUpperCase()}${foreign.numberId.slice(1)}`;
