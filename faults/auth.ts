@@ -66,7 +66,35 @@ function namedClientId(body: unknown, authorization: string | undefined): string
 /** The client that last obtained a token, per server, under auth.token-acts-for-latest-client. */
 const latestClient = new WeakMap<object, string>();
 
+/** Updates let through despite their credentials, and the refusal each is answered with, under auth.refused-update-applied. */
+const refusedButApplied = new WeakMap<object, CoreError>();
+
 export const AUTH_FAULTS = {
+  'auth.refused-update-applied': {
+    breaks: ['AUTH-001'],
+    description: "an update whose credentials are refused (no token, one never issued, a Basic header) is answered 401 as it should be, but applied first, as the number's owner",
+    route: 'PATCH /api/core/numbers/:numberId',
+    answer(answer) {
+      const refusal = refusedButApplied.get(answer.request);
+      if (refusal === undefined) return;
+      answer.status = refusal.status;
+      answer.body = coreErrorBody(refusal, answer.request.id);
+      for (const [name, value] of Object.entries(refusal.headers)) answer.reply.header(name, value);
+    },
+    behaviour: ({ authenticate }, { stores }) => ({
+      authenticate: async (request, reply) => {
+        try {
+          return await authenticate(request, reply);
+        } catch (error) {
+          const number = routeOf(request) === 'PATCH /api/core/numbers/:numberId' && error instanceof CoreError && error.status === 401 ? stores.numbers.byId((request.params as { numberId?: string }).numberId ?? '') : undefined;
+          const owner = number && stores.clients.byApiClientId(number.apiClientId);
+          if (!owner) throw error;
+          request.apiClient = owner;
+          refusedButApplied.set(request, error as CoreError);
+        }
+      },
+    }),
+  },
   'auth.malformed-bearer-500': {
     breaks: ['AUTH-002'],
     description: 'an Authorization header that starts with Bearer but is not one well-formed token is answered 500',

@@ -130,6 +130,14 @@ function bodyWinsOverMalformedBasic(which: (header: string) => boolean): NonNull
 }
 
 export const TOKEN_FAULTS = {
+  'token.json-success-201': {
+    breaks: ['TOKEN-101'],
+    description: 'a token asked for with a JSON body is issued with status 201 (form and Basic requests get 200); the document shows no success status, so this breaks RFC 6749 5.1 alone',
+    route: TOKEN,
+    answer(answer) {
+      if (answer.status === 200 && String(answer.request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) answer.status = 201;
+    },
+  },
   'token.form-credentials-refused': {
     breaks: ['TOKEN-004'],
     description: 'client credentials in a form-encoded body are refused (invalid_request)',

@@ -1,6 +1,8 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { Target } from '../../harness/config.ts';
-import { expect, test } from '../../harness/fixtures.ts';
+import { HOLDS_EVERY_NUMBER, expect, test } from '../../harness/fixtures.ts';
+import { readNumbers } from '../../harness/known-numbers.ts';
+import { anyOwnNumber } from '../support/sends.ts';
 import { acceptedPastLifetimeMs, LIFETIME_TOLERANCE_MS } from '../../harness/triggers.ts';
 import { ACCEPTED_BY, CORE_OPERATIONS, acceptedRequestFor, caseSwappedToken, issueToken, requestFor, tamperedToken, tokenAlteredAt, unknownToken, unknownTokenShapes } from '../support/core-routes.ts';
 import { otherwiseAnswered } from './otherwise-answered.ts';
@@ -57,6 +59,38 @@ test.describe('5 rule 3: without a valid token, 401 whatever else the request ca
       }
     });
   }
+});
+
+test.describe('5 rule 3: a request refused for its credentials has no effect', () => {
+  // The neighbour of a 401: what the refused request asked for. An update of the client's own
+  // number, and of another client's, that would change them (SMS turned over, an inbound override
+  // set), sent without a token, with one never issued and with the client's credentials under
+  // Basic, is answered 401 and changes nothing: a server that answers 401 after applying it is
+  // right on every status check. Every number of both clients is compared before and after (the
+  // settings fixture puts back anything that moved).
+  test('an update refused 401 for its credentials changes no number', { tag: ['@AUTH-001'], ...HOLDS_EVERY_NUMBER }, async ({ api, target, knownNumbers, settings, webhooks }) => {
+    const roles = target.clients.secondary ? (['primary', 'secondary'] as const) : (['primary'] as const);
+    const lists = async () => Object.fromEntries(await Promise.all(roles.map(async (role) => [role, await readNumbers(api, role)] as const)));
+    const before = await lists();
+    for (const role of roles) for (const record of before[role]!) settings.remember(record, role);
+    const targets = [anyOwnNumber(knownNumbers), ...(knownNumbers.foreign ? [knownNumbers.foreign] : [])];
+    const credentials: Array<{ what: string; headers: Record<string, string> }> = [
+      { what: 'without an Authorization header', headers: {} },
+      { what: 'with a token never issued', headers: { authorization: `Bearer ${unknownToken()}` } },
+      { what: "with the client's credentials under Basic", headers: { authorization: basicCredentials(target.clients.primary.clientId, target.clients.primary.clientSecret) } },
+    ];
+    const refused: string[] = [];
+    for (const numberId of targets) {
+      const record = Object.values(before).flat().find((n) => n.numberId === numberId);
+      const patch = { smsEnabled: record?.smsEnabled !== true, webhookInboundOverride: webhooks.channel('refused-update').url };
+      for (const { what, headers } of credentials) {
+        const res = await api.call('update', { params: { numberId }, json: patch, as: 'none', headers });
+        expect.soft(res).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-001: an update of ${numberId} ${what}`);
+        refused.push(`${numberId} ${what} (answered ${res.status})`);
+      }
+    }
+    expect(await lists(), `AUTH-001: after updates refused for their credentials (${refused.join('; ')}), every number of every client is as the lists showed it`).toEqual(before);
+  });
 });
 
 test.describe('5 rule 3: a malformed bearer credential is 401 UNAUTHORIZED', () => {

@@ -1112,6 +1112,15 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     await call(s, 'POST', '/_control/tokens/expire', { token: s.app.reference.controlToken!, payload: { clientId: s.client('primary').clientId } });
     return (await call(s, 'GET', '/api/core/whoami', { token: bearer })).status === 401;
   },
+  // An update without a token: refused, and the number unchanged.
+  'auth.refused-update-applied': async (s) => {
+    const own = primaryNumber(s);
+    const res = await call(s, 'PATCH', `/api/core/numbers/${own.numberId}`, { token: null, payload: { smsEnabled: !own.smsEnabled } });
+    const now = (await listed(s)).find((n) => n.numberId === own.numberId);
+    if (now?.smsEnabled !== own.smsEnabled) await call(s, 'PATCH', `/api/core/numbers/${own.numberId}`, { payload: { smsEnabled: own.smsEnabled } });
+    return res.status === 401 && now?.smsEnabled === own.smsEnabled;
+  },
+  'token.json-success-201': async (s) => (await call(s, 'POST', '/api/auth/token', { token: null, payload: { grant_type: 'client_credentials', client_id: s.client('primary').clientId, client_secret: s.client('primary').clientSecret } })).status === 200,
   'auth.basic-tokens-outlive-expires-in': async (s) => {
     const { clientId, clientSecret } = s.client('primary');
     const issued = await token(s, 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` });
