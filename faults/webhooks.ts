@@ -599,6 +599,31 @@ export const WEBHOOKS_FAULTS = {
       body.results = results.slice(0, -1);
     },
   },
+  'webhooks.inbound-copied-to-client': {
+    breaks: ['WH-004'],
+    description: "inbound traffic to a number with a webhookInboundOverride goes to the override and, as a copy, to its client's inbound webhook too (a number without one reaches the client's webhook alone)",
+    behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals, { stores }) => (policy, numbers, from, request, accepted, nowMs, shape) => {
+      const arrivals = loopbackArrivals(policy, numbers, from, request, accepted, nowMs, shape);
+      const copies = arrivals.flatMap(({ message }) => {
+        const number = stores.numbers.byId(message.numberId);
+        const client = stores.clients.byApiClientId(message.apiClientId);
+        if (!number?.webhookInboundOverride || !client?.inboundWebhookUrl) return [];
+        return [arrival({ inboundTarget: () => client.inboundWebhookUrl }, client, number, from.phoneNumber, request.text ?? '', nowMs, shape)];
+      });
+      return [...arrivals, ...copies];
+    }),
+  },
+  'webhooks.override-path-lowercased': {
+    breaks: ['WH-001'],
+    description: "a number's webhookDeliveryOverride is called with its path in lower case (the URL as stored and listed is the one set); an override whose path is lower case already is reached",
+    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget) => (client, number, to) => {
+      const target = deliveryTarget(client, number, to);
+      if (target === null || target !== number.webhookDeliveryOverride) return target;
+      const url = new URL(target);
+      url.pathname = url.pathname.toLowerCase();
+      return url.toString();
+    }),
+  },
   'webhooks.answer-not-retried': {
     breaks: ['WH-103'],
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',

@@ -158,9 +158,14 @@ export class WebhookReceiver {
     });
   }
 
-  /** A channel's path segment: the run's mark, the label, and a UUID (unique however many runs share a target). */
+  /**
+   * A channel's path segment: the run's mark, the label, and a UUID (unique however many runs
+   * share a target), in upper case: a path is case-sensitive (RFC 3986 6.2.2.1 folds only the
+   * scheme and host), so a server that calls the URL it was given in another case reaches no
+   * channel, where an all-lower-case path would hide it.
+   */
   private channelId(label: string): string {
-    return `${this.options.watch ? `${this.options.watch.mark()}-` : ''}${label}-${randomUUID()}`;
+    return `${this.options.watch ? `${this.options.watch.mark()}-` : ''}${label}-${randomUUID().toUpperCase()}`;
   }
 
   /** Forget every channel: called between tests. */

@@ -1792,6 +1792,37 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
   'webhooks.delivery-not-labelled-json': async (s) => (await deliveryCallback(s, (override) => overrideTo(s, override))).callback?.headers['content-type'] === 'application/json',
   'webhooks.inbound-labelled-text': async (s) => (await inboundAtOverride(s))?.headers['content-type'] === 'application/json',
   'webhooks.inbound-unsigned': async (s) => typeof (await inboundAtOverride(s))?.headers['webhook-signature'] === 'string',
+  // A loopback send to a number with an inbound override, its client's inbound webhook set: nothing at the client's.
+  'webhooks.inbound-copied-to-client': async (s) => {
+    const override = await startReceiver();
+    const clientHook = await startReceiver();
+    const to = primaryNumber(s, 1);
+    const { clientId } = s.client('primary');
+    try {
+      await call(s, 'PATCH', `/api/core/numbers/${to.numberId}`, { payload: { webhookInboundOverride: override.url } });
+      await call(s, 'PUT', `/_control/clients/${clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: clientHook.url } });
+      await send(s, sendBody(primaryNumber(s).numberId, { to: [to.phoneNumber] }));
+      await override.waitFor(1, 3_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return clientHook.received.length === 0;
+    } finally {
+      await call(s, 'PATCH', `/api/core/numbers/${to.numberId}`, { payload: { webhookInboundOverride: null } });
+      await call(s, 'PUT', `/_control/clients/${clientId}/webhooks`, { token: s.app.reference.controlToken!, payload: { inbound: null } });
+      await override.close();
+      await clientHook.close();
+    }
+  },
+  // An override whose path has capitals: the callback arrives at that path.
+  'webhooks.override-path-lowercased': async (s) => {
+    const receiver = await startReceiver();
+    try {
+      await overrideTo(s, `${receiver.url}/Hooks/ABC`);
+      await send(s, sendBody(primaryNumber(s).numberId));
+      return (await receiver.waitFor(1, 3_000))[0]!.path === '/Hooks/ABC';
+    } finally {
+      await receiver.close();
+    }
+  },
   'webhooks.inbound-override-ignored': async (s) => {
     const [atOverride, atClient] = await inboundCallbacks(s, async (override, client) => {
       await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: override } });
