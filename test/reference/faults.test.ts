@@ -259,6 +259,23 @@ async function attemptsAfterFailure(server: TestServer, fail: (req: IncomingMess
   }
 }
 
+/**
+ * Whether the delivery callback of one send, its attempts answered as `answer` says, is retried
+ * with growing waits: of the attempts from `from` on, the wait before the fourth is longer than
+ * 1.5 times the wait before the second (WH-108).
+ */
+async function backsOff(server: TestServer, answer: Parameters<typeof startReceiver>[0], attempts: number, from = 0, timeoutMs = 8_000): Promise<boolean> {
+  const receiver = await startReceiver(answer);
+  try {
+    await overrideTo(server, receiver.url);
+    await send(server, sendBody(primaryNumber(server).numberId));
+    const at = (await receiver.waitFor(attempts, timeoutMs)).map((r) => r.at).slice(from);
+    return at[3]! - at[2]! > 1.5 * (at[1]! - at[0]!);
+  } finally {
+    await receiver.close();
+  }
+}
+
 /** The answer to a search while the control plane's upstream answers `status`. */
 async function searchWhileUpstreamAnswers(s: TestServer, status: number, criteria: Record<string, string> = { npa: '202' }, token?: string): Promise<Reply> {
   await call(s, 'POST', '/_control/upstream', { token: s.app.reference.controlToken!, payload: { mode: 'fail', status } });
@@ -2391,42 +2408,12 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     }
   },
   // Four attempts, all failed (a retry base of 0.5 s: waits of 0.25-0.5, 0.5-1 and 1-2 s): the third wait is longer than the first.
-  'webhooks.retries-at-fixed-interval': async (s) => {
-    const receiver = await startReceiver(() => ({ status: 500 }));
-    try {
-      await overrideTo(s, receiver.url);
-      await send(s, sendBody(primaryNumber(s).numberId));
-      const at = (await receiver.waitFor(4, 8_000)).map((r) => r.at);
-      return at[3]! - at[2]! > 1.5 * (at[1]! - at[0]!);
-    } finally {
-      await receiver.close();
-    }
-  },
+  'webhooks.retries-at-fixed-interval': (s) => backsOff(s, () => ({ status: 500 }), 4),
   // The same, every attempt's connection reset without an answer (the fourth answered).
-  'webhooks.backoff-flat-after-reset': async (s) => {
-    const receiver = await startReceiver((_r, index) => (index < 3 ? 'reset' : { status: 204 }));
-    try {
-      await overrideTo(s, receiver.url);
-      await send(s, sendBody(primaryNumber(s).numberId));
-      const at = (await receiver.waitFor(4, 8_000)).map((r) => r.at);
-      return at[3]! - at[2]! > 1.5 * (at[1]! - at[0]!);
-    } finally {
-      await receiver.close();
-    }
-  },
+  'webhooks.backoff-flat-after-reset': (s) => backsOff(s, (_r, index) => (index < 3 ? 'reset' : { status: 204 }), 4),
   // The first attempt answered 429 with Retry-After: 1, the next three 500 (waits of 0.5-1, 1-2
   // and 2-4 s after the honoured second): the last wait is longer than the first after it.
-  'webhooks.backoff-flat-after-retry-after': async (s) => {
-    const receiver = await startReceiver((_r, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : index < 4 ? { status: 500 } : { status: 204 }));
-    try {
-      await overrideTo(s, receiver.url);
-      await send(s, sendBody(primaryNumber(s).numberId));
-      const at = (await receiver.waitFor(5, 12_000)).map((r) => r.at);
-      return at[4]! - at[3]! > 1.5 * (at[2]! - at[1]!);
-    } finally {
-      await receiver.close();
-    }
-  },
+  'webhooks.backoff-flat-after-retry-after': (s) => backsOff(s, (_r, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : index < 4 ? { status: 500 } : { status: 204 }), 5, 1, 12_000),
   // Two recipients: each callback names the messageId the answer gave its recipient.
   'webhooks.message-ids-crossed': async (s) => {
     const receiver = await startReceiver();
