@@ -624,6 +624,11 @@ export const WEBHOOKS_FAULTS = {
       return url.toString();
     }),
   },
+  'webhooks.delivery-falls-back-to-inbound-override': {
+    breaks: ['WH-002'],
+    description: "a number without a webhookDeliveryOverride but with a webhookInboundOverride has its outcomes sent to that inbound override (the number's override of any kind) instead of the client's delivery webhook",
+    behaviour: replaceMember('webhooks', 'deliveryTarget', (deliveryTarget) => (client, number, to) => number.webhookDeliveryOverride ?? number.webhookInboundOverride ?? deliveryTarget(client, number, to)),
+  },
   'webhooks.answer-not-retried': {
     breaks: ['WH-103'],
     description: 'a callback the receiver answered with a non-2xx status is given up after that one attempt',

@@ -146,6 +146,24 @@ test.describe('6 delivery outcomes by webhook', () => {
   // number's campaignregId (one registration covers many numbers) and an override of its own. The
   // override is that number's (section 6: each number carries its own targets); a server that
   // looks the target up by the registration, not by the number, sends the outcome there.
+  // The number's other override: an inbound one only. Section 6 gives each number two targets,
+  // one per kind; without a delivery override the outcome goes to the client's delivery webhook
+  // (WH-002), never to the number's inbound override, which a server that falls back to "the
+  // number's override" of any kind uses.
+  test("the outcome of a message from a number with an inbound override only reaches the client's delivery webhook, not that inbound override", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
+    const numberId = smsNumber(knownNumbers);
+    const inboundOnly = webhooks.channel('inbound-only');
+    await deliverTo(settings, numberId, null, 'WH-002');
+    await inboundTo(settings, numberId, inboundOnly.url, 'WH-002');
+    await triggers.withClientWebhook('delivery', 'WH-002', async (clientHook) => {
+      const sent = Date.now();
+      const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-inbound-only')), 'WH-002');
+      await awaitCallback(clientHook, messageId!, target.webhooks.timeoutMs, 'WH-002');
+      await quietPeriod(Date.now() - sent);
+      expect(inboundOnly.received.filter(namesMessage(messageId!)).map((c) => c.text.slice(0, 200)), `WH-002: the outcome of a message from ${numberId}, which has an inbound override and no delivery override, reached the inbound override`).toEqual([]);
+    });
+  });
+
   test("the outcome of a message from a number without an override reaches the client's delivery webhook, also when a number sharing its campaignregId has an override", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const neighbour = knownNumbers.primary.find((n) => n.numberId !== numberId);

@@ -1840,6 +1840,21 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
       await receiver.close();
     }
   },
+  // A number with an inbound override only: its outcome goes to the client's delivery webhook.
+  'webhooks.delivery-falls-back-to-inbound-override': async (s) =>
+    atClientDeliveryHook(s, async (clientHook) => {
+      const inboundHook = await startReceiver();
+      const { numberId } = primaryNumber(s);
+      try {
+        await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: inboundHook.url, webhookDeliveryOverride: null } });
+        await send(s, sendBody(numberId));
+        await clientHook.waitFor(1, 3_000).catch(() => []);
+        return clientHook.received.length === 1 && inboundHook.received.length === 0;
+      } finally {
+        await call(s, 'PATCH', `/api/core/numbers/${numberId}`, { payload: { webhookInboundOverride: null } });
+        await inboundHook.close();
+      }
+    }),
   'webhooks.inbound-override-ignored': async (s) => {
     const [atOverride, atClient] = await inboundCallbacks(s, async (override, client) => {
       await call(s, 'PATCH', `/api/core/numbers/${primaryNumber(s).numberId}`, { payload: { webhookInboundOverride: override } });
