@@ -600,7 +600,7 @@ export const WEBHOOKS_FAULTS = {
     },
   },
   'webhooks.inbound-copied-to-client': {
-    breaks: ['WH-004'],
+    breaks: ['WH-005'],
     description: "inbound traffic to a number with a webhookInboundOverride goes to the override and, as a copy, to its client's inbound webhook too (a number without one reaches the client's webhook alone)",
     behaviour: replaceMember('send', 'loopbackArrivals', (loopbackArrivals, { stores }) => (policy, numbers, from, request, accepted, nowMs, shape) => {
       const arrivals = loopbackArrivals(policy, numbers, from, request, accepted, nowMs, shape);

@@ -648,19 +648,19 @@ test.describe('6 inbound traffic by webhook', () => {
     }
   });
 
-  // The inbound twin of WH-001's precedence: the override replaces the client's inbound webhook
-  // for that number, it is not a copy beside it. After the event reached the override, and a quiet
+  // The inbound twin of WH-001's precedence, judged where the client's inbound webhook is (WH-005):
+  // the override replaces that webhook for the number, it is not a copy beside it. After the event reached the override, and a quiet
   // period as long as that took, nothing naming it reached the client's inbound webhook.
-  test("with an inbound override set, inbound traffic goes to the override and not to the client's inbound webhook", { tag: ['@WH-004'] }, async ({ target, settings, webhooks, triggers, inbound }) => {
+  test("with an inbound override set, inbound traffic goes to the override and not to the client's inbound webhook", { tag: ['@WH-005'] }, async ({ target, settings, webhooks, triggers, inbound }) => {
     const override = webhooks.channel('inbound-precedence');
-    await inboundTo(settings, inbound.numberId, override.url, 'WH-004');
-    await triggers.withClientWebhook('inbound', 'WH-004', async (clientHook) => {
+    await inboundTo(settings, inbound.numberId, override.url, 'WH-005');
+    await triggers.withClientWebhook('inbound', 'WH-005', async (clientHook) => {
       const text = `Conformance inbound ${randomUUID()}`;
       const sent = Date.now();
-      const { messageId } = await inbound.deliver(text, 'WH-004');
-      await expectCallbacks(override, 'WH-004', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''} at the number's override`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
+      const { messageId } = await inbound.deliver(text, 'WH-005');
+      await expectCallbacks(override, 'WH-005', `an inbound callback naming its text${messageId ? ` or ${messageId}` : ''} at the number's override`, inboundNaming(text, messageId), { timeoutMs: target.webhooks.timeoutMs });
       await quietPeriod(Date.now() - sent);
-      expect(clientHook.received.filter(inboundNaming(text, messageId)).map((c) => c.text.slice(0, 200)), "WH-004: the client's inbound webhook gets nothing when the number's inbound override is set").toEqual([]);
+      expect(clientHook.received.filter(inboundNaming(text, messageId)).map((c) => c.text.slice(0, 200)), "WH-005: the client's inbound webhook gets nothing when the number's inbound override is set").toEqual([]);
     });
   });
 
