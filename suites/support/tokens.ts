@@ -12,5 +12,5 @@ export const TOKEN_WAYS: readonly TokenStyle[] = ['json', 'form', 'basic'];
  */
 export async function tokensEveryWay(api: ApiClient, creds: { clientId: string; clientSecret: string }): Promise<Array<{ how: TokenStyle; authorization: string }>> {
   const issued = await Promise.all(TOKEN_WAYS.map(async (how) => ({ how, res: await api.call('token', tokenRequest(how, creds)) })));
-  return issued.flatMap(({ how, res }) => (res.status === 200 && typeof res.body?.access_token === 'string' ? [{ how, authorization: `Bearer ${res.body.access_token as string}` }] : []));
+  return issued.flatMap(({ how, res }) => (res.status >= 200 && res.status < 300 && typeof res.body?.access_token === 'string' ? [{ how, authorization: `Bearer ${res.body.access_token as string}` }] : []));
 }
