@@ -144,18 +144,19 @@ async function runFault(name: FaultName): Promise<Row> {
   const seconds = () => Math.round((Date.now() - started) / 100) / 10;
   // First its own tests, stopping at the first failed one: a fault caught there needs no more
   // (most are, and a run of webhook tests saves their waits). A first failure on another
-  // requirement, or none, runs them all, and then the whole suite.
-  let result: RunResult = { failing: [] };
+  // requirement runs them all; a fault they miss runs the whole suite. A narrowed run settles
+  // the fault when it caught it or ended in a harness error.
+  const settled = (result: RunResult): Row | undefined =>
+    result.error ? { fault: name, breaks, outcome: 'harness error', failing: [], seconds: seconds(), note: result.error }
+    : result.failing.some((id) => breaks.includes(id)) ? { fault: name, breaks, outcome: 'caught', failing: result.failing, seconds: seconds() }
+    : undefined;
   if (!values.full && files.length > 0) {
-    result = await certifyJudged([name], { grep, files, firstFailure: true });
-    if (result.error) return { fault: name, breaks, outcome: 'harness error', failing: [], seconds: seconds(), note: result.error };
-    if (result.failing.some((id) => breaks.includes(id))) return { fault: name, breaks, outcome: 'caught', failing: result.failing, seconds: seconds() };
-    if (result.failing.length > 0) result = await certifyJudged([name], { grep, files });
-    if (result.error) return { fault: name, breaks, outcome: 'harness error', failing: [], seconds: seconds(), note: result.error };
-    if (result.failing.some((id) => breaks.includes(id))) return { fault: name, breaks, outcome: 'caught', failing: result.failing, seconds: seconds() };
+    const first = await certifyJudged([name], { grep, files, firstFailure: true });
+    const row = settled(first) ?? (first.failing.length > 0 ? settled(await certifyJudged([name], { grep, files })) : undefined);
+    if (row) return row;
   }
   // Not caught by its own tests: does any other test notice?
-  result = await certifyJudged([name]);
+  const result = await certifyJudged([name]);
   const outcome: Outcome = result.error ? 'harness error' : result.failing.some((id) => breaks.includes(id)) ? 'caught' : result.failing.length ? 'caught elsewhere' : 'missed';
   return { fault: name, breaks, outcome, failing: result.failing, seconds: seconds(), ...(result.error && { note: result.error }) };
 }

@@ -1,8 +1,9 @@
 import { basicCredentials } from '../../harness/basic-auth.ts';
 import type { Target } from '../../harness/config.ts';
 import { HOLDS_EVERY_NUMBER, expect, test } from '../../harness/fixtures.ts';
-import { readNumbers } from '../../harness/known-numbers.ts';
+import type { ClientRole } from '../../harness/api-client.ts';
 import { anyOwnNumber } from '../support/sends.ts';
+import { everyClientsNumbers } from '../support/settings.ts';
 import { acceptedPastLifetimeMs, LIFETIME_TOLERANCE_MS } from '../../harness/triggers.ts';
 import { ACCEPTED_BY, CORE_OPERATIONS, acceptedRequestFor, caseSwappedToken, issueToken, requestFor, tamperedToken, tokenAlteredAt, unknownToken, unknownTokenShapes } from '../support/core-routes.ts';
 import { otherwiseAnswered } from './otherwise-answered.ts';
@@ -69,10 +70,9 @@ test.describe('5 rule 3: a request refused for its credentials has no effect', (
   // right on every status check. Every number of both clients is compared before and after (the
   // settings fixture puts back anything that moved).
   test('an update refused 401 for its credentials changes no number', { tag: ['@AUTH-001'], ...HOLDS_EVERY_NUMBER }, async ({ api, target, knownNumbers, settings, webhooks }) => {
-    const roles = target.clients.secondary ? (['primary', 'secondary'] as const) : (['primary'] as const);
-    const lists = async () => Object.fromEntries(await Promise.all(roles.map(async (role) => [role, await readNumbers(api, role)] as const)));
+    const lists = () => everyClientsNumbers(api, target);
     const before = await lists();
-    for (const role of roles) for (const record of before[role]!) settings.remember(record, role);
+    for (const [role, records] of Object.entries(before)) for (const record of records) settings.remember(record, role as ClientRole);
     const targets = [anyOwnNumber(knownNumbers), ...(knownNumbers.foreign ? [knownNumbers.foreign] : [])];
     const credentials: Array<{ what: string; headers: Record<string, string> }> = [
       { what: 'without an Authorization header', headers: {} },

@@ -9,6 +9,7 @@ import { everyCombination, pairwiseCombinations, type Row } from '../../generato
 import { reportsQueued } from '../../generators/send-port.ts';
 import { deliverTo, expectNoStrayCallbacks } from '../support/callbacks.ts';
 import { deliveredRecipients, externalRef, messageIdsOf, secondSmsNumber, smsNumber } from '../support/sends.ts';
+import { everyClientsNumbers, NULLABLE_FIELDS } from '../support/settings.ts';
 
 // Decision tables: the document's rules (harness/model/rules.ts) applied to every combination of
 // the conditions they distinguish. Each rule is tried over the full product of its own
@@ -220,7 +221,7 @@ const WRONG: Record<'string' | 'boolean', readonly unknown[]> = { string: [42, t
 test.describe('4.5 as a decision table', () => {
   test('updates of every pair of attribute conditions, on the client\'s own number, another client\'s and one never issued, change exactly what the document says, and nothing else anywhere', { tag: ['@UPD-001', '@UPD-002', '@UPD-003', '@UPD-004', '@UPD-005', '@UPD-006', '@UPD-007'], ...HOLDS_EVERYTHING }, async ({ api, target, knownNumbers, settings, webhooks }) => {
     const roles = target.clients.secondary ? (['primary', 'secondary'] as const) : (['primary'] as const);
-    const lists = async () => Object.fromEntries(await Promise.all(roles.map(async (role) => [role, await readNumbers(api, role)] as const))) as Record<string, NumberRecord[]>;
+    const lists = () => everyClientsNumbers(api, target);
     const start = await lists();
     for (const role of roles) for (const record of start[role]!) settings.remember(record, role);
     // The own numbers the table changes, each in turn, and the other client's likewise: a server
@@ -243,9 +244,11 @@ test.describe('4.5 as a decision table', () => {
     // Likewise a null beside another attribute's value or null, on the client's own number (the
     // null given to a number that holds a value, below): a server that drops a null when the body
     // names more is right on the null alone.
-    const NULLABLE = ['campaignregId', 'webhookInboundOverride', 'webhookDeliveryOverride'] as const;
     const withNull = (nulled: Settable, other: Settable, condition: 'value' | 'null') => ({ number: 'own', ...Object.fromEntries(SETTABLE.map((f) => [f, f === nulled ? 'null' : f === other ? condition : 'absent'])) }) as UpdateRow;
-    const nullsBeside = NULLABLE.flatMap((nulled) => SETTABLE.filter((other) => other !== nulled).flatMap((other) => [withNull(nulled, other, 'value'), ...(NULLABLE.includes(other as (typeof NULLABLE)[number]) && other > nulled ? [withNull(nulled, other, 'null')] : [])]));
+    const nullsBeside = NULLABLE_FIELDS.flatMap((nulled, i) => [
+      ...SETTABLE.filter((other) => other !== nulled).map((other) => withNull(nulled, other, 'value')),
+      ...NULLABLE_FIELDS.slice(i + 1).map((other) => withNull(nulled, other, 'null')),
+    ]);
     // The update naming no attribute at all, on each kind of number (UPD-003: every field is optional, so none is a request too).
     const empty = (['own', 'foreign', 'unknown'] as const).map((number) => ({ number, ...Object.fromEntries(SETTABLE.map((f) => [f, 'absent'])) }) as UpdateRow);
     const rows = [...single, ...valuesTogether, ...nullsBeside, ...empty, ...pairs];
@@ -264,7 +267,7 @@ test.describe('4.5 as a decision table', () => {
       if (row.number === 'own') {
         const current = before.primary!.find((n) => n.numberId === numberId) ?? shownRecord;
         const prep: Record<string, unknown> = {};
-        for (const field of NULLABLE) {
+        for (const field of NULLABLE_FIELDS) {
           if (row[field] !== 'null' || !(field in current) || current[field] !== null) continue;
           if (field !== 'campaignregId') prep[field] = webhooks.channel(`table-${i}-${field}-before`).url;
           else if (registrations.length > 0) prep[field] = registrations[i % registrations.length];

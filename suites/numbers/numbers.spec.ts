@@ -1,8 +1,8 @@
 import { itemsAt } from '../../harness/config.ts';
 import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import { HOLDS_EVERY_NUMBER, expect, notTestable, test } from '../../harness/fixtures.ts';
-import { deliveredRecipients, send, smsNumber, smsPayload } from '../support/sends.ts';
-import { recordOf } from '../support/settings.ts';
+import { admittedPhoneOf, deliveredRecipients, send, smsNumber, smsPayload } from '../support/sends.ts';
+import { everyClientsNumbers, recordOf } from '../support/settings.ts';
 
 // Sections 1, 2 and 4.3: the numbers list. Its method and envelope are not shown: the api
 // client reads the items where the target's config says they are (routes.numbers.itemsPath).
@@ -126,13 +126,12 @@ test.describe('4.3 List active numbers', () => {
   // after the send and a moment for the traffic to arrive.
   test("a send to another of the client's own numbers, whose SMS is off, leaves every number as the lists showed it", { tag: ['@NUM-006'], ...HOLDS_EVERY_NUMBER }, async ({ api, target, knownNumbers, settings, newKey }) => {
     const sendFrom = smsNumber(knownNumbers);
-    const admitted = new RegExp(target.recipients.allowPattern);
-    const phoneOf = (n: NumberRecord) => Object.values(n).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+    const phoneOf = admittedPhoneOf(target);
     const recipient = knownNumbers.primary.find((n) => n.numberId !== sendFrom && phoneOf(n) !== undefined);
     if (!recipient) notTestable("no other number of the primary client lists a phone number recipients.allowPattern admits: there is no own number to send to");
     const off = await settings.change(recipient!.numberId, { smsEnabled: false });
     expect(off).toSucceed(`NUM-006: precondition: turning SMS off on ${recipient!.numberId} through the update route`);
-    const everything = async () => ({ primary: await readNumbers(api, 'primary'), ...(target.clients.secondary && { secondary: await readNumbers(api, 'secondary') }) });
+    const everything = () => everyClientsNumbers(api, target);
     const before = await everything();
     const started = Date.now();
     const res = await send(api, newKey(), smsPayload(sendFrom, [phoneOf(recipient!)!], 'num-006-own-recipient'));

@@ -8,6 +8,7 @@ import { NON_OBJECT_BODIES } from '../support/malformed-json.ts';
 import { testRecipients } from '../support/properties.ts';
 import { tokensEveryWay } from '../support/tokens.ts';
 import {
+  admittedPhoneOf,
   anyOwnNumber,
   deliveredRecipients,
   expectQueued,
@@ -251,8 +252,7 @@ test.describe('4.6 rule 5 whatever the recipients', () => {
       sendFrom = smsNumber(knownNumbers);
       expect(await settings.change(sendFrom, { campaignregId: null })).toSucceed('SEND-005: precondition: clearing campaignregId through the update route');
     }
-    const admitted = new RegExp(target.recipients.allowPattern);
-    const phoneOf = (n: Record<string, unknown>) => Object.values(n).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+    const phoneOf = admittedPhoneOf(target);
     const own = knownNumbers.primary.filter((n) => n.numberId !== sendFrom).map(phoneOf).find((p) => p !== undefined);
     const foreign = target.clients.secondary ? (await readNumbers(api, 'secondary')).map(phoneOf).find((p) => p !== undefined) : undefined;
     const recipients = [

@@ -50,6 +50,15 @@ export function anyOwnNumber(known: KnownNumbers): string {
   return id!;
 }
 
+/**
+ * The phone number a listed record holds (any field of it: the document shows no such field)
+ * that the target's recipients.allowPattern admits, for sends to numbers the service holds.
+ */
+export function admittedPhoneOf(target: Target): (record: Record<string, unknown>) => string | undefined {
+  const admitted = new RegExp(target.recipients.allowPattern);
+  return (record) => Object.values(record).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+}
+
 /** The first `count` recipients the target delivers to; without enough the test is not testable. */
 export function deliveredRecipients(target: Target, count = 1): string[] {
   const list = target.recipients.delivered;

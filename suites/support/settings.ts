@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { ApiClient, ClientRole } from '../../harness/api-client.ts';
+import type { Target } from '../../harness/config.ts';
 import { expect, notTestable } from '../../harness/fixtures.ts';
 import { readNumbers, type KnownNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 
@@ -35,6 +36,12 @@ export function scratchNumber(known: KnownNumbers): string {
  */
 export function settableOf(record: NumberRecord): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([key]) => key === 'numberId' || (SETTABLE_FIELDS as readonly string[]).includes(key)));
+}
+
+/** Every number of every client the target config names, as each client's list shows them (section 4.3), by role. */
+export async function everyClientsNumbers(api: ApiClient, target: Target): Promise<Record<string, NumberRecord[]>> {
+  const roles: ClientRole[] = target.clients.secondary ? ['primary', 'secondary'] : ['primary'];
+  return Object.fromEntries(await Promise.all(roles.map(async (role) => [role, await readNumbers(api, role)] as const)));
 }
 
 /** The current record of a number as the list shows it (section 4.3). */

@@ -4,7 +4,7 @@ import { readNumbers, type NumberRecord } from '../../harness/known-numbers.ts';
 import type { SettingsGuard } from '../../harness/settings-guard.ts';
 import type { ReceivedCallback, WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { namesMessage, pointOverride } from '../support/callbacks.ts';
-import { mentions } from '../support/sends.ts';
+import { admittedPhoneOf, mentions } from '../support/sends.ts';
 import type { RequirementLabel } from '../../harness/requirement-ids.ts';
 
 /**
@@ -18,8 +18,7 @@ import type { RequirementLabel } from '../../harness/requirement-ids.ts';
  * number: a recipient the service holds for another client. Undefined when no record shows one.
  */
 export async function heldBySecondary(api: ApiClient, target: Target): Promise<{ record: NumberRecord; phone: string } | undefined> {
-  const admitted = new RegExp(target.recipients.allowPattern);
-  const phoneOf = (n: NumberRecord) => Object.values(n).find((v): v is string => typeof v === 'string' && /^\+[1-9]\d{1,14}$/.test(v) && admitted.test(v));
+  const phoneOf = admittedPhoneOf(target);
   const record = (await readNumbers(api, 'secondary')).find((n) => phoneOf(n) !== undefined);
   return record === undefined ? undefined : { record, phone: phoneOf(record)! };
 }

@@ -142,10 +142,6 @@ test.describe('6 delivery outcomes by webhook', () => {
     });
   });
 
-  // The neighbour that shares an attribute: another number of the client with the sending
-  // number's campaignregId (one registration covers many numbers) and an override of its own. The
-  // override is that number's (section 6: each number carries its own targets); a server that
-  // looks the target up by the registration, not by the number, sends the outcome there.
   // The number's other override: an inbound one only. Section 6 gives each number two targets,
   // one per kind; without a delivery override the outcome goes to the client's delivery webhook
   // (WH-002), never to the number's inbound override, which a server that falls back to "the
@@ -164,6 +160,10 @@ test.describe('6 delivery outcomes by webhook', () => {
     });
   });
 
+  // The neighbour that shares an attribute: another number of the client with the sending
+  // number's campaignregId (one registration covers many numbers) and an override of its own. The
+  // override is that number's (section 6: each number carries its own targets); a server that
+  // looks the target up by the registration, not by the number, sends the outcome there.
   test("the outcome of a message from a number without an override reaches the client's delivery webhook, also when a number sharing its campaignregId has an override", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const neighbour = knownNumbers.primary.find((n) => n.numberId !== numberId);
@@ -648,9 +648,10 @@ test.describe('6 inbound traffic by webhook', () => {
     }
   });
 
-  // The inbound twin of WH-001's precedence, judged where the client's inbound webhook is (WH-005):
-  // the override replaces that webhook for the number, it is not a copy beside it. After the event reached the override, and a quiet
-  // period as long as that took, nothing naming it reached the client's inbound webhook.
+  // The inbound twin of WH-001's precedence, judged where the client's inbound webhook is
+  // (WH-005): the override replaces that webhook for the number, it is not a copy beside it.
+  // After the event reached the override, and a quiet period as long as that took, nothing
+  // naming it reached the client's inbound webhook.
   test("with an inbound override set, inbound traffic goes to the override and not to the client's inbound webhook", { tag: ['@WH-005'] }, async ({ target, settings, webhooks, triggers, inbound }) => {
     const override = webhooks.channel('inbound-precedence');
     await inboundTo(settings, inbound.numberId, override.url, 'WH-005');
