@@ -128,7 +128,7 @@ test.describe("2, 4.3: assignedNumbers summarises the client's own numbers", () 
 // from it. Both are refused (UPD-002, SEND-004), and a refusal assigns no number to anyone: a
 // server that counts what a client touched, not what it holds, is right until one is refused.
 test.describe("2, 4.3: assignedNumbers after a refused operation on another client's number", () => {
-  test("the declared count still equals each client's list after the primary tried to update, and to send from, the other client's number", { tag: ['@CTX-005'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test("the declared count still equals each client's list after the primary tried to update, and to send from, the other client's number", { tag: ['@CTX-005', '@CTX-003'] }, async ({ api, target, knownNumbers, newKey }) => {
     const member = target.routes.assignedCount;
     if (member === undefined) notTestable(reasonFor('assignedCount'));
     const foreign = knownNumbers.foreign;
@@ -171,7 +171,7 @@ test.describe('2 and 6: the context shows whether the client webhooks are config
   for (const kind of ['delivery', 'inbound'] as const) {
     const flag = `${kind}WebhookConfigured`;
     const other = kind === 'delivery' ? 'inbound' : 'delivery';
-    test(`${flag} is true while a ${kind} webhook is configured and false while none is`, { tag: ['@CTX-003'] }, async ({ api, target, triggers, webhooks, settings, knownNumbers }) => {
+    test(`${flag} is true while a ${kind} webhook is configured and false while none is`, { tag: ['@CTX-003', '@CTX-004'] }, async ({ api, target, triggers, webhooks, settings, knownNumbers }) => {
       const trigger = triggers.require('clientWebhooks');
       // While the flag is true, a number's override of its kind set and then cleared (null)
       // leaves it true: clearing a number's target unconfigures no client webhook (CTX-004,
@@ -232,7 +232,7 @@ test.describe("6: a number's override is the number's target, not its client's w
   // override targets. Setting an override configures no client webhook (CTX-004): a flag that
   // is false stays false. A flag already true cannot show it, so each client, and each kind,
   // whose context shows the flag false is tried with that kind's override on one of its numbers.
-  test("setting a number's override leaves each false webhook flag of its client false", { tag: ['@CTX-004'] }, async ({ api, target, settings, webhooks }) => {
+  test("setting a number's override leaves each false webhook flag of its client false", { tag: ['@CTX-004', '@CTX-001'] }, async ({ api, target, settings, webhooks }) => {
     const roles = (['primary', 'secondary'] as const).filter((role) => role === 'primary' || target.clients.secondary);
     const tried: string[] = [];
     for (const role of roles) {

@@ -63,7 +63,7 @@ test.describe('7.2 The CORE wrapper on a route\'s path written with a trailing s
   // the route, redirect it, or refuse it; a refusal is an /api/core error like any other, in the
   // wrapper (a router's own 404 page is the usual slip), and without a token nothing is served.
   for (const op of ['whoami', 'numbers'] as const) {
-    test(`${op}'s path written with a trailing slash is answered as its route, redirected, or refused in the CORE wrapper, and never served without a token`, { tag: ['@ERR-001'] }, async ({ api, target }) => {
+    test(`${op}'s path written with a trailing slash is answered as its route, redirected, or refused in the CORE wrapper, and never served without a token`, { tag: ['@ERR-001', '@AUTH-001'] }, async ({ api, target }) => {
       if (target.routes[op].method !== 'GET') notTestable(`the ${op} route is ${target.routes[op].method}, not GET (routes.${op})`);
       const path = `${target.routes[op].path}/`;
       const [withToken, without] = await Promise.all([api.call(op, { path }), api.call(op, { path, as: 'none' })]);
@@ -340,7 +340,7 @@ test.describe('4.4, 4.6, 7.3: a string the document allows is never a server fai
     }
   });
 
-  test('searches whose criteria are strings of other forms (letters in a zipCode, a ZIP+4, an empty string, a NUL) are answered or refused as a request defect, never 5xx', { tag: ['@ERR-011'] }, async ({ api }) => {
+  test('searches whose criteria are strings of other forms (letters in a zipCode, a ZIP+4, an empty string, a NUL) are answered or refused as a request defect, never 5xx', { tag: ['@ERR-011', '@ERR-004'] }, async ({ api }) => {
     const criteria: Array<Record<string, string>> = [{ zipCode: '2000A' }, { zipCode: '20001-1234' }, { zipCode: '' }, { npa: '20A' }, { npa: '' }, { city: 'Washington\u0000' }, { rateCenter: '' }];
     const answers = await Promise.all(criteria.map(async (body) => ({ body, res: await api.call('search', { json: body }) })));
     for (const { body, res } of answers) {

@@ -151,7 +151,7 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
   // A resource served by GET is served by HEAD too: the same status, no content. A framework that
   // registers only the methods a route names answers HEAD 405 (or 404) where GET is 200.
   for (const op of ['whoami', 'numbers'] as const) {
-    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body, and without a token refused as GET is`, { tag: ['@ERR-105'] }, async ({ api, target, tokens }) => {
+    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body, and without a token refused as GET is`, { tag: ['@ERR-105', '@AUTH-001'] }, async ({ api, target, tokens }) => {
       if (target.routes[op].method !== 'GET') notTestable(`the ${op} route is ${target.routes[op].method}, not GET (routes.${op})`);
       const [get, head] = await Promise.all([api.call(op, {}), api.call(op, { method: 'HEAD' })]);
       expect(get).toSucceed(`ERR-105: precondition: GET on the path of ${op} succeeds`);

@@ -37,7 +37,7 @@ test.describe('profile send.replay', () => {
     expect(replay.headers['idempotent-replayed'], 'IDEM-202: a replay carries Idempotent-Replayed: true').toBe('true');
   });
 
-  test('a corrected send after a rejection is a first answer, not a replay', { tag: ['@IDEM-202'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test('a corrected send after a rejection is a first answer, not a replay', { tag: ['@IDEM-202', '@IDEM-203'] }, async ({ api, target, knownNumbers, newKey }) => {
     const key = newKey();
     const body = smsPayload(smsNumber(knownNumbers), deliveredRecipients(target), 'replayed-after-reject');
     const rejected = await send(api, key, { ...body, to: [] });

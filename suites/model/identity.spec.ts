@@ -74,7 +74,7 @@ test.describe('5: a token acts for its client, whichever of the client\'s tokens
     expect(await view(api, token), "AUTH-007: after token requests for the primary client with a wrong secret failed, its earlier token still sees the client's context and numbers").toEqual(before);
   });
 
-  test('after another client obtains a token, each client\'s tokens still see their own client, and the two see different ones', { tag: ['@CTX-002', '@NUM-003'], ...HOLDS_EVERYTHING }, async ({ api, target, secondClient }) => {
+  test('after another client obtains a token, each client\'s tokens still see their own client, and the two see different ones', { tag: ['@CTX-002', '@NUM-003', '@AUTH-007'], ...HOLDS_EVERYTHING }, async ({ api, target, secondClient }) => {
     const mine = [await issue(api, 'json', target.clients.primary), await issue(api, 'basic', target.clients.primary)];
     const first = await view(api, mine[0]!);
     const theirs = await issue(api, 'json', secondClient);
@@ -117,7 +117,7 @@ test.describe('4.6 rule 8 and 5 rule 5: a key outlives the token that carried it
   // retries once. A server that keeps a key's record with the token that made it is right while
   // that token lives and wrong after. Seen with the short-lived client of triggers.expireToken
   // (kind wait), sending from a number of its own.
-  test('a retry under a new token, after the token of the first attempt has expired, is the safe retry; a send refused for the expired token is taken with the new one', { tag: ['@IDEM-004', '@AUTH-005'] }, async ({ api, target, newKey }) => {
+  test('a retry under a new token, after the token of the first attempt has expired, is the safe retry; a send refused for the expired token is taken with the new one', { tag: ['@IDEM-004', '@AUTH-005', '@AUTH-003'] }, async ({ api, target, newKey }) => {
     const trigger = target.triggers.expireToken;
     if (trigger?.kind !== 'wait') notTestable('needs triggers.expireToken of kind wait: a client whose tokens expire while the test waits');
     const { clientId, clientSecret } = trigger!.client;

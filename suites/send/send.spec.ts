@@ -439,7 +439,7 @@ test.describe('4.6 rule 7: synchronous acceptance', () => {
   // recipients a send may carry is not shown (section 8): a long send refused as a request defect
   // leaves nothing to check.
   for (const count of [2, 25]) {
-    test(`every message a send to ${count} recipients queues is in its answer: each delivery callback of the send names a messageId it returned`, { tag: ['@SEND-008'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    test(`every message a send to ${count} recipients queues is in its answer: each delivery callback of the send names a messageId it returned`, { tag: ['@SEND-008', '@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
       // The answer gives "a messageId for each accepted message"; its outcome, reported later by
       // webhook (rule 7), names the message. Whether two recipients make one message or two is
       // not shown, so this asks no count: a callback about this send (it carries the send's unique

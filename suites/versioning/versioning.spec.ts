@@ -39,7 +39,7 @@ async function servedAnswer(call: Promise<ApiResponse>, op: OperationId): Promis
 }
 
 test.describe('9 Versioning: paths carry no version segment', () => {
-  test('the token endpoint answers at /api/auth/token', { tag: ['@VER-001'] }, async ({ api, target }) => {
+  test('the token endpoint answers at /api/auth/token', { tag: ['@VER-001', '@TOKEN-001'] }, async ({ api, target }) => {
     expectUnversioned('token', target.routes.token.path);
     const { clientId, clientSecret } = target.clients.primary;
     const res = await servedAnswer(api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }), 'token');

@@ -566,7 +566,7 @@ test.describe('6 inbound traffic by webhook', () => {
   // (section 6), whatever its client has. A server that delivers an override only for the
   // client that sent, or only when the client also has an inbound webhook, is right on every
   // send between the primary client's own numbers.
-  test("inbound traffic to a number another client holds is POSTed to that number's webhookInboundOverride", { tag: ['@WH-004'] }, async ({ api, target, knownNumbers, settings, webhooks, lockHold, newKey }) => {
+  test("inbound traffic to a number another client holds is POSTed to that number's webhookInboundOverride", { tag: ['@WH-004', '@WH-101'] }, async ({ api, target, knownNumbers, settings, webhooks, lockHold, newKey }) => {
     if (target.triggers.inbound?.kind !== 'loopback') notTestable('the inbound trigger is not a loopback send (triggers.inbound kind loopback): a send brings no inbound traffic about');
     if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
     const held = await heldBySecondary(api, target);

@@ -107,7 +107,7 @@ test.describe('Standard Webhooks: signature', () => {
   // Another identity: the secondary client's callbacks are signed with the secondary client's own
   // secret. A server that signs every event with one secret (the first client's) is right on the
   // primary client's callbacks and wrong on every other client's.
-  test("a callback of the secondary client's message verifies with the secondary client's own secret", { tag: ['@WH-101'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+  test("a callback of the secondary client's message verifies with the secondary client's own secret", { tag: ['@WH-101', '@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
     const secret = target.clients.secondary?.webhookSecret;
     if (!secret) notTestable("needs the secondary client's webhook signing secret (clients.secondary.webhookSecret in the target config)");
     const numberId = knownNumbers.foreign;
@@ -507,7 +507,7 @@ test.describe('Standard Webhooks: retries', () => {
   // success at one resetting its count) is judged on each message's schedule alone; the first
   // two on two numbers at once where the client has two. The first is the precondition: without
   // its five attempts nothing is judged; a sibling whose attempts do not come is noted.
-  test('a callback that keeps failing is retried with growing waits, whether it is answered with an error status or its connection is reset, and after a Retry-After it honoured', { tag: ['@WH-108'] }, async ({ api, knownNumbers, settings, webhooks, target, newKey }) => {
+  test('a callback that keeps failing is retried with growing waits, whether it is answered with an error status or its connection is reset, and after a Retry-After it honoured', { tag: ['@WH-108', '@WH-103'] }, async ({ api, knownNumbers, settings, webhooks, target, newKey }) => {
     const ways: Array<{ label: string; what: string; answer: (attempt: number) => CallbackAnswer; from: number }> = [
       { label: 'retry-backoff', what: 'answered 500 each time', answer: (attempt) => (attempt >= 4 ? 200 : 500), from: 0 },
       { label: 'retry-backoff-reset', what: 'its connection reset without an answer each time', answer: (attempt) => (attempt >= 4 ? 200 : RESET), from: 0 },

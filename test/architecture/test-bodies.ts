@@ -1,12 +1,16 @@
 import { relative, resolve } from 'node:path';
 import { API } from 'typescript/unstable/sync';
 import {
+  isArrayLiteralExpression,
   isArrowFunction,
   isCallExpression,
   isFunctionDeclaration,
   isFunctionExpression,
   isIdentifier,
   isMethodDeclaration,
+  isObjectLiteralExpression,
+  isPropertyAssignment,
+  isSpreadAssignment,
   isNoSubstitutionTemplateLiteral,
   isPropertyAccessExpression,
   isReturnStatement,
@@ -39,7 +43,17 @@ export interface TestBody {
   title: string;
   /** 1-based lines of the returns that can end the body before its first assertion. */
   earlyReturns: number[];
+  /** The requirement IDs of its `tag` detail, without the '@'; null when that is no array of strings as written (a variable). */
+  tags: string[] | null;
+  /**
+   * The requirement IDs its body's messages open with (`'SEND-001: …'`, a template's head too),
+   * precondition messages (`'SEND-001: precondition: …'`) left out: the requirements its checks judge.
+   */
+  judged: string[];
 }
+
+/** A message that judges a requirement: it opens with the ID and a colon, and is no precondition. */
+const JUDGING_MESSAGE = /^([A-Z]+-\d{3}): (?!precondition)/;
 
 const TEST_MODIFIERS = new Set(['skip', 'fixme', 'fail', 'only', 'slow']);
 const ASSERTION = /^(expect\w*|check[A-Z]\w*|notTestable)$/;
@@ -98,7 +112,21 @@ export function testBodiesOf(source: SourceFile, file: string): TestBody[] {
           n.forEachChild((child) => walk(child, nested || isFunction(child)));
         };
         walk(fn.body, false);
-        bodies.push({ file, line: lineOf(node), title: titleOf(node.arguments[0], source), earlyReturns });
+        const details = node.arguments.length > 2 ? node.arguments[1] : undefined;
+        const tagged = details && isObjectLiteralExpression(details) ? details.properties.find((p) => !isSpreadAssignment(p) && isIdentifier(p.name) && p.name.text === 'tag') : undefined;
+        let tags: string[] | null = [];
+        const written = tagged && isPropertyAssignment(tagged) && isArrayLiteralExpression(tagged.initializer) ? [...tagged.initializer.elements] : null;
+        if (written !== null && written.every((e) => isStringLiteral(e))) tags = written.map((e) => (isStringLiteral(e) ? e.text.replace(/^@/, '') : ''));
+        else if (tagged) tags = null;
+        const judged = new Set<string>();
+        const messages = (n: Node): void => {
+          const text = isStringLiteral(n) || isNoSubstitutionTemplateLiteral(n) ? n.text : isTemplateExpression(n) ? n.head.text : undefined;
+          const id = text === undefined ? undefined : JUDGING_MESSAGE.exec(text)?.[1];
+          if (id !== undefined) judged.add(id);
+          n.forEachChild(messages);
+        };
+        messages(fn.body);
+        bodies.push({ file, line: lineOf(node), title: titleOf(node.arguments[0], source), earlyReturns, tags, judged: [...judged].sort() });
       }
     }
     node.forEachChild(visit);
