@@ -372,6 +372,40 @@ test.describe('4: response bodies are JSON', () => {
       expectJson(res, `${op} without a token`);
     });
   }
+
+  // Another spelling of the same answer: one that holds characters beyond ASCII. JSON text is
+  // UTF-8 (RFC 8259 8.1); a server that writes its answers in another encoding, or escapes them
+  // by hand, is right while every value is ASCII. A value set by an update (a campaignregId the
+  // target accepted) is in the numbers list it answers. (The validating client reads every
+  // answer's bytes as UTF-8 and fails ERR-004 where they are not.)
+  test('the numbers list is JSON in UTF-8 while a value in it holds characters beyond ASCII', { tag: ['@ERR-004'] }, async ({ api, knownNumbers, settings }) => {
+    const numberId = scratchNumber(knownNumbers);
+    const value = 'CR-é中\u{1F600}';
+    const set = await settings.change(numberId, { campaignregId: value });
+    if (set.status < 200 || set.status >= 300) notTestable(`the target refused campaignregId ${JSON.stringify(value)} (${set.status}): no answer of its holds a value beyond ASCII`);
+    const list = await api.call('numbers', {});
+    expect(list).toSucceed('NUM-001: precondition: the numbers list is answered');
+    expectJson(list, `the numbers list holding campaignregId ${JSON.stringify(value)}`);
+    expect(list.text.includes(value) || list.text.includes(JSON.stringify(value).slice(1, -1)), `ERR-004: the numbers list carries ${JSON.stringify(value)} as UTF-8 (or escaped), as the update set it`).toBe(true);
+  });
+
+  // An error answer that repeats what the request carried (an unsupported grant_type in its
+  // error_description, an unknown client, a number ID) holds whatever characters that held: a
+  // quote, a backslash, a control character, characters beyond ASCII. A server that writes the
+  // value into its JSON unescaped is right on every plain value.
+  const ECHOED = ['a"quote', 'a\\backslash', 'a\nline feed', 'a\ttab', 'é中\u{1F600}', '</script>'];
+  test('an error answer is JSON whatever characters the values it may repeat hold', { tag: ['@ERR-004'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const { clientId, clientSecret } = target.clients.primary;
+    for (const odd of ECHOED) {
+      const what = JSON.stringify(odd);
+      expectJson(await api.call('token', { json: { grant_type: odd, client_id: clientId, client_secret: clientSecret } }), `a token request with grant_type ${what}`);
+      expectJson(await api.call('token', { form: { grant_type: odd, client_id: clientId, client_secret: clientSecret } }), `a form token request with grant_type ${what}`);
+      expectJson(await api.call('token', { json: { grant_type: 'client_credentials', client_id: odd, client_secret: clientSecret } }), `a token request with client_id ${what}`);
+      expectJson(await api.call('update', { params: { numberId: odd }, json: { smsEnabled: true } }), `an update of number ${what}`);
+      expectJson(await api.call('send', { headers: { 'idempotency-key': newKey() }, json: smsPayload(odd, deliveredRecipients(target), 'err-004-echo') }), `a send from ${what}`);
+      expectJson(await api.call('send', { headers: { 'idempotency-key': newKey() }, json: smsPayload(smsNumber(knownNumbers), [odd], 'err-004-echo') }), `a send to ${what}`);
+    }
+  });
 });
 
 // Section 4: request bodies are JSON. RFC 9110 8.3.1 lets a media type carry parameters, and

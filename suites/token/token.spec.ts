@@ -12,6 +12,13 @@ const WAYS: Readonly<Record<TokenStyle, string>> = { json: 'JSON body', form: 'f
 /** How old the worker's token is, at least, when the client obtains new ones (TOKEN-011's later moment). */
 const OLDER_THAN_MS = 4_000;
 
+/** How long after the client obtained new ones its older token is presented once more (TOKEN-011's later moment still). */
+const AFTER_RENEWAL_MS = 6_000;
+
+/** How many requests one token authenticates in TOKEN-011's check of a token's use, and how many at once. */
+const USES = 300;
+const USES_AT_ONCE = 10;
+
 /**
  * How much sooner than its expires_in says a token may be refused, counted from the moment it
  * was requested: a server may keep expiry times in whole seconds (a token then lives up to a
@@ -133,6 +140,14 @@ test.describe('4.1 Issue an access token', () => {
       const res = await presented();
       expect(res.status, `TOKEN-011: the token the primary client obtained ${((Date.now() - held.obtainedAt) / 1000).toFixed(1)} s ago, with ${(left / 1000).toFixed(0)} s of its expires_in left, is refused once the client obtained another by ${how}`).not.toBe(401);
     }
+    // A later moment still: some seconds after the renewals. A server that lets a client's older
+    // tokens live a few seconds past a renewal (a grace for requests in flight), not the lifetime
+    // their expires_in said, is right on the token presented at once.
+    await new Promise((resolve) => setTimeout(resolve, AFTER_RENEWAL_MS));
+    if (held.expiresAt - Date.now() > LIFETIME_TOLERANCE_MS) {
+      const later = await presented();
+      expect(later.status, `TOKEN-011: the token the primary client obtained ${((Date.now() - held.obtainedAt) / 1000).toFixed(1)} s ago is refused ${AFTER_RENEWAL_MS / 1000} s after the client obtained others, with its expires_in not yet out`).not.toBe(401);
+    }
     // The run's oldest token: the preflight's, obtained before any test ran, and the client has
     // obtained many since. A server that lets a client's older tokens live on for a grace period
     // after a newer one is issued (not the lifetime their expires_in said) is right on the
@@ -144,6 +159,28 @@ test.describe('4.1 Issue an access token', () => {
       const res = await api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${oldest.token}` } });
       expect(res.status, `TOKEN-011: the primary client's first token of the run, obtained ${((Date.now() - oldest.requestedAt) / 1000).toFixed(1)} s ago by the preflight with expires_in ${lifetime}, is refused after the client obtained others: ${res.describe()}`).not.toBe(401);
     }
+  });
+
+  // Another dimension of a token's life: how much it was used, not how long. Nothing but its
+  // lifetime ends a token (sections 4.1, 5.3): a server that counts a token's uses and refuses it
+  // after so many (a quota read as a lifetime) is right on every token used a few times.
+  test(`a token is still accepted after it has authenticated ${USES} requests`, { tag: ['@TOKEN-011'] }, async ({ api, target, runSettings }) => {
+    // A run paced to a rate limit makes as many as 20 s of its pace allows.
+    const pace = runSettings.rateLimit ?? target.rateLimit.requestsPerSecond;
+    const uses = pace === null ? USES : Math.max(USES_AT_ONCE, Math.min(USES, Math.floor(pace * 20)));
+    if (uses < USES) test.info().annotations.push({ type: 'note', description: `the run keeps to ${pace} requests a second: the token was used ${uses} times, not ${USES}` });
+    const { clientId, clientSecret } = target.clients.primary;
+    const issued = await api.call('token', { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+    expect(issued).toSucceed('TOKEN-001: precondition: the primary client obtains a token');
+    const lifetime = Number(issued.body.expires_in) * 1000;
+    const started = Date.now();
+    const refused: string[] = [];
+    for (let done = 0; done < uses && refused.length === 0; done += USES_AT_ONCE) {
+      const answers = await Promise.all(Array.from({ length: USES_AT_ONCE }, () => api.call('whoami', { as: 'none', headers: { authorization: `Bearer ${issued.body.access_token}` } })));
+      for (const [i, res] of answers.entries()) if (res.status === 401) refused.push(`request ${done + i + 1}: ${res.describe()}`);
+    }
+    if (refused.length > 0 && Date.now() - started > lifetime - LIFETIME_TOLERANCE_MS) notTestable(`the token's expires_in (${issued.body.expires_in} s) ran out while it was used ${uses} times`);
+    expect(refused, `TOKEN-011: a token with its expires_in (${issued.body.expires_in} s) not yet out is refused once it has authenticated some requests`).toEqual([]);
   });
 
   test('accepts client credentials in a JSON body', { tag: ['@TOKEN-003'] }, async ({ api, target }) => {

@@ -6,10 +6,13 @@ import { malformedParts, parseChallenges } from '../support/challenge.ts';
 // What RFC 6749 and RFC 9110 add where the document leaves the token endpoint open.
 // Level standard: a failure here is non-strict unless the run is strict.
 test.describe('RFC 6749 5.1 Successful response', () => {
-  test('a token is issued with status 200', { tag: ['@TOKEN-101'] }, async ({ api, target }) => {
-    const { clientId, clientSecret } = target.clients.primary;
-    const res = await api.call('token', { form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
-    expect(res).toHaveStatus(200, 'TOKEN-101: RFC 6749 5.1 success is 200');
+  // In each way a client authenticates (section 5 rule 1): a server that answers one way's
+  // requests with another 2xx is right on the others.
+  test('a token is issued with status 200, asked for by a JSON body, by form fields and by HTTP Basic', { tag: ['@TOKEN-101'] }, async ({ api, target }) => {
+    for (const how of ['json', 'form', 'basic'] as const) {
+      const res = await api.call('token', tokenRequest(how, target.clients.primary));
+      expect.soft(res).toHaveStatus(200, `TOKEN-101: RFC 6749 5.1 success is 200 (a token asked for by ${how})`);
+    }
   });
 
   test('token answers carry Cache-Control: no-store, on success and on error', { tag: ['@TOKEN-102'] }, async ({ api, target }) => {

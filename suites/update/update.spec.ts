@@ -68,8 +68,9 @@ test.describe('4.5 Update number settings', () => {
   // A string of digits is a string: a campaignregId "123456" (or one with a leading zero, or in
   // exponent form) is read back as that string, never as a JSON number, which section 2's type
   // (string or null) does not allow. A server that stores what looks like a number as one is right
-  // on every registration with a letter in it.
-  test('a campaignregId of digits only, once accepted, is read back as the same string', { tag: ['@UPD-001'] }, async ({ api, knownNumbers, settings }) => {
+  // on every registration with a letter in it. NUM-005 too: the list's type for it is string or
+  // null, which the validating client checks on every list it reads.
+  test('a campaignregId of digits only, once accepted, is read back as the same string', { tag: ['@UPD-001', '@NUM-005'] }, async ({ api, knownNumbers, settings }) => {
     const accepted = await campaignsReadBack(api, settings, scratchNumber(knownNumbers), ['123456', '0042', '1e5']);
     if (accepted === 0) notTestable('the target refused every campaignregId of digits only: nothing to read back');
   });

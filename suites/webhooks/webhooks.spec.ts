@@ -4,6 +4,7 @@ import { deliveredRecipients, expectQueuedFor, externalRef, messageIdsOf, otherS
 import { awaitCallback, deliverTo, expectCallbacks, namesMessage, quietPeriod } from '../support/callbacks.ts';
 import { heldBySecondary, inboundNaming, inboundTo, reportsMessage, untilControlCallback } from './webhook-support.ts';
 import { reasonFor } from '../../harness/plan.ts';
+import { canSendSms, readNumbers } from '../../harness/known-numbers.ts';
 import { carriesFinalStatus, stringsIn, type WebhookChannel } from '../../harness/webhook-receiver.ts';
 import { verificationProblem } from '../../harness/webhook-signature.ts';
 import type { Target } from '../../harness/config.ts';
@@ -93,6 +94,21 @@ test.describe('6 delivery outcomes by webhook', () => {
     if (res.status >= 400 && res.status < 500) notTestable(`the target refused a send to ${held}, a number of another client (${res.status}); the sandbox may admit only its test recipients`);
     const [messageId] = expectQueuedFor(res, 'WH-001', `the send to ${held}, a number of the secondary client`);
     await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, `WH-001: the outcome of the message to ${held}, a number the secondary client holds, reaches the sending number's override`);
+  });
+
+  // Another identity: the number is another client's, set and sent by that client. A server
+  // that honours the first client's overrides alone (or files overrides by client, not number)
+  // sends that client's outcomes elsewhere.
+  test("the outcome of the secondary client's message is POSTed to its number's webhookDeliveryOverride", { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
+    if (!target.clients.secondary) notTestable(reasonFor('secondClient'));
+    const numberId = knownNumbers.foreign;
+    const record = numberId === undefined ? undefined : (await readNumbers(api, 'secondary')).find((n) => n.numberId === numberId);
+    if (!record || !canSendSms(record)) notTestable("the worker's number of the secondary client cannot send SMS (a campaignregId and smsEnabled)");
+    const channel = webhooks.channel('override-secondary');
+    const pointed = await settings.change(numberId!, { webhookDeliveryOverride: channel.url }, 'secondary');
+    expect(pointed).toSucceed("WH-001: precondition: the secondary client points its number's webhookDeliveryOverride at the receiver");
+    const [messageId] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId!, deliveredRecipients(target), 'wh-override-secondary'), 'secondary'), 'WH-001', "the secondary client's send");
+    await awaitCallback(channel, messageId!, target.webhooks.timeoutMs, `WH-001: the outcome of the secondary client's message from ${numberId} reaches that number's webhookDeliveryOverride`);
   });
 
   test('the outcome of every message of a send reaches the override', { tag: ['@WH-001'] }, async ({ api, target, knownNumbers, settings, webhooks, newKey }) => {
