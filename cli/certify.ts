@@ -16,7 +16,7 @@ import { freePort } from './free-port.ts';
 import { lockReportFolder } from './out-lock.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
-import { REFERENCE_DID_NOT_START, REFERENCE_EXITED, referenceArgs } from '../harness/embedded-reference.ts';
+import { REFERENCE_DID_NOT_START, REFERENCE_EXITED, referenceArgs, stopReference } from '../harness/embedded-reference.ts';
 import { discover, DiscoveryError, openRoutes, routesOf } from '../harness/discovery.ts';
 import { chooseWorkers, freePortsFrom, timeExchange } from '../harness/workers.ts';
 import { workerReceiverPort } from '../harness/run-receiver.ts';
@@ -208,7 +208,7 @@ export async function certify(argv: readonly string[]): Promise<ExitCode> {
     playwright.kill('SIGTERM');
   });
   const run = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((done) => playwright.once('exit', (status, signal) => done({ status, signal })));
-  await stopReference();
+  if (reference) await stopReference(reference);
   if (referenceLost !== null) {
     process.stderr.write(`certify: ${referenceLost}\n`);
     process.stdout.write('HARNESS ERROR  the run did not finish: the verdicts of this run are void\n');
@@ -229,15 +229,7 @@ export async function certify(argv: readonly string[]): Promise<ExitCode> {
     return child;
   }
 
-  /** Stops the reference once the run is over (SIGTERM: it closes its database cleanly), at most 5 s. */
-  async function stopReference(): Promise<void> {
-    if (!reference || reference.exitCode !== null || reference.signalCode !== null) return;
-    const exited = new Promise<void>((done) => reference!.once('exit', () => done()));
-    reference.kill('SIGTERM');
-    const timer = setTimeout(() => reference!.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }
+
 }
 
 function describe(s: RunSettings): string {

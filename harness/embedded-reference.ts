@@ -7,6 +7,7 @@
 // the fixtures file the reference writes once it listens. A bare `npx playwright test` has no certify around it:
 // playwright.config.ts's webServer starts the same command, from the TypeScript sources.
 import { buildSync } from 'esbuild';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -116,6 +117,16 @@ export function referenceArgs(source: ReferenceSource, entry: readonly string[] 
  */
 export function referenceCommand(source: ReferenceSource): string {
   return ['node', ...referenceArgs(source, fromSource(source.entry))].map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** Stops a reference started for a run, once the run is over (SIGTERM: it closes its database cleanly), SIGKILL after 5 s. */
+export async function stopReference(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** How certify says the bundled reference exited before it ever served (mutation runs tell such a mutant apart by it). */

@@ -127,7 +127,7 @@ export const REFERENCE_ENTRY = 'reference/main.ts';
 export const MAX_WORKERS = 4;
 
 /** Settings that certify the bundled reference, with a fresh database in `dir`, on `port`. */
-export function referenceSettings(options: { port: number; dir: string; entry?: { path: string; args: string[] }; outDir: string; label?: string }): RunSettings {
+export function referenceSettings(options: { port: number; dir: string; entry?: { path: string; args: string[] }; outDir: string; label?: string; startedBy?: 'certify' | 'webServer' }): RunSettings {
   return {
     format: 1,
     target: referenceTarget(options),
