@@ -117,7 +117,7 @@ test.describe('4.6 rule 8 and 5 rule 5: a key outlives the token that carried it
   // retries once. A server that keeps a key's record with the token that made it is right while
   // that token lives and wrong after. Seen with the short-lived client of triggers.expireToken
   // (kind wait), sending from a number of its own.
-  test('a retry under a new token, after the token of the first attempt has expired, is the safe retry; a send refused for the expired token is taken with the new one', { tag: ['@IDEM-004', '@AUTH-005', '@AUTH-003'] }, async ({ api, target, newKey }) => {
+  test('a retry under a new token, after the token of the first attempt has expired, is the safe retry; a send refused for the expired token is taken with the new one', { tag: ['@IDEM-004', '@AUTH-005'] }, async ({ api, target, newKey }) => {
     const trigger = target.triggers.expireToken;
     if (trigger?.kind !== 'wait') notTestable('needs triggers.expireToken of kind wait: a client whose tokens expire while the test waits');
     const { clientId, clientSecret } = trigger!.client;
@@ -152,7 +152,7 @@ test.describe('4.6 rule 8 and 5 rule 5: a key outlives the token that carried it
     const key2 = newKey();
     const body2 = smsPayload(String(own!.numberId), deliveredRecipients(target), 'identity-refused-expired');
     const refused = await api.call('send', { ...as(first.token), headers: { ...as(first.token).headers, 'idempotency-key': key2 }, json: body2 });
-    expect(refused).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-003: a send with the expired token of ${clientId}`);
+    expect(refused).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-003: precondition: a send with the expired token of ${clientId} is refused (AUTH-003's own tests judge it)`);
     const renewed = await api.call('send', { ...as(second.token), headers: { ...as(second.token).headers, 'idempotency-key': key2 }, json: body2 });
     expect(renewed.status, `AUTH-005: the same send with a new token of ${clientId}, after the expired one was refused 401 under that key, is taken with the new token: ${renewed.describe()} ${renewed.text.slice(0, 160)}`).not.toBe(401);
     expectQueuedFor(renewed, 'AUTH-005', `the send with a new token of ${clientId}, refused 401 under its key with the expired one`);

@@ -75,8 +75,8 @@ test('the dry run\'s "not testable here" list is the one the run reports', async
   expect(run.code, run.stdout.slice(-1500)).toBe(0);
   expect(run.summary).toMatch(/^PARTIAL \(requirements CTX-002,/);
   const reported = run.report!.requirements.filter((r) => r.verdict === 'not testable here').map((r) => r.id).sort();
-  // NUM-003 too: a test selected for CTX-002 (two clients' tokens) checks it as well.
-  expect(listed).toEqual(['AUTH-003', 'AUTH-102', 'CTX-002', 'NUM-003', 'SEARCH-002', 'SEND-004', 'UPD-002', 'WH-001']);
+  // NUM-003 and AUTH-007 too: a test selected for CTX-002 (two clients' tokens) checks them as well.
+  expect(listed).toEqual(['AUTH-003', 'AUTH-007', 'AUTH-102', 'CTX-002', 'NUM-003', 'SEARCH-002', 'SEND-004', 'UPD-002', 'WH-001']);
   expect(reported).toEqual(listed);
 });
 
