@@ -166,6 +166,18 @@ export const ERRORS_FAULTS = {
       answer.reply.header('allow', 'GET');
     },
   },
+  'errors.accept-partial-wildcard-406': {
+    breaks: ['ERR-108'],
+    description: 'the numbers list answers 406 (code NOT_ACCEPTABLE, in the CORE wrapper) to a request whose Accept names neither application/json nor */*: application/*, which admits JSON, is refused; application/json and */* are answered',
+    route: 'GET /api/core/numbers',
+    answer(answer) {
+      const accept = String(answer.request.headers.accept ?? '');
+      if (answer.status !== 200 || accept === '' || /application\/json|\*\/\*/i.test(accept)) return;
+      answer.status = 406;
+      const body = coreErrorBody(new CoreError('INVALID_REQUEST', 'Only application/json is served here.'), answer.request.id);
+      answer.body = { ...body, error: { ...body.error, code: 'NOT_ACCEPTABLE' } };
+    },
+  },
   'errors.no-date-on-errors': {
     breaks: ['ERR-107'],
     description: 'a 4xx answer of a core route carries no Date header (its error writer bypasses the one the framework adds); successes and the token endpoint still carry it',

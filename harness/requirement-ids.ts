@@ -159,6 +159,7 @@ export const REQUIREMENT_IDS = [
   'ERR-105',
   'ERR-106',
   'ERR-107',
+  'ERR-108',
   'ERR-101',
   'ERR-201',
   'ERR-202',

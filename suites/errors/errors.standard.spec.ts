@@ -2,7 +2,7 @@ import type { ApiResponse, CallOptions } from '../../harness/api-client.ts';
 import { expect, notTestable, test } from '../../harness/fixtures.ts';
 import { CASES_AT_ONCE } from '../../harness/property.ts';
 import { applyFieldDefect, fieldDefects, SEARCH_FIELDS, SEND_FIELDS, UPDATE_FIELDS, type FieldTable } from '../../generators/field-type-defects.ts';
-import { CORE_OPERATIONS, acceptedRequestFor, requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
+import { ACCEPTED_BY, CORE_OPERATIONS, acceptedRequestFor, requestFor, type CoreOperation, type RouteContext } from '../support/core-routes.ts';
 import { anyOwnNumber } from '../support/sends.ts';
 import { ERROR_PROBES, NO_SUCH_CORE_PATH, type ErrorProbe } from './error-probes.ts';
 import { rawExchange } from '../../harness/raw-http.ts';
@@ -182,6 +182,35 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
 // its refusal without a token, and a path that names no route, as a server that writes some answers
 // past its framework leaves Date out of those alone.
 const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+// RFC 9110 12.5.1: Accept written other ways than the harness's own application/json, each
+// admitting JSON: the wildcards, a parameter, a weight, a list. A server that compares the
+// header to one string refuses clients that write it otherwise (15.5.7: 406 is for a request no
+// representation satisfies). Each route in turn, the send under a new key each time.
+const ACCEPTS_JSON = ['*/*', 'application/*', 'application/json; charset=utf-8', 'application/json;q=0.9', 'text/html, application/json;q=0.8, */*;q=0.1'];
+
+test.describe('RFC 9110 12.5.1: an Accept that admits JSON is answered as application/json is', () => {
+  test(`the token endpoint and each core route answer a request whose Accept is ${ACCEPTS_JSON.map((a) => `"${a}"`).join(', ')} as they answer it with application/json, never 406`, { tag: ['@ERR-108'] }, async ({ api, target, knownNumbers, newKey }) => {
+    const ctx = { api, target, knownNumbers, newKey };
+    const { clientId, clientSecret } = target.clients.primary;
+    const token = { json: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } };
+    expect(await api.call('token', token)).toSucceed('TOKEN-001: precondition: a token request with Accept: application/json issues a token');
+    for (const accept of ACCEPTS_JSON) {
+      const issued = await api.call('token', { ...token, headers: { accept } });
+      expect.soft(issued).toSucceed(`ERR-108: a token request with Accept: ${accept} issues a token, as with application/json`);
+    }
+    for (const op of CORE_OPERATIONS) {
+      const request = await acceptedRequestFor(op, ctx);
+      const plain = await api.call(op, request);
+      expect(plain).toSucceed(`${ACCEPTED_BY[op]}: precondition: ${op} answers a valid request with Accept: application/json 2xx`);
+      for (const accept of ACCEPTS_JSON) {
+        const again = op === 'send' ? await acceptedRequestFor(op, ctx) : request;
+        const res = await api.call(op, { ...again, headers: { ...again.headers, accept } });
+        expect.soft(res).toSucceed(`ERR-108: ${op} with Accept: ${accept} is answered as with application/json (${plain.status})`);
+      }
+    }
+  });
+});
 
 test.describe('RFC 9110 6.6.1: every answer carries Date', () => {
   test('every 2xx and 4xx answer, of the token endpoint and of each core route, carries Date in the IMF-fixdate form', { tag: ['@ERR-107'] }, async ({ api, target, knownNumbers, newKey }) => {

@@ -890,6 +890,8 @@ const PROBES: Record<FaultName, (server: TestServer) => Promise<boolean>> = {
     const res = await s.app.inject({ method: 'DELETE', url: '/api/core/whoami', headers: { authorization: `Bearer ${await s.token()}` } });
     return res.statusCode !== 405 || /\bHEAD\b/.test(String(res.headers.allow));
   },
+  // An Accept that admits JSON by its subtype wildcard: answered as application/json is.
+  'errors.accept-partial-wildcard-406': async (s) => (await call(s, 'GET', '/api/core/numbers', { headers: { accept: 'application/*' } })).status === 200,
   'errors.405-without-allow': async (s) => {
     const res = await call(s, 'GET', '/api/core/messages/send');
     return res.status !== 405 || res.headers.allow !== undefined;
