@@ -40,6 +40,11 @@ test.describe('5 rule 3: a missing bearer token is 401 UNAUTHORIZED', () => {
       const token = await tokens.primary!.token();
       const inQuery = await api.call(op, { ...request, as: 'none', query: { ...request.query, access_token: token } });
       expect(inQuery).toBeCoreError(401, 'UNAUTHORIZED', `AUTH-001: ${op} without an Authorization header, its valid token given as the access_token query parameter`);
+      // Another method on the same path: HEAD, which a framework answers from the GET route,
+      // sometimes before the hook that checks the token. Without a token nothing is served
+      // (no 2xx), whatever the route's method; its status beyond that is ERR-105's.
+      const head = await api.call(op, { ...(request.params && { params: request.params }), method: 'HEAD', as: 'none' });
+      expect(head.status < 200 || head.status >= 300, `AUTH-001: HEAD on the path of ${op} without a bearer token is not served; got ${head.describe()}`).toBe(true);
     });
   }
 });

@@ -128,7 +128,7 @@ test.describe("2, 4.3: assignedNumbers summarises the client's own numbers", () 
 // from it. Both are refused (UPD-002, SEND-004), and a refusal assigns no number to anyone: a
 // server that counts what a client touched, not what it holds, is right until one is refused.
 test.describe("2, 4.3: assignedNumbers after a refused operation on another client's number", () => {
-  test("the declared count still equals each client's list after the primary tried to update, and to send from, the other client's number", { tag: ['@CTX-005', '@CTX-003'] }, async ({ api, target, knownNumbers, newKey }) => {
+  test("the declared count still equals each client's list after the primary tried to update, and to send from, the other client's number", { tag: ['@CTX-005'] }, async ({ api, target, knownNumbers, newKey }) => {
     const member = target.routes.assignedCount;
     if (member === undefined) notTestable(reasonFor('assignedCount'));
     const foreign = knownNumbers.foreign;
@@ -232,7 +232,7 @@ test.describe("6: a number's override is the number's target, not its client's w
   // override targets. Setting an override configures no client webhook (CTX-004): a flag that
   // is false stays false. A flag already true cannot show it, so each client, and each kind,
   // whose context shows the flag false is tried with that kind's override on one of its numbers.
-  test("setting a number's override leaves each false webhook flag of its client false", { tag: ['@CTX-004', '@CTX-001'] }, async ({ api, target, settings, webhooks }) => {
+  test("setting a number's override leaves each false webhook flag of its client false", { tag: ['@CTX-004'] }, async ({ api, target, settings, webhooks }) => {
     const roles = (['primary', 'secondary'] as const).filter((role) => role === 'primary' || target.clients.secondary);
     const tried: string[] = [];
     for (const role of roles) {
@@ -240,13 +240,13 @@ test.describe("6: a number's override is the number's target, not its client's w
         const flag = `${kind}WebhookConfigured`;
         const field = kind === 'delivery' ? 'webhookDeliveryOverride' : 'webhookInboundOverride';
         const before = await api.call('whoami', { as: role });
-        expect(before).toSucceed(`CTX-001: the ${role} client's context answers 2xx`);
+        expect(before).toSucceed(`CTX-001: precondition: the ${role} client's context answers 2xx`);
         if (before.body?.[flag] !== false) continue;
         const [number] = await readNumbers(api, role);
         if (!number) continue;
         await pointOverride(settings, number.numberId, field, webhooks.channel(`ctx-override-${role}-${kind}`).url, 'CTX-004', role);
         const after = await api.call('whoami', { as: role });
-        expect(after).toSucceed(`CTX-001: the ${role} client's context answers 2xx`);
+        expect(after).toSucceed(`CTX-001: precondition: the ${role} client's context answers 2xx`);
         expect(after.body?.[flag], `CTX-004: ${flag} of the ${role} client stays false after ${field} of its number ${number.numberId} was set: an override is the number's target, not a client webhook`).toBe(false);
         tried.push(`${role} ${kind}`);
       }

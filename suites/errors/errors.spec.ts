@@ -64,12 +64,13 @@ test.describe('7.2 The CORE wrapper on a route\'s path written with a trailing s
   // wrapper (a router's own 404 page is the usual slip), and without a token nothing is served.
   for (const op of ['whoami', 'numbers'] as const) {
     test(`${op}'s path written with a trailing slash is answered as its route, redirected, or refused in the CORE wrapper, and never served without a token`, { tag: ['@ERR-001', '@AUTH-001'] }, async ({ api, target }) => {
-      if (target.routes[op].method !== 'GET') notTestable(`the ${op} route is ${target.routes[op].method}, not GET (routes.${op})`);
+      // With the route's own method (routes.whoami may be POST, a choice the document leaves open).
+      const { method } = target.routes[op];
       const path = `${target.routes[op].path}/`;
       const [withToken, without] = await Promise.all([api.call(op, { path }), api.call(op, { path, as: 'none' })]);
-      if (withToken.status >= 400) expectWrapper(withToken, 'ERR-001', `GET ${path}, with a token`);
-      expect(without.status < 200 || without.status >= 300, `AUTH-001: GET ${path} without a bearer token is not served; got ${without.describe()}`).toBe(true);
-      if (without.status >= 400) expectWrapper(without, 'ERR-001', `GET ${path}, without a bearer token`);
+      if (withToken.status >= 400) expectWrapper(withToken, 'ERR-001', `${method} ${path}, with a token`);
+      expect(without.status < 200 || without.status >= 300, `AUTH-001: ${method} ${path} without a bearer token is not served; got ${without.describe()}`).toBe(true);
+      if (without.status >= 400) expectWrapper(without, 'ERR-001', `${method} ${path}, without a bearer token`);
     });
   }
 });
@@ -340,7 +341,7 @@ test.describe('4.4, 4.6, 7.3: a string the document allows is never a server fai
     }
   });
 
-  test('searches whose criteria are strings of other forms (letters in a zipCode, a ZIP+4, an empty string, a NUL) are answered or refused as a request defect, never 5xx', { tag: ['@ERR-011', '@ERR-004'] }, async ({ api }) => {
+  test('searches whose criteria are strings of other forms (letters in a zipCode, a ZIP+4, an empty string, a NUL) are answered or refused as a request defect, never 5xx', { tag: ['@ERR-011'] }, async ({ api }) => {
     const criteria: Array<Record<string, string>> = [{ zipCode: '2000A' }, { zipCode: '20001-1234' }, { zipCode: '' }, { npa: '20A' }, { npa: '' }, { city: 'Washington\u0000' }, { rateCenter: '' }];
     const answers = await Promise.all(criteria.map(async (body) => ({ body, res: await api.call('search', { json: body }) })));
     for (const { body, res } of answers) {
@@ -382,11 +383,17 @@ test.describe('4: response bodies are JSON', () => {
     const numberId = scratchNumber(knownNumbers);
     const value = 'CR-é中\u{1F600}';
     const set = await settings.change(numberId, { campaignregId: value });
-    if (set.status < 200 || set.status >= 300) notTestable(`the target refused campaignregId ${JSON.stringify(value)} (${set.status}): no answer of its holds a value beyond ASCII`);
-    const list = await api.call('numbers', {});
-    expect(list).toSucceed('NUM-001: precondition: the numbers list is answered');
-    expectJson(list, `the numbers list holding campaignregId ${JSON.stringify(value)}`);
-    expect(list.text.includes(value) || list.text.includes(JSON.stringify(value).slice(1, -1)), `ERR-004: the numbers list carries ${JSON.stringify(value)} as UTF-8 (or escaped), as the update set it`).toBe(true);
+    // A target that takes only registrations it knows refuses it: that refusal, which may repeat
+    // the value, is JSON too, and no list holds it.
+    expectJson(set, `the update of campaignregId to ${JSON.stringify(value)}`);
+    if (set.status < 200 || set.status >= 300) {
+      test.info().annotations.push({ type: 'note', description: `the target refused campaignregId ${JSON.stringify(value)} (${set.status}): no list held a value beyond ASCII` });
+    } else {
+      const list = await api.call('numbers', {});
+      expect(list).toSucceed('NUM-001: precondition: the numbers list is answered');
+      expectJson(list, `the numbers list holding campaignregId ${JSON.stringify(value)}`);
+      expect(list.text.includes(value) || list.text.includes(JSON.stringify(value).slice(1, -1)), `ERR-004: the numbers list carries ${JSON.stringify(value)} as UTF-8 (or escaped), as the update set it`).toBe(true);
+    }
   });
 
   // An error answer that repeats what the request carried (an unsupported grant_type in its

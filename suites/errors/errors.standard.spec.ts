@@ -151,7 +151,7 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
   // A resource served by GET is served by HEAD too: the same status, no content. A framework that
   // registers only the methods a route names answers HEAD 405 (or 404) where GET is 200.
   for (const op of ['whoami', 'numbers'] as const) {
-    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body, and without a token refused as GET is`, { tag: ['@ERR-105', '@AUTH-001'] }, async ({ api, target, tokens }) => {
+    test(`${op}'s path asked with HEAD, where its route is GET, is answered as GET is, without a body, and without a token refused as GET is`, { tag: ['@ERR-105'] }, async ({ api, target, tokens }) => {
       if (target.routes[op].method !== 'GET') notTestable(`the ${op} route is ${target.routes[op].method}, not GET (routes.${op})`);
       const [get, head] = await Promise.all([api.call(op, {}), api.call(op, { method: 'HEAD' })]);
       expect(get).toSucceed(`ERR-105: precondition: GET on the path of ${op} succeeds`);
@@ -170,9 +170,10 @@ test.describe('RFC 9110 9.1 and 9.3.2: HEAD where GET is served', () => {
       // the connection; read as bytes, they show.
       const raw = await rawExchange(target.baseUrl, 'HEAD', target.routes[op].path, { authorization: `Bearer ${await tokens.primary!.token()}` });
       expect(raw.after.length, `ERR-105: the answer to HEAD on the path of ${op} sends no content after its head; ${raw.after.length} bytes followed "${raw.head.split('\r\n')[0]}": ${JSON.stringify(raw.after.subarray(0, 120).toString('utf8'))}`).toBe(0);
-      // HEAD is GET without the content: without a bearer token it is refused as GET is (AUTH-001).
+      // HEAD is GET without the content: without a bearer token it is refused as GET is (401,
+      // section 5). That HEAD serves nothing without a token, on every route, is AUTH-001's (bearer.spec.ts).
       const anonymous = await api.call(op, { method: 'HEAD', as: 'none' });
-      expect(anonymous.status, `AUTH-001: HEAD on the path of ${op} without a bearer token is answered 401, as GET without one is; got ${anonymous.describe()}`).toBe(401);
+      expect(anonymous.status, `ERR-105: HEAD on the path of ${op} without a bearer token is answered 401, as GET without one is; got ${anonymous.describe()}`).toBe(401);
     });
   }
 });
