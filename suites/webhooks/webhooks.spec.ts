@@ -242,6 +242,13 @@ test.describe('6 delivery outcomes by webhook', () => {
       await clientHook.waitFor(`the outcome of ${messageId}`, namesMessage(messageId!), { timeoutMs: Math.min(target.webhooks.timeoutMs, 5_000) }).catch(() => undefined);
       expect(clientHook.received.filter(namesMessage(messageId!)).map((c) => c.text.slice(0, 200)), `WH-001: the outcome of ${messageId}, whose override at ${numberId} answered 410 Gone, reaches the client's delivery webhook, not the override`).toEqual([]);
     });
+    // A later moment: the 410 settles that callback, at most that receiver. A later message of
+    // the same number, its override moved to another receiver, is reported there: a server that
+    // stops every later callback after one 410 is right until a receiver first answers it.
+    const later = webhooks.channel('after-override-gone');
+    await deliverTo(settings, numberId, later.url, 'WH-001');
+    const [next] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-after-override-gone')), 'WH-001', 'the send after the 410');
+    await awaitCallback(later, next!, target.webhooks.timeoutMs, "WH-001: after the number's override answered 410 Gone, the outcome of a later message still reaches the override it was moved to");
   });
 
   test("without an override, the outcome is POSTed to the client's delivery webhook", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, triggers, newKey }) => {
@@ -257,10 +264,15 @@ test.describe('6 delivery outcomes by webhook', () => {
   // The same number a moment later: an override set, then cleared (null). The outcome goes to
   // the client's delivery webhook again, and none to the cleared override. A server that keeps
   // a cleared override as "set to nothing" is right on every number never given one.
-  test("an override set and then cleared leaves the outcome to the client's delivery webhook, and none to the cleared override", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
+  // The override is used before it is cleared (an outcome reported there): a server that
+  // remembers where a number's outcomes went, and never forgets, is right on an override set and
+  // cleared without a message between.
+  test("an override set, used, and then cleared leaves the outcome to the client's delivery webhook, and none to the cleared override", { tag: ['@WH-002'] }, async ({ api, target, knownNumbers, settings, webhooks, triggers, newKey }) => {
     const numberId = smsNumber(knownNumbers);
     const cleared = webhooks.channel('cleared-delivery-override');
     await deliverTo(settings, numberId, cleared.url, 'WH-002');
+    const [used] = expectQueuedFor(await send(api, newKey(), smsPayload(numberId, deliveredRecipients(target), 'wh-override-before-clear')), 'WH-002', 'the send while the override is set');
+    await awaitCallback(cleared, used!, target.webhooks.timeoutMs, `WH-001: precondition: the outcome of ${used} reaches ${numberId}'s override while it is set`);
     await deliverTo(settings, numberId, null, 'WH-002');
     await triggers.withClientWebhook('delivery', 'WH-002', async (channel) => {
       const sent = Date.now();
