@@ -16,7 +16,7 @@ import { freePort } from './free-port.ts';
 import { lockReportFolder } from './out-lock.ts';
 import { CatalogueError, loadCatalogue } from '../harness/catalogue.ts';
 import { referenceTargetPreview } from '../harness/config.ts';
-import { REFERENCE_DID_NOT_START, REFERENCE_EXITED, referenceArgs, stopReference } from '../harness/embedded-reference.ts';
+import { REFERENCE_DID_NOT_START, REFERENCE_EXITED, startReference, stopReference } from '../harness/embedded-reference.ts';
 import { discover, DiscoveryError, openRoutes, routesOf } from '../harness/discovery.ts';
 import { chooseWorkers, freePortsFrom, timeExchange } from '../harness/workers.ts';
 import { workerReceiverPort } from '../harness/run-receiver.ts';
@@ -33,7 +33,6 @@ import {
   SETTINGS_ENV,
   userDirectory,
   type RunSettings,
-  type TargetSource,
 } from '../harness/settings.ts';
 import { harnessInfo } from '../reports/meta.ts';
 import { listTests, planFor, renderPlan } from './plan.ts';
@@ -184,7 +183,10 @@ export async function certify(argv: readonly string[]): Promise<ExitCode> {
   // The bundled reference starts next, beside Playwright's own start (which takes longer: the
   // global setup waits for the reference, harness/embedded-reference.ts).
   const { source } = settings.target;
-  if (source.kind === 'reference' && values.merge === undefined) reference = startReference(source);
+  if (source.kind === 'reference' && values.merge === undefined) {
+    reference = startReference(source);
+    reference.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  }
   // A terminal's Ctrl-C reaches Playwright (and the reference) itself: Playwright stops the tests,
   // and its reporter writes the report of what ran (interrupted: a harness error, never a
   // certificate). A SIGTERM (a CI job cancelled, `kill`) reaches this process alone: it is passed
@@ -222,12 +224,7 @@ export async function certify(argv: readonly string[]): Promise<ExitCode> {
   // The reporter decides the exit code from the verdicts (0, 1 or 2) and Playwright passes it on.
   return run.status === 0 || run.status === 1 ? run.status : 2;
 
-  /** Starts the bundled reference for this run (harness/embedded-reference.ts); its errors pass through. */
-  function startReference(from: Extract<TargetSource, { kind: 'reference' }>): ChildProcess {
-    const child = spawn(process.execPath, referenceArgs(from), { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-    return child;
-  }
+
 
 
 }

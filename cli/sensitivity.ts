@@ -15,7 +15,7 @@ import { inTurns } from './pool.ts';
 import { FAULTS, type FaultName } from '../faults/index.ts';
 import { encodeSettings, REPO_ROOT, referenceSettings, SETTINGS_ENV, userDirectory } from '../harness/settings.ts';
 import { PLAYWRIGHT_NODE_ARGS } from './playwright-cli.ts';
-import { compiledReference, referenceArgs, stopReference } from '../harness/embedded-reference.ts';
+import { startReference, stopReference } from '../harness/embedded-reference.ts';
 
 const USAGE = `Usage: npm run sensitivity -- [--only a,b] [--parallel N] [--full] [--out FILE]
 
@@ -99,19 +99,18 @@ async function certify(faults: string[], narrowing: Narrowing = {}): Promise<Run
   const settings = { ...base, output: { ...base.output, quiet: true }, selection, expectsCallbacks: false };
   const env = { ...process.env, [SETTINGS_ENV]: encodeSettings(settings) };
   const args = [...PLAYWRIGHT_NODE_ARGS, 'test', '-c', 'playwright.config.ts', ...(narrowing.files ?? [])];
-  let text = '';
+  let output = '';
   // Playwright first, then the (faulty) reference beside its start, compiled once per matrix, as
   // certify starts it (harness/embedded-reference.ts): the global setup waits for it. A fault's
   // run then costs about as much as its tests, not a start from the sources after Playwright's.
   const playwright = spawn(process.execPath, args, { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const source = settings.target.source as Extract<typeof settings.target.source, { kind: 'reference' }>;
-  const reference = spawn(process.execPath, referenceArgs(source, compiledReference(source.entry)), { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  for (const stream of [playwright.stdout, playwright.stderr, reference.stderr]) stream.on('data', (c) => (text += c));
+  const reference = startReference(source);
+  for (const stream of [playwright.stdout, playwright.stderr, reference.stderr!]) stream.on('data', (c) => (output += c));
   // A reference that ends before the run does leaves the run waiting for it: Playwright stops.
   reference.once('exit', () => playwright.exitCode === null && playwright.kill('SIGTERM'));
   await new Promise<void>((done) => playwright.once('close', () => done()));
   await stopReference(reference);
-  const output = text;
   let report: { verdict?: string; run?: { errors?: string[] }; requirements: Array<{ id: string; verdict: string }> };
   try {
     report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as typeof report;

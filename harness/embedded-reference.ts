@@ -7,7 +7,7 @@
 // the fixtures file the reference writes once it listens. A bare `npx playwright test` has no certify around it:
 // playwright.config.ts's webServer starts the same command, from the TypeScript sources.
 import { buildSync } from 'esbuild';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -117,6 +117,11 @@ export function referenceArgs(source: ReferenceSource, entry: readonly string[] 
  */
 export function referenceCommand(source: ReferenceSource): string {
   return ['node', ...referenceArgs(source, fromSource(source.entry))].map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** Starts the bundled reference for a run (compiled, `referenceArgs`), from REPO_ROOT; its stderr is piped for the caller. */
+export function startReference(source: ReferenceSource): ChildProcess {
+  return spawn(process.execPath, referenceArgs(source), { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 /** Stops a reference started for a run, once the run is over (SIGTERM: it closes its database cleanly), SIGKILL after 5 s. */
